@@ -1,0 +1,132 @@
+/*! zkpipe/acct.h : exact accounting of in-flight items and their buffers.
+ *
+ * A registry (zkpipe_acct) holds counters per (stage, kind). Each in-flight item (a partition)
+ * carries a ledger; charge, release, move and close on ledgers are the only ways counters
+ * change, so the counters always equal the sum over open ledgers.
+ *
+ * - kind: what a buffer is (abc, aux, input, density, h, device, or a host-registered name).
+ * - stage: where an item is (synth, pending, queued, proving, finalize, or host-registered).
+ *
+ * Counters, per stage: live items (open ledgers in the stage), peak items, entered and left
+ * totals. Per (stage, kind): live buffers, live bytes, peak buffers, peak bytes. Overall: live
+ * items, live bytes, peak bytes. */
+#ifndef ZKPIPE_ACCT_H
+#define ZKPIPE_ACCT_H
+
+#include "zkpipe/alloc.h"
+#include "zkpipe/common.h"
+#include "zkpipe/status.h"
+
+ZKPIPE_EXTERN_C_BEGIN
+
+/* Kinds: built-ins first, then host-registered ones up to ZKPIPE_KIND_MAX in all. */
+typedef enum zkpipe_kind {
+    ZKPIPE_KIND_ABC = 0,     /* a, b, c evaluation vectors */
+    ZKPIPE_KIND_AUX = 1,     /* aux (private) assignment */
+    ZKPIPE_KIND_INPUT = 2,   /* public input assignment */
+    ZKPIPE_KIND_DENSITY = 3, /* density bitmaps */
+    ZKPIPE_KIND_H = 4,       /* quotient polynomial coefficients */
+    ZKPIPE_KIND_DEVICE = 5,  /* GPU memory */
+    ZKPIPE_KIND_BUILTIN_COUNT = 6
+} zkpipe_kind;
+#define ZKPIPE_KIND_MAX 16
+
+/* Stages: built-ins first, then host-registered ones up to ZKPIPE_STAGE_MAX in all. */
+typedef enum zkpipe_stage {
+    ZKPIPE_STAGE_SYNTH = 0,    /* being synthesized; the partition permit is held */
+    ZKPIPE_STAGE_PENDING = 1,  /* synthesized, waiting to enter the channel; permit held */
+    ZKPIPE_STAGE_QUEUED = 2,   /* inside the channel */
+    ZKPIPE_STAGE_PROVING = 3,  /* taken by a prover */
+    ZKPIPE_STAGE_FINALIZE = 4, /* assembling the proof */
+    ZKPIPE_STAGE_BUILTIN_COUNT = 5
+} zkpipe_stage;
+#define ZKPIPE_STAGE_MAX 12
+
+/* Longest registered kind or stage name, excluding the terminating NUL. */
+#define ZKPIPE_ACCT_NAME_MAX 31
+
+/* A registry of counters. Opaque; thread-safe as documented per function. */
+typedef struct zkpipe_acct zkpipe_acct;
+
+/* One in-flight item's ledger. A plain struct the caller owns (embed it in the item; no
+ * allocation per item). Its fields are private: use the functions below. A ledger has one
+ * owner at a time: calls on the same ledger must not race (hand it over through a channel or
+ * another synchronising operation); calls on different ledgers of one registry may run
+ * concurrently from any threads. */
+typedef struct zkpipe_ledger {
+    zkpipe_acct *acct;                 /* registry; NULL when the ledger is closed */
+    uint32_t stage;                    /* current stage */
+    uint32_t kinds_used;               /* bit k set when buffers[k] or bytes[k] is non-zero */
+    uint64_t buffers[ZKPIPE_KIND_MAX]; /* live buffers per kind */
+    uint64_t bytes[ZKPIPE_KIND_MAX];   /* live bytes per kind */
+} zkpipe_ledger;
+
+/*! zkpipe_acct_create() : a new private registry with the built-in kinds and stages.
+ * @param allocator NULL for the C library; copied.
+ * @param out receives the registry; the caller owns it and frees it with zkpipe_acct_destroy.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (out NULL or allocator incomplete), ZKPIPE_ENOMEM.
+ * Thread safety: any thread. Allocates one block of a few tens of KiB. */
+ZKPIPE_API zkpipe_status zkpipe_acct_create(const zkpipe_allocator *allocator, zkpipe_acct **out);
+
+/*! zkpipe_acct_destroy() : frees a registry made by zkpipe_acct_create. NULL is a no-op; the
+ * default registry is never freed (a no-op too). All ledgers must be closed first.
+ * Thread safety: no other call on `acct` may run concurrently. */
+ZKPIPE_API void zkpipe_acct_destroy(zkpipe_acct *acct);
+
+/*! zkpipe_acct_default() : the process-wide default registry, created on first use, never
+ * freed. @return never NULL. Thread safety: any thread. */
+ZKPIPE_API zkpipe_acct *zkpipe_acct_default(void);
+
+/*! zkpipe_acct_register_kind() / zkpipe_acct_register_stage() : add a named kind or stage.
+ * Registering a name that exists returns the existing id. Names: 1..ZKPIPE_ACCT_NAME_MAX
+ * characters of [a-z0-9_] (they become Prometheus label values and JSON keys).
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL or bad name), ZKPIPE_ELIMIT (table full).
+ * Thread safety: any thread, concurrently with every other call. */
+ZKPIPE_API zkpipe_status zkpipe_acct_register_kind(zkpipe_acct *acct, const char *name,
+                                                   uint32_t *out_kind);
+ZKPIPE_API zkpipe_status zkpipe_acct_register_stage(zkpipe_acct *acct, const char *name,
+                                                    uint32_t *out_stage);
+
+/*! zkpipe_acct_kind_name() / zkpipe_acct_stage_name() : the name of a kind or stage.
+ * @return a string valid as long as the registry, or NULL when the id is not registered. */
+ZKPIPE_API const char *zkpipe_acct_kind_name(const zkpipe_acct *acct, uint32_t kind);
+ZKPIPE_API const char *zkpipe_acct_stage_name(const zkpipe_acct *acct, uint32_t stage);
+
+/*! zkpipe_ledger_open() : opens `ledger` in `stage` of `acct` with nothing charged. The item
+ * counts as live in `stage` (and has entered it) from now on.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL or unregistered stage).
+ * Thread safety: see zkpipe_ledger. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_ledger_open(zkpipe_ledger *ledger, zkpipe_acct *acct,
+                                            uint32_t stage);
+
+/*! zkpipe_ledger_charge() : one more live buffer of `kind` with `bytes` bytes (0 allowed).
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, closed ledger or unregistered kind),
+ *         ZKPIPE_EOVERFLOW (the ledger's byte total would wrap). */
+ZKPIPE_API zkpipe_status zkpipe_ledger_charge(zkpipe_ledger *ledger, uint32_t kind,
+                                              uint64_t bytes);
+
+/*! zkpipe_ledger_release() : one live buffer of `kind` with `bytes` bytes is gone.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL, ZKPIPE_EUNDERFLOW (no buffer of that kind is live, or more
+ *         bytes than charged): then nothing changes, neither in the ledger nor in counters. */
+ZKPIPE_API zkpipe_status zkpipe_ledger_release(zkpipe_ledger *ledger, uint32_t kind,
+                                               uint64_t bytes);
+
+/*! zkpipe_ledger_move() : moves the item with all its buffers to `stage` as one step: a
+ * snapshot sees it in the old stage or the new one, never both or neither. Moving to the
+ * current stage is a no-op that still counts as leaving and entering it.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, closed ledger or unregistered stage). */
+ZKPIPE_API zkpipe_status zkpipe_ledger_move(zkpipe_ledger *ledger, uint32_t stage);
+
+/*! zkpipe_ledger_close() : releases whatever is still charged and removes the item from its
+ * stage. Closing a closed (or zero-filled) ledger, or NULL, is a harmless no-op. */
+ZKPIPE_API void zkpipe_ledger_close(zkpipe_ledger *ledger);
+
+/*! zkpipe_ledger_is_open() : 1 when the ledger is open, 0 otherwise (NULL included). */
+ZKPIPE_API int zkpipe_ledger_is_open(const zkpipe_ledger *ledger);
+
+/*! zkpipe_ledger_stage() : the ledger's current stage; undefined for a closed ledger. */
+ZKPIPE_API uint32_t zkpipe_ledger_stage(const zkpipe_ledger *ledger);
+
+ZKPIPE_EXTERN_C_END
+
+#endif

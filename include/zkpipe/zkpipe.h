@@ -1,0 +1,22 @@
+/*! zkpipe/zkpipe.h : the umbrella header; includes every public topic header. */
+#ifndef ZKPIPE_ZKPIPE_H
+#define ZKPIPE_ZKPIPE_H
+
+#include "zkpipe/common.h"
+#include "zkpipe/version.h"
+#include "zkpipe/status.h"
+#include "zkpipe/alloc.h"
+
+ZKPIPE_EXTERN_C_BEGIN
+
+/*! zkpipe_version_string() : the library's version, e.g. "0.1.0", as built (which may differ
+ * from ZKPIPE_VERSION_STRING in the headers a program was compiled against).
+ * @return a static string; never NULL. Thread-safe. */
+ZKPIPE_API const char *zkpipe_version_string(void);
+
+/*! zkpipe_version_number() : major * 10000 + minor * 100 + patch of the library as built. */
+ZKPIPE_API unsigned zkpipe_version_number(void);
+
+ZKPIPE_EXTERN_C_END
+
+#endif

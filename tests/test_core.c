@@ -1,0 +1,99 @@
+/* Status codes, version and the allocator hook. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "core/alloc_internal.h"
+#include "fail_alloc.h"
+#include "zkpipe/zkpipe.h"
+
+static void status_strings_are_distinct_and_stable(void **state)
+{
+    (void)state;
+    /* The numeric values are part of the ABI. */
+    assert_int_equal(ZKPIPE_OK, 0);
+    assert_int_equal(ZKPIPE_EINVAL, -1);
+    assert_int_equal(ZKPIPE_ENOMEM, -2);
+    assert_int_equal(ZKPIPE_ECLOSED, -3);
+    assert_int_equal(ZKPIPE_EDEVICE, -17);
+    assert_int_equal(ZKPIPE_EOVERFLOW, -24);
+    for (int a = ZKPIPE_EOVERFLOW; a <= ZKPIPE_OK; a++) {
+        assert_string_not_equal(zkpipe_status_str(a), "unknown status");
+        assert_string_not_equal(zkpipe_status_name(a), "ZKPIPE_UNKNOWN");
+        for (int b = a + 1; b <= ZKPIPE_OK; b++) {
+            assert_string_not_equal(zkpipe_status_str(a), zkpipe_status_str(b));
+            assert_string_not_equal(zkpipe_status_name(a), zkpipe_status_name(b));
+        }
+    }
+    assert_string_equal(zkpipe_status_name(ZKPIPE_EINVAL), "ZKPIPE_EINVAL");
+    assert_string_equal(zkpipe_status_str(12345), "unknown status");
+    assert_string_equal(zkpipe_status_name(-999), "ZKPIPE_UNKNOWN");
+}
+
+static void version_matches_header(void **state)
+{
+    (void)state;
+    assert_string_equal(zkpipe_version_string(), ZKPIPE_VERSION_STRING);
+    assert_int_equal(zkpipe_version_number(), ZKPIPE_VERSION_NUMBER);
+}
+
+static void default_allocator_aligns(void **state)
+{
+    (void)state;
+    const zkpipe_allocator *a = zkpipe__allocator_or_default(NULL);
+    assert_ptr_equal(a, zkpipe_allocator_default());
+    for (size_t align = 1; align <= 4096; align *= 2) {
+        unsigned char *p = zkpipe__alloc(a, 100, align);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % align, 0);
+        memset(p, 0xab, 100);
+        zkpipe__free(a, p);
+    }
+    unsigned char *z = zkpipe__calloc(a, 10, 10, 64);
+    assert_non_null(z);
+    for (int i = 0; i < 100; i++)
+        assert_int_equal(z[i], 0);
+    zkpipe__free(a, z);
+    zkpipe__free(a, NULL);
+    assert_null(zkpipe__calloc(a, SIZE_MAX / 2, 4, 8));
+}
+
+static void incomplete_allocator_is_rejected(void **state)
+{
+    (void)state;
+    zkpipe_allocator half = {NULL, NULL, NULL};
+    assert_null(zkpipe__allocator_or_default(&half));
+}
+
+static void fail_alloc_fails_exactly_once(void **state)
+{
+    (void)state;
+    fail_alloc fa;
+    fail_alloc_init(&fa, 1);
+    void *p0 = zkpipe__alloc(&fa.allocator, 8, 8);
+    void *p1 = zkpipe__alloc(&fa.allocator, 8, 8);
+    void *p2 = zkpipe__alloc(&fa.allocator, 8, 8);
+    assert_non_null(p0);
+    assert_null(p1);
+    assert_non_null(p2);
+    assert_int_equal(atomic_load(&fa.live), 2);
+    zkpipe__free(&fa.allocator, p0);
+    zkpipe__free(&fa.allocator, p2);
+    assert_int_equal(atomic_load(&fa.live), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(status_strings_are_distinct_and_stable),
+        cmocka_unit_test(version_matches_header),
+        cmocka_unit_test(default_allocator_aligns),
+        cmocka_unit_test(incomplete_allocator_is_rejected),
+        cmocka_unit_test(fail_alloc_fails_exactly_once),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
