@@ -11,7 +11,8 @@
 #define ZKPIPE__CACHE_LINE 64
 /* Writers spread over this many gate words so that threads working on different ledgers
  * rarely touch the same cache line to enter and leave their write sections. */
-#define ZKPIPE__GATE_STRIPES 8
+#define ZKPIPE__GATE_STRIPE_BITS 3
+#define ZKPIPE__GATE_STRIPES (1 << ZKPIPE__GATE_STRIPE_BITS)
 /* Set in every gate word while a snapshot or peak reset copies or rewrites the counters. */
 #define ZKPIPE__GATE_CLOSED ((uint64_t)1 << 63)
 
@@ -76,8 +77,10 @@ static inline void zkpipe__backoff(unsigned *spins)
  * by a snapshot. `key` (the ledger) picks the stripe; leave must get the returned stripe. */
 static inline zkpipe__gate_stripe *zkpipe__gate_enter(zkpipe_acct *acct, const void *key)
 {
-    uintptr_t h = (uintptr_t)key;
-    zkpipe__gate_stripe *s = &acct->gate[((h >> 6) ^ (h >> 9)) % ZKPIPE__GATE_STRIPES];
+    /* Fibonacci hashing: every address bit moves the top bits, so ledgers at the same offset
+     * of different thread stacks or heap pages still spread over the stripes. */
+    uint64_t h = (uint64_t)(uintptr_t)key * UINT64_C(0x9E3779B97F4A7C15);
+    zkpipe__gate_stripe *s = &acct->gate[h >> (64 - ZKPIPE__GATE_STRIPE_BITS)];
     for (;;) {
         uint64_t w = atomic_fetch_add_explicit(&s->word, 1, memory_order_acquire);
         if ((w & ZKPIPE__GATE_CLOSED) == 0)
