@@ -175,6 +175,37 @@ ZKPIPE_API zkpipe_status zkpipe_acct_snapshot(zkpipe_acct *acct, zkpipe_snapshot
  * Thread safety: as zkpipe_acct_snapshot. Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_acct_reset_peaks(zkpipe_acct *acct);
 
+/* Exporters. Each writes a text rendering of `snap` into `buf` the way snprintf does: at most
+ * `cap` bytes, NUL-terminated when cap > 0, and the full length (excluding the NUL) in
+ * *out_len, so calling with cap 0 (buf may then be NULL) sizes the buffer for a second call;
+ * the text was truncated when *out_len >= cap.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (snap or out_len NULL, buf NULL with cap > 0, or a
+ *         malformed snapshot: counts above the maxima or names not as zkpipe_acct_register_*
+ *         allows). Thread safety: any thread; reads only `snap`. Do not allocate. */
+
+/*! zkpipe_snapshot_summary() : one human line without a newline, e.g.
+ * "synth=3 (12.0 GiB) pending=1 (4.0 GiB) ... finalize=0 (0 B) live=28.0 GiB peak=32.0 GiB":
+ * items and live bytes per stage, then overall live and peak bytes (binary units). */
+ZKPIPE_API zkpipe_status zkpipe_snapshot_summary(char *buf, size_t cap, size_t *out_len,
+                                                 const zkpipe_snapshot *snap);
+
+/*! zkpipe_snapshot_json() : one JSON object and a newline:
+ * {"live_items":N,"live_bytes":N,"peak_bytes":N,"stages":{"<stage>":{"live_items":N,
+ * "peak_items":N,"entered":N,"left":N,"live_buffers":N,"live_bytes":N,"kinds":{"<kind>":
+ * {"live_buffers":N,"live_bytes":N,"peak_buffers":N,"peak_bytes":N},...}},...}}
+ * with every registered stage and kind, in id order. */
+ZKPIPE_API zkpipe_status zkpipe_snapshot_json(char *buf, size_t cap, size_t *out_len,
+                                              const zkpipe_snapshot *snap);
+
+/*! zkpipe_snapshot_prometheus() : Prometheus text exposition (format 0.0.4) with HELP and
+ * TYPE lines. Families: zkpipe_inflight_items, zkpipe_inflight_bytes,
+ * zkpipe_inflight_peak_bytes (no labels); zkpipe_stage_items, zkpipe_stage_peak_items,
+ * zkpipe_stage_entered_total, zkpipe_stage_left_total, zkpipe_stage_buffers,
+ * zkpipe_stage_bytes (label stage); zkpipe_buffers, zkpipe_buffer_bytes, zkpipe_peak_buffers,
+ * zkpipe_peak_buffer_bytes (labels stage and kind). */
+ZKPIPE_API zkpipe_status zkpipe_snapshot_prometheus(char *buf, size_t cap, size_t *out_len,
+                                                    const zkpipe_snapshot *snap);
+
 ZKPIPE_EXTERN_C_END
 
 #endif
