@@ -13,6 +13,8 @@
 #ifndef ZKPIPE_ACCT_H
 #define ZKPIPE_ACCT_H
 
+#include <stdio.h>
+
 #include "zkpipe/alloc.h"
 #include "zkpipe/common.h"
 #include "zkpipe/status.h"
@@ -205,6 +207,35 @@ ZKPIPE_API zkpipe_status zkpipe_snapshot_json(char *buf, size_t cap, size_t *out
  * zkpipe_peak_buffer_bytes (labels stage and kind). */
 ZKPIPE_API zkpipe_status zkpipe_snapshot_prometheus(char *buf, size_t cap, size_t *out_len,
                                                     const zkpipe_snapshot *snap);
+
+/* A reporter thread that writes a registry's summary line at a fixed interval. Opaque. */
+typedef struct zkpipe_reporter zkpipe_reporter;
+
+/* A reporter sink: receives each summary line (NUL-terminated, no newline), on the
+ * reporter's thread. `line` is valid only during the call. */
+typedef void (*zkpipe_reporter_fn)(const char *line, void *ctx);
+
+/*! zkpipe_reporter_start() : starts one thread that, every `interval_ms` milliseconds (first
+ * line one interval after the start), snapshots `acct` and writes its zkpipe_snapshot_summary
+ * line either to `file` (plus a newline, then fflush) or to `fn(line, ctx)`: exactly one of
+ * `file` and `fn` must be non-NULL. Intervals are measured on CLOCK_MONOTONIC; when the sink
+ * is slower than the interval, ticks are skipped rather than bunched.
+ * @param allocator NULL for the C library; copied.
+ * @param out receives the reporter; stop it with zkpipe_reporter_stop. `acct`, `file` and
+ *        `ctx` must stay valid until then.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (out or acct NULL, interval_ms 0, not exactly one sink,
+ *         allocator incomplete), ZKPIPE_ENOMEM (allocation or synchronisation object),
+ *         ZKPIPE_EUNSUPPORTED (no CLOCK_MONOTONIC condition variables), ZKPIPE_ETHREAD.
+ * Thread safety: any thread. Allocates one block of about 10 KiB and starts one thread. */
+ZKPIPE_API zkpipe_status zkpipe_reporter_start(zkpipe_acct *acct, uint32_t interval_ms, FILE *file,
+                                               zkpipe_reporter_fn fn, void *ctx,
+                                               const zkpipe_allocator *allocator,
+                                               zkpipe_reporter **out);
+
+/*! zkpipe_reporter_stop() : wakes and joins the reporter's thread at once (waiting at most
+ * for a line being written) and frees the reporter. Nothing is written after it returns.
+ * NULL is a no-op. Thread safety: once per reporter, not from its own sink callback. */
+ZKPIPE_API void zkpipe_reporter_stop(zkpipe_reporter *reporter);
 
 ZKPIPE_EXTERN_C_END
 

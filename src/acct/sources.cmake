@@ -5,4 +5,5 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/export_common.c
     ${CMAKE_CURRENT_LIST_DIR}/summary.c
     ${CMAKE_CURRENT_LIST_DIR}/json.c
-    ${CMAKE_CURRENT_LIST_DIR}/prometheus.c)
+    ${CMAKE_CURRENT_LIST_DIR}/prometheus.c
+    ${CMAKE_CURRENT_LIST_DIR}/reporter.c)
