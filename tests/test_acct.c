@@ -1,5 +1,6 @@
 /* Accounting: registry, names, ledgers, snapshots and peaks. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -527,6 +528,7 @@ static void summary_line(void **state)
 /* Feeds `text` to a shell command's standard input; returns its exit status, or -1. */
 static int pipe_to(const char *command, const char *text)
 {
+    signal(SIGPIPE, SIG_IGN); /* a checker that stops reading must fail the check, not us */
     FILE *p = popen(command, "w");
     if (p == NULL)
         return -1;
