@@ -17,18 +17,8 @@
 
 #include "core/pool_internal.h"
 #include "fail_alloc.h"
+#include "sanitizer.h"
 #include "zkpipe/zkpipe.h"
-
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define UNDER_SANITIZER 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define UNDER_SANITIZER 1
-#endif
-#endif
-#ifndef UNDER_SANITIZER
-#define UNDER_SANITIZER 0
-#endif
 
 /* What a loop body saw, filled in concurrently by every thread running it. */
 typedef struct cover {
