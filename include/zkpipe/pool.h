@@ -54,9 +54,10 @@ ZKPIPE_API unsigned zkpipe_pool_threads(const zkpipe_pool *pool);
  * @param fn must not be NULL (unless n is 0); `ctx` is passed to it untouched.
  * @return ZKPIPE_OK (also when n is 0: fn is not called), ZKPIPE_EINVAL (fn NULL).
  * Thread safety: any thread. Calls from different threads on one pool are serialised: a call
- * waits until the loop in progress has finished. A call made from inside a loop body running
- * on the same pool (nested) runs inline on that thread with that body's `worker` index.
- * Does not allocate. */
+ * waits until the loop in progress has finished (a loop of one chunk runs inline at once). A
+ * call made from inside a loop body running on the same pool (nested) runs inline on that
+ * thread with that body's `worker` index. Bodies on pool A that wait for a loop on pool B
+ * whose bodies call into A deadlock. Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_pool_parallel_for(zkpipe_pool *pool, size_t n, size_t chunk,
                                                   zkpipe_pool_fn fn, void *ctx);
 

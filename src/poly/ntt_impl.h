@@ -272,6 +272,11 @@ static void scale_body(void *ctx, size_t begin, size_t end, unsigned worker)
     FE w;
     power_u64(&w, &job->ratio, begin);
     FOP(mul)(&w, &w, &job->factor);
+    if (FOP(is_one)(&job->ratio)) {
+        for (size_t i = begin; i < end; i++)
+            FOP(mul)(&job->a[i], &job->a[i], &w);
+        return;
+    }
     for (size_t i = begin; i < end; i++) {
         FOP(mul)(&job->a[i], &job->a[i], &w);
         FOP(mul)(&w, &w, &job->ratio);
