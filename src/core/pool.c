@@ -19,10 +19,11 @@ struct zkpipe_pool {
     unsigned nthreads;
     pthread_mutex_t lock;
     pthread_cond_t wake; /* workers: a new loop was posted, or stop */
-    pthread_cond_t done; /* owner: the last worker finished the loop */
+    pthread_cond_t done; /* owner: the last worker that joined the loop left it */
     pthread_cond_t idle; /* other callers: the pool is free again */
     uint64_t generation; /* bumped once per posted loop */
-    unsigned running;    /* workers still inside the posted loop */
+    unsigned active;     /* workers inside the posted loop */
+    bool open;           /* workers may still join the posted loop */
     bool stop;
     bool busy;
     pthread_t owner; /* the caller of the loop in progress; valid while busy */
@@ -67,10 +68,15 @@ static void *worker_main(void *arg)
         if (p->stop)
             break;
         seen = p->generation;
+        /* A worker that wakes after the owner closed the loop stays out of it, so the owner
+         * never waits for threads the scheduler has not run yet. */
+        if (!p->open)
+            continue;
+        p->active++;
         pthread_mutex_unlock(&p->lock);
         run_chunks(p, w->index);
         pthread_mutex_lock(&p->lock);
-        if (--p->running == 0)
+        if (--p->active == 0 && !p->open)
             pthread_cond_signal(&p->done);
     }
     pthread_mutex_unlock(&p->lock);
@@ -248,7 +254,7 @@ zkpipe_status zkpipe_pool_parallel_for(zkpipe_pool *pool, size_t n, size_t chunk
     pool->chunk = chunk;
     pool->nchunks = nchunks;
     atomic_store_explicit(&pool->next_chunk, 0, memory_order_relaxed);
-    pool->running = threads - 1;
+    pool->open = true;
     pool->generation++;
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->lock);
@@ -256,7 +262,8 @@ zkpipe_status zkpipe_pool_parallel_for(zkpipe_pool *pool, size_t n, size_t chunk
     run_chunks(pool, 0);
 
     pthread_mutex_lock(&pool->lock);
-    while (pool->running > 0)
+    pool->open = false;
+    while (pool->active > 0)
         pthread_cond_wait(&pool->done, &pool->lock);
     pool->busy = false;
     pthread_cond_signal(&pool->idle);
