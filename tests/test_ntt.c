@@ -4,6 +4,7 @@
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +52,7 @@ static int pool_teardown(void **state)
 #define FIELD_TESTS(F)                                                                             \
     cmocka_unit_test(F##_roots_have_their_order), cmocka_unit_test(F##_matches_naive_dft),         \
         cmocka_unit_test(F##_round_trips), cmocka_unit_test(F##_threads_give_identical_results),   \
+        cmocka_unit_test(F##_transforms_inside_pool_bodies),                                       \
         cmocka_unit_test(F##_vanishing_on_cosets), cmocka_unit_test(F##_invalid_arguments),        \
         cmocka_unit_test(F##_allocation_failures)
 

@@ -218,6 +218,48 @@ static void T(threads_give_identical_results)(void **state)
     API(domain_destroy)(d);
 }
 
+struct T(nested_job) {
+    FE **vectors;
+    const DOMAIN *d;
+    zkpipe_pool *pool;
+    atomic_uint failures;
+};
+
+static void T(nested_body)(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    struct T(nested_job) *job = ctx;
+    for (size_t i = begin; i < end; i++)
+        if (API(ntt)(job->vectors[i], job->d, job->pool) != ZKPIPE_OK)
+            atomic_fetch_add(&job->failures, 1);
+}
+
+/* Transforms started from loop bodies on the same pool (as a prover transforming a, b and c
+ * at once would) run inline there and give the same results. */
+static void T(transforms_inside_pool_bodies)(void **state)
+{
+    zkpipe_pool *pool = *state;
+    enum { VECTORS = 5 };
+    const unsigned log_n = 11;
+    size_t n = (size_t)1 << log_n;
+    DOMAIN *d = T(domain)(log_n);
+    FE *vectors[VECTORS], *expect[VECTORS];
+    for (int i = 0; i < VECTORS; i++) {
+        vectors[i] = T(random_vector)(n, 700 + (uint64_t)i);
+        expect[i] = T(copy)(vectors[i], n);
+        assert_int_equal(API(ntt)(expect[i], d, NULL), ZKPIPE_OK);
+    }
+    struct T(nested_job) job = {vectors, d, pool, 0};
+    assert_int_equal(zkpipe_pool_parallel_for(pool, VECTORS, 1, T(nested_body), &job), ZKPIPE_OK);
+    assert_int_equal(atomic_load(&job.failures), 0);
+    for (int i = 0; i < VECTORS; i++) {
+        T(assert_vectors_equal)(vectors[i], expect[i], n);
+        free(vectors[i]);
+        free(expect[i]);
+    }
+    API(domain_destroy)(d);
+}
+
 static void T(vanishing_on_cosets)(void **state)
 {
     zkpipe_pool *pool = *state;
