@@ -32,7 +32,7 @@ typedef void (*zkpipe_pool_fn)(void *ctx, size_t begin, size_t end, unsigned wor
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (out NULL, allocator incomplete, nthreads too large),
  *         ZKPIPE_ENOMEM, ZKPIPE_ETHREAD (a worker could not be started; the ones already
  *         started are joined and nothing is leaked).
- * Thread safety: any thread. Allocates one block of about 64 + 32 * nthreads bytes. */
+ * Thread safety: any thread. Allocates one block of about 300 + 24 * nthreads bytes (64-bit). */
 ZKPIPE_API zkpipe_status zkpipe_pool_create(zkpipe_pool **out, unsigned nthreads,
                                             const zkpipe_allocator *allocator);
 
