@@ -7,6 +7,7 @@
 #include "zkpipe/status.h"
 #include "zkpipe/alloc.h"
 #include "zkpipe/acct.h"
+#include "zkpipe/pool.h"
 
 ZKPIPE_EXTERN_C_BEGIN
 
