@@ -63,7 +63,7 @@ ZKPIPE_API zkpipe_status zkpipe_scalar_from_i64(zkpipe_scalar *out, zkpipe_curve
  * @param allocator NULL for the C library; copied, and used for every byte the system holds.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (out NULL, unknown curve or mode, allocator incomplete),
  *         ZKPIPE_ENOMEM.
- * Thread safety: any thread. Allocates about 1 KiB. */
+ * Thread safety: any thread. Allocates about 2 KiB in 10 blocks. */
 ZKPIPE_API zkpipe_status zkpipe_cs_create(zkpipe_cs **out, zkpipe_curve curve, zkpipe_cs_mode mode,
                                           const zkpipe_allocator *allocator);
 
@@ -91,7 +91,7 @@ ZKPIPE_API zkpipe_status zkpipe_cs_alloc_aux(zkpipe_cs *cs, zkpipe_var *out,
  *         not allocated in this system), ZKPIPE_ENONCANONICAL (a coefficient >= r),
  *         ZKPIPE_ETOOBIG (2^32 - 1 constraints or distinct coefficients), ZKPIPE_ENOMEM. On
  *         error no constraint is added (distinct coefficients already interned may stay).
- * Allocates when a table grows (doubling): 8 bytes per term, 24 per constraint, 48 per
+ * Allocates when a table grows (doubling): 8 bytes per term, 24 per constraint, 40 per
  * distinct coefficient. */
 ZKPIPE_API zkpipe_status zkpipe_cs_enforce(zkpipe_cs *cs, const zkpipe_term *a, size_t na,
                                            const zkpipe_term *b, size_t nb, const zkpipe_term *c,
@@ -153,7 +153,9 @@ ZKPIPE_API zkpipe_status zkpipe_cs_synth_bytes(const zkpipe_cs *cs, uint64_t *ou
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (cs NULL, arguments out of range), ZKPIPE_ESTATE (cs has
  *         variables or constraints already), ZKPIPE_ENOMEM (the system keeps what was built
  *         so far: destroy it).
- * Allocates through the system's allocator: about 60 bytes per constraint with values. */
+ * Allocates through the system's allocator: about 110 bytes per constraint with values
+ * (capacity included; see zkpipe_cs_sizeof), and one scratch block of 8 (34 + num_public) bytes
+ * freed before it returns. */
 ZKPIPE_API zkpipe_status zkpipe_testcircuit_build(zkpipe_cs *cs, unsigned log_rows, uint64_t seed,
                                                   size_t num_public);
 

@@ -34,7 +34,8 @@ static zkpipe_status regrow(const zkpipe_allocator *al, void **p, size_t used, s
 }
 
 /* The capacity after doubling `cap` until it holds `need` (elements of `elem` bytes), or 0
- * when that many bytes would not fit in a size_t. */
+ * when that many bytes would not fit in a size_t (reported as ZKPIPE_ENOMEM: no allocator
+ * could satisfy it). */
 static size_t doubled(size_t cap, size_t need, size_t elem)
 {
     if (cap == 0)
@@ -53,7 +54,7 @@ static zkpipe_status reserve_values(zkpipe_cs *cs, uint64_t **values, size_t *ca
         return ZKPIPE_OK;
     size_t ncap = doubled(*cap, count + 1, ZKPIPE__FE_BYTES);
     if (ncap == 0)
-        return ZKPIPE_EOVERFLOW;
+        return ZKPIPE_ENOMEM;
     zkpipe_status st =
         regrow(&cs->allocator, (void **)values, count * ZKPIPE__FE_BYTES, ncap * ZKPIPE__FE_BYTES);
     if (st == ZKPIPE_OK)
@@ -101,15 +102,17 @@ zkpipe_status zkpipe__cs_intern(zkpipe_cs *cs, const uint64_t *value, uint32_t *
     if (cs->num_coeffs == cs->coeffs_cap) {
         if (cs->coeffs_cap >= UINT32_MAX / 4)
             return ZKPIPE_ETOOBIG;
+        /* Slots first: if the coefficients cannot grow, the larger slot table still keeps
+         * the load factor at most one half. */
         uint32_t ncap = 2 * cs->coeffs_cap;
-        zkpipe_status st =
-            regrow(&cs->allocator, (void **)&cs->coeffs, (size_t)cs->num_coeffs * ZKPIPE__FE_BYTES,
-                   (size_t)ncap * ZKPIPE__FE_BYTES);
+        zkpipe_status st = rehash(cs, ncap);
+        if (st != ZKPIPE_OK)
+            return st;
+        st = regrow(&cs->allocator, (void **)&cs->coeffs, (size_t)cs->num_coeffs * ZKPIPE__FE_BYTES,
+                    (size_t)ncap * ZKPIPE__FE_BYTES);
         if (st != ZKPIPE_OK)
             return st;
         cs->coeffs_cap = ncap;
-        if ((st = rehash(cs, ncap)) != ZKPIPE_OK)
-            return st;
         s = hash_fe(value) & cs->slots_mask;
         while (cs->coeff_slots[s] != 0)
             s = (s + 1) & cs->slots_mask;
@@ -240,7 +243,7 @@ static zkpipe_status reserve_row(zkpipe_cs *cs, const size_t n[3])
     if (rows + 1 > cs->rows_cap) {
         size_t ncap = doubled(cs->rows_cap, rows + 1, sizeof(uint64_t));
         if (ncap == 0)
-            return ZKPIPE_EOVERFLOW;
+            return ZKPIPE_ENOMEM;
         for (int k = 0; k < 3; k++) {
             zkpipe_status st = regrow(&cs->allocator, (void **)&cs->m[k].row_start,
                                       (rows + 1) * sizeof(uint64_t), (ncap + 1) * sizeof(uint64_t));
@@ -253,12 +256,12 @@ static zkpipe_status reserve_row(zkpipe_cs *cs, const size_t n[3])
         zkpipe__matrix *m = &cs->m[k];
         uint64_t used = m->row_start[rows];
         if (n[k] > SIZE_MAX - used)
-            return ZKPIPE_EOVERFLOW;
+            return ZKPIPE_ENOMEM;
         if (used + n[k] <= m->terms_cap)
             continue;
         size_t ncap = doubled(m->terms_cap, used + n[k], sizeof(zkpipe__term));
         if (ncap == 0)
-            return ZKPIPE_EOVERFLOW;
+            return ZKPIPE_ENOMEM;
         zkpipe_status st = regrow(&cs->allocator, (void **)&m->terms, used * sizeof(zkpipe__term),
                                   ncap * sizeof(zkpipe__term));
         if (st != ZKPIPE_OK)

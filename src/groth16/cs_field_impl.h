@@ -61,7 +61,8 @@ BINARY_OP(sub)
 BINARY_OP(mul)
 #undef BINARY_OP
 
-/* <row, z> for one row of a matrix; coefficients 1 and -1 skip the multiplication. */
+/* <row, z> for one row of a matrix; coefficients 1 and -1 and zero values skip the
+ * multiplication. */
 static void lc_eval(FE *r, const zkpipe_cs *cs, const zkpipe__matrix *m, size_t row)
 {
     FE acc, v, k;
@@ -73,7 +74,7 @@ static void lc_eval(FE *r, const zkpipe_cs *cs, const zkpipe__matrix *m, size_t 
             FOP(add)(&acc, &acc, &v);
         } else if (term.coeff == ZKPIPE__COEFF_MINUS_ONE) {
             FOP(sub)(&acc, &acc, &v);
-        } else {
+        } else if (!FOP(is_zero)(&v)) { /* witnesses are full of zero bits */
             fe_load(&k, cs->coeffs + (size_t)ZKPIPE__FE_LIMBS * term.coeff);
             FOP(mul)(&v, &v, &k);
             FOP(add)(&acc, &acc, &v);
