@@ -323,6 +323,14 @@ static void synth_hand_circuit(void **state)
     zkpipe_term a1 = term(u, 1), b1 = term(ZKPIPE_VAR_ONE, 3), c1 = term(u, 3);
     assert_int_equal(zkpipe_cs_enforce(cs, &a1, 1, &b1, 1, &c1, 1), ZKPIPE_OK);
     assert_int_equal(zkpipe_cs_check(cs, NULL), ZKPIPE_OK);
+    /* Coefficients 1, -1 (always), 2, -4 and 3 (used twice, stored once). */
+    assert_int_equal(cs->num_coeffs, 5);
+    size_t count;
+    const zkpipe__term *c_row1 = zkpipe__cs_row(cs, ZKPIPE__MAT_C, 1, &count);
+    assert_int_equal(count, 1);
+    assert_int_equal(c_row1->var, u);
+    assert_int_equal(c_row1->coeff, zkpipe__cs_row(cs, ZKPIPE__MAT_B, 1, &count)->coeff);
+    assert_true(fe_equal_small(cs, zkpipe__cs_coeff(cs, c_row1->coeff), 3));
 
     zkpipe__synth_result r;
     assert_int_equal(zkpipe__synth(&r, cs, NULL, NULL), ZKPIPE_OK);
@@ -459,10 +467,11 @@ static void testcircuit_corruption_is_located(void **state)
         /* The first row mentioning the variable anywhere is the first that fails. */
         size_t expect = SIZE_MAX;
         for (int k = 0; k < 3; k++) {
-            const zkpipe__matrix *m = &cs->m[k];
             for (size_t row = 0; row < cs->num_constraints && row < expect; row++) {
-                for (uint64_t t = m->row_start[row]; t < m->row_start[row + 1]; t++) {
-                    if (m->terms[t].var == (ZKPIPE_VAR_AUX | aux))
+                size_t count;
+                const zkpipe__term *terms = zkpipe__cs_row(cs, k, row, &count);
+                for (size_t t = 0; t < count; t++) {
+                    if (terms[t].var == (ZKPIPE_VAR_AUX | aux))
                         expect = row;
                 }
             }

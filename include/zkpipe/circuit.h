@@ -67,7 +67,8 @@ ZKPIPE_API zkpipe_status zkpipe_scalar_from_i64(zkpipe_scalar *out, zkpipe_curve
 ZKPIPE_API zkpipe_status zkpipe_cs_create(zkpipe_cs **out, zkpipe_curve curve, zkpipe_cs_mode mode,
                                           const zkpipe_allocator *allocator);
 
-/*! zkpipe_cs_destroy() : frees the system and everything it holds. NULL is a no-op. */
+/*! zkpipe_cs_destroy() : frees the system and everything it holds. NULL is a no-op.
+ * Thread safety: no other call on `cs` may run concurrently. */
 ZKPIPE_API void zkpipe_cs_destroy(zkpipe_cs *cs);
 
 /*! zkpipe_cs_alloc_input() / zkpipe_cs_alloc_aux() : a new public input or aux variable.
@@ -77,7 +78,8 @@ ZKPIPE_API void zkpipe_cs_destroy(zkpipe_cs *cs);
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (cs NULL, value NULL in witness mode),
  *         ZKPIPE_ENONCANONICAL (value >= r), ZKPIPE_ETOOBIG (2^31 - 1 variables of that kind
  *         already), ZKPIPE_ENOMEM. On error nothing changes.
- * Allocates when a table grows (doubling): 32 bytes per variable with values. */
+ * Allocates when a table grows (doubling): 32 bytes per variable with values.
+ * Thread safety: mutates `cs` (see zkpipe_cs). */
 ZKPIPE_API zkpipe_status zkpipe_cs_alloc_input(zkpipe_cs *cs, zkpipe_var *out,
                                                const zkpipe_scalar *value);
 ZKPIPE_API zkpipe_status zkpipe_cs_alloc_aux(zkpipe_cs *cs, zkpipe_var *out,
@@ -92,19 +94,21 @@ ZKPIPE_API zkpipe_status zkpipe_cs_alloc_aux(zkpipe_cs *cs, zkpipe_var *out,
  *         ZKPIPE_ETOOBIG (2^32 - 1 constraints or distinct coefficients), ZKPIPE_ENOMEM. On
  *         error no constraint is added (distinct coefficients already interned may stay).
  * Allocates when a table grows (doubling): 8 bytes per term, 24 per constraint, 40 per
- * distinct coefficient. */
+ * distinct coefficient. Thread safety: mutates `cs` (see zkpipe_cs). */
 ZKPIPE_API zkpipe_status zkpipe_cs_enforce(zkpipe_cs *cs, const zkpipe_term *a, size_t na,
                                            const zkpipe_term *b, size_t nb, const zkpipe_term *c,
                                            size_t nc);
 
 /*! zkpipe_cs_value() : the value of `var` as a canonical scalar.
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, var not allocated), ZKPIPE_ESTATE (shape mode). */
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, var not allocated), ZKPIPE_ESTATE (shape mode).
+ * Thread safety: const. Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_cs_value(const zkpipe_cs *cs, zkpipe_scalar *out, zkpipe_var var);
 
 /*! Counts and properties; NULL gives 0 (and ZKPIPE_CURVE_COUNT for the curve).
  * zkpipe_cs_num_inputs() : public inputs including the one (so at least 1).
  * zkpipe_cs_num_aux() : aux variables.  zkpipe_cs_num_constraints() : constraints enforced.
- * zkpipe_cs_sizeof() : bytes the system holds, capacity included. */
+ * zkpipe_cs_sizeof() : bytes the system holds, capacity included.
+ * Thread safety: const. They do not allocate. */
 ZKPIPE_API zkpipe_curve zkpipe_cs_curve(const zkpipe_cs *cs);
 ZKPIPE_API zkpipe_cs_mode zkpipe_cs_get_mode(const zkpipe_cs *cs);
 ZKPIPE_API size_t zkpipe_cs_num_inputs(const zkpipe_cs *cs);
@@ -136,7 +140,8 @@ ZKPIPE_API zkpipe_status zkpipe_synth_estimate(uint64_t *out_bytes, unsigned *ou
                                                size_t num_inputs, size_t num_aux);
 
 /*! zkpipe_cs_synth_bytes() : zkpipe_synth_estimate for the system's current counts.
- * @return as zkpipe_synth_estimate; ZKPIPE_EINVAL also when cs is NULL. */
+ * @return as zkpipe_synth_estimate; ZKPIPE_EINVAL also when cs is NULL.
+ * Thread safety: const. Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_cs_synth_bytes(const zkpipe_cs *cs, uint64_t *out_bytes,
                                                unsigned *out_log_n);
 
@@ -155,7 +160,7 @@ ZKPIPE_API zkpipe_status zkpipe_cs_synth_bytes(const zkpipe_cs *cs, uint64_t *ou
  *         so far: destroy it).
  * Allocates through the system's allocator: about 110 bytes per constraint with values
  * (capacity included; see zkpipe_cs_sizeof), and one scratch block of 8 (34 + num_public) bytes
- * freed before it returns. */
+ * freed before it returns. Thread safety: mutates `cs` (see zkpipe_cs). */
 ZKPIPE_API zkpipe_status zkpipe_testcircuit_build(zkpipe_cs *cs, unsigned log_rows, uint64_t seed,
                                                   size_t num_public);
 

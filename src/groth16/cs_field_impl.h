@@ -63,19 +63,21 @@ BINARY_OP(mul)
 
 /* <row, z> for one row of a matrix; coefficients 1 and -1 and zero values skip the
  * multiplication. */
-static void lc_eval(FE *r, const zkpipe_cs *cs, const zkpipe__matrix *m, size_t row)
+static void lc_eval(FE *r, const zkpipe_cs *cs, int mat, size_t row)
 {
     FE acc, v, k;
+    size_t count;
+    const zkpipe__term *terms = zkpipe__cs_row(cs, mat, row, &count);
     FOP(set_zero)(&acc);
-    for (uint64_t t = m->row_start[row]; t < m->row_start[row + 1]; t++) {
-        zkpipe__term term = m->terms[t];
+    for (size_t t = 0; t < count; t++) {
+        zkpipe__term term = terms[t];
         fe_load(&v, zkpipe__var_value(cs, term.var));
         if (term.coeff == ZKPIPE__COEFF_ONE) {
             FOP(add)(&acc, &acc, &v);
         } else if (term.coeff == ZKPIPE__COEFF_MINUS_ONE) {
             FOP(sub)(&acc, &acc, &v);
         } else if (!FOP(is_zero)(&v)) { /* witnesses are full of zero bits */
-            fe_load(&k, cs->coeffs + (size_t)ZKPIPE__FE_LIMBS * term.coeff);
+            fe_load(&k, zkpipe__cs_coeff(cs, term.coeff));
             FOP(mul)(&v, &v, &k);
             FOP(add)(&acc, &acc, &v);
         }
@@ -90,7 +92,7 @@ static void op_eval_rows(uint64_t *a, uint64_t *b, uint64_t *c, const zkpipe_cs 
     for (size_t row = begin; row < end; row++) {
         for (int k = 0; k < 3; k++) {
             FE r;
-            lc_eval(&r, cs, &cs->m[k], row);
+            lc_eval(&r, cs, k, row);
             fe_store(out[k] + (row - begin) * ZKPIPE__FE_LIMBS, &r);
         }
     }
@@ -100,9 +102,9 @@ static size_t op_first_unsat(const zkpipe_cs *cs, size_t begin, size_t end)
 {
     for (size_t row = begin; row < end; row++) {
         FE a, b, c;
-        lc_eval(&a, cs, &cs->m[ZKPIPE__MAT_A], row);
-        lc_eval(&b, cs, &cs->m[ZKPIPE__MAT_B], row);
-        lc_eval(&c, cs, &cs->m[ZKPIPE__MAT_C], row);
+        lc_eval(&a, cs, ZKPIPE__MAT_A, row);
+        lc_eval(&b, cs, ZKPIPE__MAT_B, row);
+        lc_eval(&c, cs, ZKPIPE__MAT_C, row);
         FOP(mul)(&a, &a, &b);
         if (!FOP(eq)(&a, &c))
             return row;

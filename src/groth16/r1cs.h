@@ -87,6 +87,22 @@ static inline const uint64_t *zkpipe__var_value(const zkpipe_cs *cs, uint32_t va
     return cs->input_values + (size_t)ZKPIPE__FE_LIMBS * var;
 }
 
+/* Row `row` of matrix `mat` (ZKPIPE__MAT_A, _B or _C): returns its first term and sets
+ * *count to the number of terms. */
+static inline const zkpipe__term *zkpipe__cs_row(const zkpipe_cs *cs, int mat, size_t row,
+                                                 size_t *count)
+{
+    const zkpipe__matrix *m = &cs->m[mat];
+    *count = (size_t)(m->row_start[row + 1] - m->row_start[row]);
+    return m->terms + m->row_start[row];
+}
+
+/* The value (Montgomery form) of coefficient id `id`. */
+static inline const uint64_t *zkpipe__cs_coeff(const zkpipe_cs *cs, uint32_t id)
+{
+    return cs->coeffs + (size_t)ZKPIPE__FE_LIMBS * id;
+}
+
 /* 1 when `var` is allocated in cs. */
 int zkpipe__cs_var_valid(const zkpipe_cs *cs, uint32_t var);
 
