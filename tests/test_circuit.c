@@ -230,6 +230,46 @@ static void check_finds_first_failing_constraint(void **state)
     }
 }
 
+/* The size limits, reached by faking the counters (restored before destroy). */
+static void limits_are_reported(void **state)
+{
+    (void)state;
+    zkpipe_cs *cs = squaring_chain(ZKPIPE_CURVE_BN254, ZKPIPE_CS_WITNESS, 3);
+    zkpipe_scalar one = small(1), big = small(123456789);
+    zkpipe_term t = term(ZKPIPE_VAR_ONE, 1);
+
+    size_t saved = cs->num_aux;
+    cs->num_aux = (size_t)ZKPIPE_VAR_AUX - 1;
+    assert_int_equal(zkpipe_cs_alloc_aux(cs, NULL, &one), ZKPIPE_ETOOBIG);
+    cs->num_aux = saved;
+    saved = cs->num_inputs;
+    cs->num_inputs = (size_t)ZKPIPE_VAR_AUX - 1;
+    assert_int_equal(zkpipe_cs_alloc_input(cs, NULL, &one), ZKPIPE_ETOOBIG);
+    cs->num_inputs = saved;
+
+    saved = cs->num_constraints;
+    cs->num_constraints = UINT32_MAX - 1;
+    assert_int_equal(zkpipe_cs_enforce(cs, &t, 1, &t, 1, &t, 1), ZKPIPE_ETOOBIG);
+    cs->num_constraints = saved;
+
+    uint32_t num = cs->num_coeffs, cap = cs->coeffs_cap;
+    cs->num_coeffs = cs->coeffs_cap = UINT32_MAX / 4;
+    t.coeff = big;
+    assert_int_equal(zkpipe_cs_enforce(cs, &t, 1, &t, 1, &t, 1), ZKPIPE_ETOOBIG);
+    cs->num_coeffs = num;
+    cs->coeffs_cap = cap;
+    assert_int_equal(zkpipe_cs_num_constraints(cs), 3);
+
+    /* 2^28 rows is BN254's largest domain: one more row does not fit. */
+    zkpipe__synth_result r;
+    cs->num_constraints = ((size_t)1 << 28) - cs->num_inputs + 1;
+    assert_int_equal(zkpipe__synth(&r, cs, NULL, NULL), ZKPIPE_ETOOBIG);
+    cs->num_constraints = 3;
+    assert_int_equal(zkpipe__synth(&r, cs, NULL, NULL), ZKPIPE_OK);
+    zkpipe__synth_free(&r);
+    zkpipe_cs_destroy(cs);
+}
+
 static void shape_mode_has_no_values(void **state)
 {
     (void)state;
@@ -644,6 +684,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(scalars_and_values),
         cmocka_unit_test(enforce_validates_terms),
         cmocka_unit_test(check_finds_first_failing_constraint),
+        cmocka_unit_test(limits_are_reported),
         cmocka_unit_test(shape_mode_has_no_values),
         cmocka_unit_test(estimate_counts_every_buffer),
         cmocka_unit_test(synth_hand_circuit),
