@@ -37,11 +37,6 @@ static zkpipe_term term(zkpipe_var var, uint64_t coeff)
     return t;
 }
 
-static const zkpipe__fr_ops *ops_of(const zkpipe_cs *cs)
-{
-    return cs->ops;
-}
-
 static void curve_names_round_trip(void **state)
 {
     (void)state;
@@ -194,7 +189,7 @@ static zkpipe_cs *squaring_chain(zkpipe_curve curve, zkpipe_cs_mode mode, int le
     for (int i = 0; i < len; i++) {
         zkpipe_var next;
         if (mode == ZKPIPE_CS_WITNESS) {
-            const zkpipe__fr_ops *ops = ops_of(cs);
+            const zkpipe__fr_ops *ops = cs->ops;
             uint64_t m[4];
             ops->from_canonical(m, v.l);
             ops->mul(m, m, m);
@@ -425,7 +420,7 @@ static zkpipe_cs *test_circuit(zkpipe_curve curve, zkpipe_cs_mode mode, unsigned
 /* a_i b_i = c_i on every row, the input rows hold the inputs, the padding is zero. */
 static void assert_rows_hold(const zkpipe_cs *cs, const zkpipe__synth_result *r)
 {
-    const zkpipe__fr_ops *ops = ops_of(cs);
+    const zkpipe__fr_ops *ops = cs->ops;
     size_t m = r->num_constraints;
     for (size_t i = 0; i < r->n; i++) {
         uint64_t ab[4];
