@@ -7,6 +7,9 @@
 #include "zkpipe/status.h"
 #include "zkpipe/alloc.h"
 #include "zkpipe/acct.h"
+#include "zkpipe/pool.h"
+#include "zkpipe/curve.h"
+#include "zkpipe/circuit.h"
 
 ZKPIPE_EXTERN_C_BEGIN
 
