@@ -30,8 +30,9 @@ typedef void (*zkpipe_pool_fn)(void *ctx, size_t begin, size_t end, unsigned wor
  *        n starts n - 1 worker threads. At most ZKPIPE_POOL_MAX_THREADS.
  * @param allocator NULL for the C library; copied.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (out NULL, allocator incomplete, nthreads too large),
- *         ZKPIPE_ENOMEM, ZKPIPE_ETHREAD (a worker could not be started; the ones already
- *         started are joined and nothing is leaked).
+ *         ZKPIPE_ENOMEM (the block, or a mutex or condition variable, could not be had),
+ *         ZKPIPE_ETHREAD (a worker could not be started; the ones already started are joined).
+ *         On failure nothing is leaked and *out is untouched.
  * Thread safety: any thread. Allocates one block of about 300 + 24 * nthreads bytes (64-bit). */
 ZKPIPE_API zkpipe_status zkpipe_pool_create(zkpipe_pool **out, unsigned nthreads,
                                             const zkpipe_allocator *allocator);
