@@ -232,15 +232,17 @@ static void run_group(FE *a, const FE *twiddles, size_t stride, size_t span, siz
         const FE *w = twiddles + m - 1;
         for (size_t g = 0; g < span; g += 2 * m) {
             FE *lo = a + g, *hi = a + g + m;
-            if (m == 1) { /* w_2^0 = 1 */
-                FE t = hi[0];
-                FOP(sub)(&hi[0], &lo[0], &t);
-                FOP(add)(&lo[0], &lo[0], &t);
-                continue;
-            }
-            for (size_t k0 = 0; k0 < m; k0 += stride)
-                for (size_t k = k0 + first; k < k0 + first + row; k++)
+            for (size_t k0 = 0; k0 < m; k0 += stride) {
+                size_t k = k0 + first, stop = k + row;
+                if (k == 0) { /* w^0 = 1: one multiplication per group and stage saved */
+                    FE t = hi[0];
+                    FOP(sub)(&hi[0], &lo[0], &t);
+                    FOP(add)(&lo[0], &lo[0], &t);
+                    k = 1;
+                }
+                for (; k < stop; k++)
                     butterfly(&lo[k], &hi[k], &w[k]);
+            }
         }
     }
 }
