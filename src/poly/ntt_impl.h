@@ -8,6 +8,8 @@
  * 2^b elements at stride M; each task runs a whole group on a few neighbouring
  * sub-transforms (ROW of them, so each row read is contiguous) before moving on, which keeps
  * its working set in cache and touches the whole array once per group, not once per stage. */
+#include <stdbool.h>
+
 #include "core/alloc_internal.h"
 #include "poly/ntt.h"
 
@@ -65,7 +67,7 @@ size_t API(domain_estimate)(unsigned log_n)
     return HEADER_BYTES + twiddles * sizeof(FE);
 }
 
-/* Fills top[k] = w^k for k in [begin, end), starting each chunk from one exponentiation. */
+/* out[k] = base^k for k in [begin, end), each chunk starting from one exponentiation. */
 struct powers_job {
     FE *out;
     FE base;
@@ -282,22 +284,23 @@ static void transform(FE *a, const DOMAIN *d, zkpipe_pool *pool)
     }
 }
 
-/* a_j <-> a_{n-j}, optionally times `factor`: turns a forward transform into an inverse. */
+/* a_j <-> a_{n-j}, times `factor` unless it is one: turns a forward transform into an
+ * inverse. */
 static void negate_indices_body(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
     struct transform_job *job = ctx;
     FE *a = job->a;
     size_t n = job->d->n;
+    bool scaled = !FOP(is_one)(&job->factor);
     for (size_t j = begin; j < end; j++) {
-        if (j == 0 || j == n / 2) {
+        bool pair = j != 0 && j != n / 2; /* 0 and n/2 are their own negatives */
+        if (pair)
+            swap(&a[j], &a[n - j]);
+        if (scaled)
             FOP(mul)(&a[j], &a[j], &job->factor);
-        } else {
-            FE t;
-            FOP(mul)(&t, &a[j], &job->factor);
-            FOP(mul)(&a[j], &a[n - j], &job->factor);
-            a[n - j] = t;
-        }
+        if (scaled && pair)
+            FOP(mul)(&a[n - j], &a[n - j], &job->factor);
     }
 }
 
