@@ -1,6 +1,6 @@
 /* The thread pool: coverage of every index, worker indices, nesting, concurrent callers,
- * create/destroy cycles and every error path. Worker threads only record what they see; the
- * main thread asserts. */
+ * create/destroy cycles and every error path (pthread failures through --wrap, see below).
+ * Worker threads only record what they see; the main thread asserts. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -16,7 +16,6 @@
 #include <stdatomic.h>
 #include <unistd.h>
 
-#include "core/pool_internal.h"
 #include "fail_alloc.h"
 #include "sanitizer.h"
 #include "zkpipe/zkpipe.h"
@@ -319,8 +318,6 @@ static void invalid_arguments(void **state)
     zkpipe_allocator half = {NULL, NULL, NULL};
     assert_int_equal(zkpipe_pool_create(&pool, 2, &half), ZKPIPE_EINVAL);
     assert_null(pool);
-    assert_int_equal(zkpipe__pool_create_with(&pool, 2, NULL, NULL, NULL), ZKPIPE_EINVAL);
-    assert_null(pool);
 
     assert_int_equal(zkpipe_pool_create(&pool, 2, NULL), ZKPIPE_OK);
     assert_int_equal(zkpipe_pool_parallel_for(pool, 10, 0, NULL, NULL), ZKPIPE_EINVAL);
@@ -350,70 +347,90 @@ static void allocation_failures(void **state)
     assert_int_equal(fail_alloc_walk(create_attempt, destroy_cleanup, &pool), 1);
 }
 
-/* Spawns real threads until the `fail_at`-th call, which fails; counts threads that ran to
- * their end so the test can check every started worker was joined. */
-typedef struct spawner {
-    unsigned calls, fail_at;
-    atomic_uint finished;
-    struct trampoline {
-        struct spawner *sp;
-        void *(*start)(void *);
-        void *arg;
-    } tramp[ZKPIPE_POOL_MAX_THREADS];
-} spawner;
+/* This executable links with --wrap for pthread_create, pthread_mutex_init and
+ * pthread_cond_init. While a walk is armed (pt_fail_at >= 0) the call with that index fails,
+ * and the threads started meanwhile are counted at their end, so the test can check that a
+ * failed create joined every worker it had started. */
+static atomic_long pt_fail_at = -1, pt_calls;
+static atomic_uint pt_started, pt_finished;
+static struct trampoline {
+    void *(*start)(void *);
+    void *arg;
+} pt_tramp[ZKPIPE_POOL_MAX_THREADS];
+
+int __real_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+int __real_pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *);
+int __real_pthread_cond_init(pthread_cond_t *, const pthread_condattr_t *);
+
+static int pt_should_fail(void)
+{
+    long at = atomic_load(&pt_fail_at);
+    return at >= 0 && atomic_fetch_add(&pt_calls, 1) == at;
+}
 
 static void *trampoline_main(void *arg)
 {
     struct trampoline *t = arg;
     void *r = t->start(t->arg);
-    atomic_fetch_add(&t->sp->finished, 1);
+    atomic_fetch_add(&pt_finished, 1);
     return r;
 }
 
-static int failing_spawn(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg)
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
 {
-    spawner *sp = ctx;
-    unsigned i = sp->calls++;
-    if (i == sp->fail_at)
-        return EAGAIN; /* what pthread_create reports at a thread limit */
-    sp->tramp[i] = (struct trampoline){sp, start, arg};
-    return pthread_create(thread, NULL, trampoline_main, &sp->tramp[i]);
+    if (atomic_load(&pt_fail_at) < 0)
+        return __real_pthread_create(t, a, fn, arg);
+    if (pt_should_fail())
+        return EAGAIN;
+    struct trampoline *tr = &pt_tramp[atomic_fetch_add(&pt_started, 1)];
+    tr->start = fn;
+    tr->arg = arg;
+    return __real_pthread_create(t, a, trampoline_main, tr);
 }
 
-static void thread_creation_failures(void **state)
+int __wrap_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
+{
+    return pt_should_fail() ? ENOMEM : __real_pthread_mutex_init(m, a);
+}
+
+int __wrap_pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
+{
+    return pt_should_fail() ? ENOMEM : __real_pthread_cond_init(c, a);
+}
+
+static void thread_resource_failures(void **state)
 {
     (void)state;
-    spawner *sp = calloc(1, sizeof *sp);
-    assert_non_null(sp);
     const unsigned threads = 5;
-    for (unsigned fail_at = 0; fail_at < threads; fail_at++) {
+    for (long fail_at = 0;; fail_at++) {
         fail_alloc fa;
         fail_alloc_init(&fa, -1);
-        sp->calls = 0;
-        sp->fail_at = fail_at;
-        atomic_store(&sp->finished, 0);
+        atomic_store(&pt_calls, 0);
+        atomic_store(&pt_started, 0);
+        atomic_store(&pt_finished, 0);
+        atomic_store(&pt_fail_at, fail_at);
         zkpipe_pool *pool = NULL;
-        zkpipe_status rc =
-            zkpipe__pool_create_with(&pool, threads, &fa.allocator, failing_spawn, sp);
-        if (fail_at < threads - 1) {
-            assert_int_equal(rc, ZKPIPE_ETHREAD);
-            assert_null(pool);
-            assert_int_equal(sp->calls, fail_at + 1);
-            assert_int_equal(atomic_load(&sp->finished), fail_at);
-        } else {
-            /* Only threads - 1 workers are ever spawned: the last index is never reached. */
+        zkpipe_status rc = zkpipe_pool_create(&pool, threads, &fa.allocator);
+        atomic_store(&pt_fail_at, -1);
+        if (atomic_load(&pt_calls) <= fail_at) {
+            /* One mutex, three condition variables, threads - 1 workers: all walked. */
+            assert_int_equal(fail_at, 4 + threads - 1);
             assert_int_equal(rc, ZKPIPE_OK);
-            assert_int_equal(sp->calls, threads - 1);
             cover c;
             cover_init(&c, 500, 3, threads);
             assert_int_equal(zkpipe_pool_parallel_for(pool, 500, 3, cover_body, &c), ZKPIPE_OK);
             cover_check(&c);
             zkpipe_pool_destroy(pool);
-            assert_int_equal(atomic_load(&sp->finished), threads - 1);
+            assert_int_equal(atomic_load(&pt_finished), threads - 1);
+            assert_int_equal(atomic_load(&fa.live), 0);
+            return;
         }
+        assert_int_equal(rc, fail_at < 4 ? ZKPIPE_ENOMEM : ZKPIPE_ETHREAD);
+        assert_null(pool);
+        assert_int_equal(atomic_load(&pt_started), fail_at < 4 ? 0 : fail_at - 4);
+        assert_int_equal(atomic_load(&pt_finished), atomic_load(&pt_started));
         assert_int_equal(atomic_load(&fa.live), 0);
     }
-    free(sp);
 }
 
 int main(void)
@@ -429,7 +446,7 @@ int main(void)
         cmocka_unit_test(creation_keeps_caller_signal_mask),
         cmocka_unit_test(invalid_arguments),
         cmocka_unit_test(allocation_failures),
-        cmocka_unit_test(thread_creation_failures),
+        cmocka_unit_test(thread_resource_failures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -2,8 +2,9 @@
  *
  * A pool made for `nthreads` threads starts exactly `nthreads - 1` worker threads at creation
  * and none afterwards; the thread that calls zkpipe_pool_parallel_for is the remaining one and
- * does its share of the work. Workers sleep on a condition variable between calls and are
- * joined by zkpipe_pool_destroy. The pool has no other state, global or hidden. */
+ * does its share of the work. Workers run with every signal blocked (signals keep going to
+ * the host's threads), sleep on a condition variable between calls and are joined by
+ * zkpipe_pool_destroy. The pool has no other state, global or hidden. */
 #ifndef ZKPIPE_POOL_H
 #define ZKPIPE_POOL_H
 
@@ -20,8 +21,8 @@ typedef struct zkpipe_pool zkpipe_pool;
 #define ZKPIPE_POOL_MAX_THREADS 1024
 
 /* The body of a parallel loop: handles indices [begin, end) of the range. `worker` is in
- * [0, zkpipe_pool_threads(pool)) and bodies running concurrently on different threads never
- * share it, so it can index per-thread scratch space. */
+ * [0, zkpipe_pool_threads(pool)) and two bodies of one zkpipe_pool_parallel_for call never run
+ * at the same time with the same value, so it can index that call's per-thread scratch. */
 typedef void (*zkpipe_pool_fn)(void *ctx, size_t begin, size_t end, unsigned worker);
 
 /*! zkpipe_pool_create() : a pool for `nthreads` threads, the caller of parallel_for included.
@@ -30,8 +31,9 @@ typedef void (*zkpipe_pool_fn)(void *ctx, size_t begin, size_t end, unsigned wor
  *        n starts n - 1 worker threads. At most ZKPIPE_POOL_MAX_THREADS.
  * @param allocator NULL for the C library; copied.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (out NULL, allocator incomplete, nthreads too large),
- *         ZKPIPE_ENOMEM, ZKPIPE_ETHREAD (a worker could not be started; the ones already
- *         started are joined and nothing is leaked).
+ *         ZKPIPE_ENOMEM (the block, or a mutex or condition variable, could not be had),
+ *         ZKPIPE_ETHREAD (a worker could not be started; the ones already started are joined).
+ *         On failure nothing is leaked and *out is untouched.
  * Thread safety: any thread. Allocates one block of about 300 + 24 * nthreads bytes (64-bit). */
 ZKPIPE_API zkpipe_status zkpipe_pool_create(zkpipe_pool **out, unsigned nthreads,
                                             const zkpipe_allocator *allocator);

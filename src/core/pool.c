@@ -1,5 +1,6 @@
-#include "core/pool_internal.h"
+#include "zkpipe/pool.h"
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
@@ -83,12 +84,6 @@ static void *worker_main(void *arg)
     return NULL;
 }
 
-static int spawn_pthread(void *ctx, pthread_t *thread, void *(*start)(void *), void *arg)
-{
-    (void)ctx;
-    return pthread_create(thread, NULL, start, arg);
-}
-
 static int init_sync(zkpipe_pool *p)
 {
     if (pthread_mutex_init(&p->lock, NULL) != 0)
@@ -136,12 +131,11 @@ static unsigned online_cpus(void)
     return n > ZKPIPE_POOL_MAX_THREADS ? ZKPIPE_POOL_MAX_THREADS : (unsigned)n;
 }
 
-zkpipe_status zkpipe__pool_create_with(zkpipe_pool **out, unsigned nthreads,
-                                       const zkpipe_allocator *allocator,
-                                       zkpipe__pool_spawn_fn spawn, void *spawn_ctx)
+zkpipe_status zkpipe_pool_create(zkpipe_pool **out, unsigned nthreads,
+                                 const zkpipe_allocator *allocator)
 {
     const zkpipe_allocator *a = zkpipe__allocator_or_default(allocator);
-    if (out == NULL || a == NULL || spawn == NULL || nthreads > ZKPIPE_POOL_MAX_THREADS)
+    if (out == NULL || a == NULL || nthreads > ZKPIPE_POOL_MAX_THREADS)
         return ZKPIPE_EINVAL;
     if (nthreads == 0)
         nthreads = online_cpus();
@@ -154,7 +148,7 @@ zkpipe_status zkpipe__pool_create_with(zkpipe_pool **out, unsigned nthreads,
     atomic_init(&p->next_chunk, 0);
     if (init_sync(p) != 0) {
         zkpipe__free(a, p);
-        return ZKPIPE_ETHREAD;
+        return ZKPIPE_ENOMEM;
     }
     /* Workers start with every signal blocked so the host's signals keep going to its own
      * threads; the caller's mask is restored afterwards. */
@@ -166,7 +160,7 @@ zkpipe_status zkpipe__pool_create_with(zkpipe_pool **out, unsigned nthreads,
         struct worker *w = &p->workers[started];
         w->pool = p;
         w->index = started + 1;
-        if (spawn(spawn_ctx, &w->thread, worker_main, w) != 0)
+        if (pthread_create(&w->thread, NULL, worker_main, w) != 0)
             break;
     }
     pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -178,12 +172,6 @@ zkpipe_status zkpipe__pool_create_with(zkpipe_pool **out, unsigned nthreads,
     }
     *out = p;
     return ZKPIPE_OK;
-}
-
-zkpipe_status zkpipe_pool_create(zkpipe_pool **out, unsigned nthreads,
-                                 const zkpipe_allocator *allocator)
-{
-    return zkpipe__pool_create_with(out, nthreads, allocator, spawn_pthread, NULL);
 }
 
 void zkpipe_pool_destroy(zkpipe_pool *pool)

@@ -8,6 +8,8 @@
  * 2^b elements at stride M; each task runs a whole group on a few neighbouring
  * sub-transforms (ROW of them, so each row read is contiguous) before moving on, which keeps
  * its working set in cache and touches the whole array once per group, not once per stage. */
+#include <stdbool.h>
+
 #include "core/alloc_internal.h"
 #include "poly/ntt.h"
 
@@ -65,7 +67,7 @@ size_t API(domain_estimate)(unsigned log_n)
     return HEADER_BYTES + twiddles * sizeof(FE);
 }
 
-/* Fills top[k] = w^k for k in [begin, end), starting each chunk from one exponentiation. */
+/* out[k] = base^k for k in [begin, end), each chunk starting from one exponentiation. */
 struct powers_job {
     FE *out;
     FE base;
@@ -157,7 +159,7 @@ static size_t bit_reverse(size_t i, unsigned bits)
     x = (x >> 8 & 0x00ff00ff00ff00ffu) | (x & 0x00ff00ff00ff00ffu) << 8;
     x = (x >> 16 & 0x0000ffff0000ffffu) | (x & 0x0000ffff0000ffffu) << 16;
     x = x >> 32 | x << 32;
-    return (size_t)(x >> (64 - bits));
+    return bits == 0 ? 0 : (size_t)(x >> (64 - bits));
 }
 
 struct transform_job {
@@ -169,6 +171,13 @@ struct transform_job {
     FE factor, ratio; /* scaling jobs: a_i <- a_i factor ratio^i */
 };
 
+static void swap(FE *x, FE *y)
+{
+    FE t = *x;
+    *x = *y;
+    *y = t;
+}
+
 /* Each index pairs with its bit reverse once: the smaller one swaps. */
 static void bit_reverse_body(void *ctx, size_t begin, size_t end, unsigned worker)
 {
@@ -176,10 +185,35 @@ static void bit_reverse_body(void *ctx, size_t begin, size_t end, unsigned worke
     struct transform_job *job = ctx;
     for (size_t i = begin; i < end; i++) {
         size_t r = bit_reverse(i, job->d->log_n);
-        if (i < r) {
-            FE t = job->a[i];
-            job->a[i] = job->a[r];
-            job->a[r] = t;
+        if (i < r)
+            swap(&job->a[i], &job->a[r]);
+    }
+}
+
+/* The same permutation in tiles, for arrays larger than the caches. Writing an index as
+ * (hi, mid, lo), hi and lo of TILE_BITS bits, its reverse is (rev lo, rev mid, rev hi): the
+ * 2^(2 TILE_BITS) elements of mid's tile trade places with those of rev mid's tile, and both
+ * tiles (8 KiB each) stay in L1 during the exchange instead of missing on every element. */
+#define TILE_BITS 4
+
+static void bit_reverse_tiles_body(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    struct transform_job *job = ctx;
+    const unsigned log_n = job->d->log_n, high = log_n - TILE_BITS;
+    const size_t side = (size_t)1 << TILE_BITS;
+    for (size_t mid = begin; mid < end; mid++) {
+        size_t rmid = bit_reverse(mid, log_n - 2 * TILE_BITS);
+        if (rmid < mid)
+            continue;
+        for (size_t hi = 0; hi < side; hi++) {
+            size_t rhi = bit_reverse(hi, TILE_BITS);
+            for (size_t lo = 0; lo < side; lo++) {
+                size_t i = hi << high | mid << TILE_BITS | lo;
+                size_t r = bit_reverse(lo, TILE_BITS) << high | rmid << TILE_BITS | rhi;
+                if (mid != rmid || i < r)
+                    swap(&job->a[i], &job->a[r]);
+            }
         }
     }
 }
@@ -200,15 +234,17 @@ static void run_group(FE *a, const FE *twiddles, size_t stride, size_t span, siz
         const FE *w = twiddles + m - 1;
         for (size_t g = 0; g < span; g += 2 * m) {
             FE *lo = a + g, *hi = a + g + m;
-            if (m == 1) { /* w_2^0 = 1 */
-                FE t = hi[0];
-                FOP(sub)(&hi[0], &lo[0], &t);
-                FOP(add)(&lo[0], &lo[0], &t);
-                continue;
-            }
-            for (size_t k0 = 0; k0 < m; k0 += stride)
-                for (size_t k = k0 + first; k < k0 + first + row; k++)
+            for (size_t k0 = 0; k0 < m; k0 += stride) {
+                size_t k = k0 + first, stop = k + row;
+                if (k == 0) { /* w^0 = 1: one multiplication per group and stage saved */
+                    FE t = hi[0];
+                    FOP(sub)(&hi[0], &lo[0], &t);
+                    FOP(add)(&lo[0], &lo[0], &t);
+                    k = 1;
+                }
+                for (; k < stop; k++)
                     butterfly(&lo[k], &hi[k], &w[k]);
+            }
         }
     }
 }
@@ -231,7 +267,10 @@ static void transform(FE *a, const DOMAIN *d, zkpipe_pool *pool)
     if (d->n == 1)
         return;
     struct transform_job job = {.a = a, .d = d};
-    zkpipe_pool_parallel_for(pool, d->n, 0, bit_reverse_body, &job);
+    if (d->log_n >= 2 * TILE_BITS)
+        zkpipe_pool_parallel_for(pool, d->n >> 2 * TILE_BITS, 0, bit_reverse_tiles_body, &job);
+    else
+        zkpipe_pool_parallel_for(pool, d->n, 0, bit_reverse_body, &job);
     for (unsigned done = 0; done < d->log_n;) {
         unsigned bits = done == 0 ? FIRST_GROUP_BITS : LATER_GROUP_BITS;
         if (bits > d->log_n - done)
@@ -245,22 +284,23 @@ static void transform(FE *a, const DOMAIN *d, zkpipe_pool *pool)
     }
 }
 
-/* a_j <-> a_{n-j}, optionally times `factor`: turns a forward transform into an inverse. */
+/* a_j <-> a_{n-j}, times `factor` unless it is one: turns a forward transform into an
+ * inverse. */
 static void negate_indices_body(void *ctx, size_t begin, size_t end, unsigned worker)
 {
     (void)worker;
     struct transform_job *job = ctx;
     FE *a = job->a;
     size_t n = job->d->n;
+    bool scaled = !FOP(is_one)(&job->factor);
     for (size_t j = begin; j < end; j++) {
-        if (j == 0 || j == n / 2) {
+        bool pair = j != 0 && j != n / 2; /* 0 and n/2 are their own negatives */
+        if (pair)
+            swap(&a[j], &a[n - j]);
+        if (scaled)
             FOP(mul)(&a[j], &a[j], &job->factor);
-        } else {
-            FE t;
-            FOP(mul)(&t, &a[j], &job->factor);
-            FOP(mul)(&a[j], &a[n - j], &job->factor);
-            a[n - j] = t;
-        }
+        if (scaled && pair)
+            FOP(mul)(&a[n - j], &a[n - j], &job->factor);
     }
 }
 
