@@ -102,8 +102,7 @@ ZKPIPE_API zkpipe_status zkpipe_ledger_open(zkpipe_ledger *ledger, zkpipe_acct *
 /*! zkpipe_ledger_charge() : one more live buffer of `kind` with `bytes` bytes (0 allowed).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, closed ledger or unregistered kind),
  *         ZKPIPE_EOVERFLOW (the ledger's byte total would wrap). */
-ZKPIPE_API zkpipe_status zkpipe_ledger_charge(zkpipe_ledger *ledger, uint32_t kind,
-                                              uint64_t bytes);
+ZKPIPE_API zkpipe_status zkpipe_ledger_charge(zkpipe_ledger *ledger, uint32_t kind, uint64_t bytes);
 
 /*! zkpipe_ledger_release() : one live buffer of `kind` with `bytes` bytes is gone.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL, ZKPIPE_EUNDERFLOW (no buffer of that kind is live, or more
@@ -124,8 +123,57 @@ ZKPIPE_API void zkpipe_ledger_close(zkpipe_ledger *ledger);
 /*! zkpipe_ledger_is_open() : 1 when the ledger is open, 0 otherwise (NULL included). */
 ZKPIPE_API int zkpipe_ledger_is_open(const zkpipe_ledger *ledger);
 
-/*! zkpipe_ledger_stage() : the ledger's current stage; undefined for a closed ledger. */
+/*! zkpipe_ledger_stage() : the ledger's current stage; undefined for a closed ledger,
+ * UINT32_MAX for NULL. */
 ZKPIPE_API uint32_t zkpipe_ledger_stage(const zkpipe_ledger *ledger);
+
+/* Counters of one (stage, kind) pair in a snapshot. */
+typedef struct zkpipe_snapshot_kind {
+    uint64_t live_buffers;
+    uint64_t live_bytes;
+    uint64_t peak_buffers;
+    uint64_t peak_bytes;
+} zkpipe_snapshot_kind;
+
+/* Counters of one stage in a snapshot. */
+typedef struct zkpipe_snapshot_stage {
+    uint64_t live_items;   /* open ledgers in the stage */
+    uint64_t peak_items;   /* highest live_items since creation or the last peak reset */
+    uint64_t entered;      /* items that entered the stage, ever (monotonic) */
+    uint64_t left;         /* items that left it, ever (monotonic); entered - left = live */
+    uint64_t live_buffers; /* sum of kind[].live_buffers */
+    uint64_t live_bytes;   /* sum of kind[].live_bytes */
+    zkpipe_snapshot_kind kind[ZKPIPE_KIND_MAX];
+} zkpipe_snapshot_stage;
+
+/* A consistent copy of a registry's counters: plain values the caller owns (a few KiB; fine
+ * on a stack). Entries at or past kind_count / stage_count are zero and names empty. */
+typedef struct zkpipe_snapshot {
+    uint32_t kind_count;  /* registered kinds (built-ins included) */
+    uint32_t stage_count; /* registered stages (built-ins included) */
+    uint64_t live_items;  /* open ledgers; the sum of stage[].live_items */
+    uint64_t live_bytes;  /* bytes charged and not released; the sum over all stages and kinds */
+    uint64_t peak_bytes;  /* highest live_bytes since creation or the last peak reset */
+    char kind_names[ZKPIPE_KIND_MAX][ZKPIPE_ACCT_NAME_MAX + 1];
+    char stage_names[ZKPIPE_STAGE_MAX][ZKPIPE_ACCT_NAME_MAX + 1];
+    zkpipe_snapshot_stage stage[ZKPIPE_STAGE_MAX];
+    uint64_t reserved[16]; /* zero; room for fields added later */
+} zkpipe_snapshot;
+
+/*! zkpipe_acct_snapshot() : copies every counter of `acct` into `out` as of one instant: no
+ * ledger operation is seen half done (an item is in exactly one stage, with all its buffers),
+ * and live <= peak everywhere.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL argument).
+ * Thread safety: any thread, concurrently with every other call. Ledger operations that start
+ * while the copy is made wait for it (about a microsecond); concurrent snapshots take turns.
+ * Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_acct_snapshot(zkpipe_acct *acct, zkpipe_snapshot *out);
+
+/*! zkpipe_acct_reset_peaks() : sets every peak of `acct` to its current live value, in one
+ * step with respect to snapshots and ledger operations.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (acct NULL).
+ * Thread safety: as zkpipe_acct_snapshot. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_acct_reset_peaks(zkpipe_acct *acct);
 
 ZKPIPE_EXTERN_C_END
 

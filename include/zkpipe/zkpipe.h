@@ -6,6 +6,7 @@
 #include "zkpipe/version.h"
 #include "zkpipe/status.h"
 #include "zkpipe/alloc.h"
+#include "zkpipe/acct.h"
 #include "zkpipe/sem.h"
 
 ZKPIPE_EXTERN_C_BEGIN

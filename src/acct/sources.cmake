@@ -1,0 +1,4 @@
+list(APPEND ZKPIPE_SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/registry.c
+    ${CMAKE_CURRENT_LIST_DIR}/ledger.c
+    ${CMAKE_CURRENT_LIST_DIR}/snapshot.c)

@@ -1,0 +1,427 @@
+/* Accounting: registry, names, ledgers, snapshots and peaks. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fail_alloc.h"
+#include "zkpipe/zkpipe.h"
+
+#define GIB ((uint64_t)1 << 30)
+
+static zkpipe_snapshot snap_of(zkpipe_acct *acct)
+{
+    zkpipe_snapshot s;
+    assert_int_equal(zkpipe_acct_snapshot(acct, &s), ZKPIPE_OK);
+    return s;
+}
+
+static zkpipe_acct *new_acct(void)
+{
+    zkpipe_acct *acct = NULL;
+    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
+    assert_non_null(acct);
+    return acct;
+}
+
+static int create_attempt(void *arg, const zkpipe_allocator *a)
+{
+    return zkpipe_acct_create(a, (zkpipe_acct **)arg);
+}
+
+static void create_cleanup(void *arg)
+{
+    zkpipe_acct_destroy(*(zkpipe_acct **)arg);
+}
+
+static void create_and_destroy(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = (zkpipe_acct *)&acct;
+    assert_int_equal(zkpipe_acct_create(NULL, NULL), ZKPIPE_EINVAL);
+    zkpipe_allocator half = {NULL, NULL, NULL};
+    assert_int_equal(zkpipe_acct_create(&half, &acct), ZKPIPE_EINVAL);
+    assert_null(acct);
+    assert_int_equal(fail_alloc_walk(create_attempt, create_cleanup, &acct), 1);
+
+    acct = new_acct();
+    zkpipe_snapshot s = snap_of(acct);
+    assert_int_equal(s.kind_count, ZKPIPE_KIND_BUILTIN_COUNT);
+    assert_int_equal(s.stage_count, ZKPIPE_STAGE_BUILTIN_COUNT);
+    assert_int_equal(s.live_items, 0);
+    assert_int_equal(s.live_bytes, 0);
+    zkpipe_acct_destroy(acct);
+    zkpipe_acct_destroy(NULL);
+}
+
+static void default_registry_is_permanent(void **state)
+{
+    (void)state;
+    zkpipe_acct *d = zkpipe_acct_default();
+    assert_non_null(d);
+    assert_ptr_equal(d, zkpipe_acct_default());
+    zkpipe_acct_destroy(d); /* a no-op: it must still work afterwards */
+    zkpipe_ledger l;
+    assert_int_equal(zkpipe_ledger_open(&l, d, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_AUX, 100), ZKPIPE_OK);
+    zkpipe_snapshot s = snap_of(d);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_AUX].live_bytes, 100);
+    assert_string_equal(zkpipe_acct_stage_name(d, ZKPIPE_STAGE_SYNTH), "synth");
+    zkpipe_ledger_close(&l);
+    assert_int_equal(snap_of(d).live_bytes, 0);
+}
+
+static void builtin_names(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    static const char *const kinds[] = {"abc", "aux", "input", "density", "h", "device"};
+    static const char *const stages[] = {"synth", "pending", "queued", "proving", "finalize"};
+    for (uint32_t k = 0; k < ZKPIPE_KIND_BUILTIN_COUNT; k++)
+        assert_string_equal(zkpipe_acct_kind_name(acct, k), kinds[k]);
+    for (uint32_t s = 0; s < ZKPIPE_STAGE_BUILTIN_COUNT; s++)
+        assert_string_equal(zkpipe_acct_stage_name(acct, s), stages[s]);
+    assert_null(zkpipe_acct_kind_name(acct, ZKPIPE_KIND_BUILTIN_COUNT));
+    assert_null(zkpipe_acct_stage_name(acct, ZKPIPE_STAGE_BUILTIN_COUNT));
+    assert_null(zkpipe_acct_kind_name(acct, UINT32_MAX));
+    assert_null(zkpipe_acct_kind_name(NULL, 0));
+    assert_null(zkpipe_acct_stage_name(NULL, 0));
+    zkpipe_snapshot s = snap_of(acct);
+    assert_string_equal(s.kind_names[ZKPIPE_KIND_DEVICE], "device");
+    assert_string_equal(s.stage_names[ZKPIPE_STAGE_FINALIZE], "finalize");
+    assert_string_equal(s.kind_names[ZKPIPE_KIND_BUILTIN_COUNT], "");
+    zkpipe_acct_destroy(acct);
+}
+
+static void register_names(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    uint32_t id = 99;
+    assert_int_equal(zkpipe_acct_register_kind(acct, "h", &id), ZKPIPE_OK);
+    assert_int_equal(id, ZKPIPE_KIND_H);
+    assert_int_equal(zkpipe_acct_register_stage(acct, "queued", &id), ZKPIPE_OK);
+    assert_int_equal(id, ZKPIPE_STAGE_QUEUED);
+    assert_int_equal(zkpipe_acct_register_kind(acct, "msm_scratch", &id), ZKPIPE_OK);
+    assert_int_equal(id, ZKPIPE_KIND_BUILTIN_COUNT);
+    assert_string_equal(zkpipe_acct_kind_name(acct, id), "msm_scratch");
+    assert_int_equal(zkpipe_acct_register_kind(acct, "msm_scratch", &id), ZKPIPE_OK);
+    assert_int_equal(id, ZKPIPE_KIND_BUILTIN_COUNT);
+    assert_int_equal(zkpipe_acct_register_stage(acct, "upload_2", &id), ZKPIPE_OK);
+    assert_int_equal(id, ZKPIPE_STAGE_BUILTIN_COUNT);
+    assert_string_equal(zkpipe_acct_stage_name(acct, id), "upload_2");
+
+    char longest[ZKPIPE_ACCT_NAME_MAX + 2];
+    memset(longest, 'z', sizeof longest);
+    longest[ZKPIPE_ACCT_NAME_MAX + 1] = '\0';
+    static const char *const bad[] = {"", "Abc", "a-b", "a b", "caf\xc3\xa9", "x\n"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        id = 77;
+        assert_int_equal(zkpipe_acct_register_kind(acct, bad[i], &id), ZKPIPE_EINVAL);
+        assert_int_equal(zkpipe_acct_register_stage(acct, bad[i], &id), ZKPIPE_EINVAL);
+        assert_int_equal(id, 77);
+    }
+    assert_int_equal(zkpipe_acct_register_kind(acct, longest, &id), ZKPIPE_EINVAL);
+    longest[ZKPIPE_ACCT_NAME_MAX] = '\0';
+    assert_int_equal(zkpipe_acct_register_kind(acct, longest, &id), ZKPIPE_OK);
+    assert_string_equal(zkpipe_acct_kind_name(acct, id), longest);
+
+    assert_int_equal(zkpipe_acct_register_kind(NULL, "x", &id), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_acct_register_kind(acct, NULL, &id), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_acct_register_kind(acct, "x", NULL), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_acct_register_stage(NULL, "x", &id), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_acct_register_stage(acct, NULL, &id), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_acct_register_stage(acct, "x", NULL), ZKPIPE_EINVAL);
+    zkpipe_acct_destroy(acct);
+}
+
+static void register_until_full(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    char name[16];
+    uint32_t id;
+    for (uint32_t k = ZKPIPE_KIND_BUILTIN_COUNT; k < ZKPIPE_KIND_MAX; k++) {
+        snprintf(name, sizeof name, "kind_%u", (unsigned)k);
+        assert_int_equal(zkpipe_acct_register_kind(acct, name, &id), ZKPIPE_OK);
+        assert_int_equal(id, k);
+    }
+    id = 42;
+    assert_int_equal(zkpipe_acct_register_kind(acct, "one_more", &id), ZKPIPE_ELIMIT);
+    assert_int_equal(id, 42);
+    assert_int_equal(zkpipe_acct_register_kind(acct, "kind_6", &id), ZKPIPE_OK);
+    assert_int_equal(id, 6);
+    assert_int_equal(zkpipe_acct_register_kind(acct, "abc", &id), ZKPIPE_OK);
+    assert_int_equal(id, ZKPIPE_KIND_ABC);
+    for (uint32_t s = ZKPIPE_STAGE_BUILTIN_COUNT; s < ZKPIPE_STAGE_MAX; s++) {
+        snprintf(name, sizeof name, "stage_%u", (unsigned)s);
+        assert_int_equal(zkpipe_acct_register_stage(acct, name, &id), ZKPIPE_OK);
+        assert_int_equal(id, s);
+    }
+    assert_int_equal(zkpipe_acct_register_stage(acct, "one_more", &id), ZKPIPE_ELIMIT);
+
+    zkpipe_snapshot s = snap_of(acct);
+    assert_int_equal(s.kind_count, ZKPIPE_KIND_MAX);
+    assert_int_equal(s.stage_count, ZKPIPE_STAGE_MAX);
+    assert_string_equal(s.kind_names[ZKPIPE_KIND_MAX - 1], "kind_15");
+    assert_string_equal(s.stage_names[ZKPIPE_STAGE_MAX - 1], "stage_11");
+
+    /* Registered ids work in ledgers like built-in ones. */
+    zkpipe_ledger l;
+    assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_MAX - 1), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_MAX - 1, 5), ZKPIPE_OK);
+    s = snap_of(acct);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_MAX - 1].kind[ZKPIPE_KIND_MAX - 1].live_bytes, 5);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_MAX - 1].live_items, 1);
+    zkpipe_ledger_close(&l);
+    zkpipe_acct_destroy(acct);
+}
+
+static void ledger_open_and_close(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    zkpipe_ledger l;
+    memset(&l, 0xff, sizeof l); /* open must not depend on the old contents */
+    assert_int_equal(zkpipe_ledger_open(NULL, acct, 0), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_ledger_open(&l, NULL, 0), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_BUILTIN_COUNT), ZKPIPE_EINVAL);
+    assert_int_equal(snap_of(acct).live_items, 0);
+
+    assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_PENDING), ZKPIPE_OK);
+    assert_true(zkpipe_ledger_is_open(&l));
+    assert_int_equal(zkpipe_ledger_stage(&l), ZKPIPE_STAGE_PENDING);
+    zkpipe_snapshot s = snap_of(acct);
+    assert_int_equal(s.live_items, 1);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PENDING].live_items, 1);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PENDING].entered, 1);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PENDING].left, 0);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PENDING].peak_items, 1);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].entered, 0);
+
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 3 * GIB), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 0), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_DENSITY, 10), ZKPIPE_OK);
+    zkpipe_ledger_close(&l);
+    assert_false(zkpipe_ledger_is_open(&l));
+    s = snap_of(acct);
+    assert_int_equal(s.live_items, 0);
+    assert_int_equal(s.live_bytes, 0);
+    assert_int_equal(s.peak_bytes, 3 * GIB + 10);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PENDING].live_items, 0);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PENDING].left, 1);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PENDING].kind[ZKPIPE_KIND_ABC].live_buffers, 0);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PENDING].kind[ZKPIPE_KIND_ABC].peak_buffers, 2);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PENDING].kind[ZKPIPE_KIND_DENSITY].live_bytes, 0);
+
+    /* Closing again, a zero-filled ledger, or NULL changes nothing. */
+    zkpipe_ledger_close(&l);
+    zkpipe_ledger zero;
+    memset(&zero, 0, sizeof zero);
+    zkpipe_ledger_close(&zero);
+    zkpipe_ledger_close(NULL);
+    zkpipe_snapshot after = snap_of(acct);
+    assert_memory_equal(&s, &after, sizeof s);
+    assert_false(zkpipe_ledger_is_open(&zero));
+    assert_false(zkpipe_ledger_is_open(NULL));
+    assert_int_equal(zkpipe_ledger_stage(NULL), UINT32_MAX);
+
+    /* A closed ledger refuses everything but close and can be opened again. */
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 1), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_ABC, 0), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_ledger_move(&l, ZKPIPE_STAGE_SYNTH), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    assert_int_equal(snap_of(acct).stage[ZKPIPE_STAGE_SYNTH].live_items, 1);
+    zkpipe_ledger_close(&l);
+    zkpipe_acct_destroy(acct);
+}
+
+static void charge_and_release(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    zkpipe_ledger l;
+    assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(NULL, ZKPIPE_KIND_ABC, 1), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_BUILTIN_COUNT, 1), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_ledger_release(NULL, ZKPIPE_KIND_ABC, 1), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_BUILTIN_COUNT, 0), ZKPIPE_EINVAL);
+
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 4 * GIB), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 4 * GIB), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_AUX, 1 * GIB), ZKPIPE_OK);
+    zkpipe_snapshot s = snap_of(acct);
+    const zkpipe_snapshot_stage *st = &s.stage[ZKPIPE_STAGE_SYNTH];
+    assert_int_equal(st->kind[ZKPIPE_KIND_ABC].live_buffers, 2);
+    assert_int_equal(st->kind[ZKPIPE_KIND_ABC].live_bytes, 8 * GIB);
+    assert_int_equal(st->kind[ZKPIPE_KIND_AUX].live_buffers, 1);
+    assert_int_equal(st->live_buffers, 3);
+    assert_int_equal(st->live_bytes, 9 * GIB);
+    assert_int_equal(s.live_bytes, 9 * GIB);
+    assert_int_equal(s.peak_bytes, 9 * GIB);
+
+    /* Underflow: more bytes than charged, or no live buffer; nothing may change. */
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_ABC, 8 * GIB + 1), ZKPIPE_EUNDERFLOW);
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_H, 0), ZKPIPE_EUNDERFLOW);
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_AUX, 1 * GIB + 1), ZKPIPE_EUNDERFLOW);
+    zkpipe_snapshot after = snap_of(acct);
+    assert_memory_equal(&s, &after, sizeof s);
+    assert_int_equal(l.buffers[ZKPIPE_KIND_ABC], 2);
+    assert_int_equal(l.bytes[ZKPIPE_KIND_ABC], 8 * GIB);
+
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_ABC, 4 * GIB), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_AUX, 1 * GIB), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_AUX, 0), ZKPIPE_EUNDERFLOW);
+    assert_int_equal(l.kinds_used, 1u << ZKPIPE_KIND_ABC);
+    s = snap_of(acct);
+    assert_int_equal(s.live_bytes, 4 * GIB);
+    assert_int_equal(s.peak_bytes, 9 * GIB);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_ABC].live_buffers, 1);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_ABC].peak_buffers, 2);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_AUX].live_bytes, 0);
+
+    /* Releasing fewer bytes than the buffer held leaves the rest charged to the kind. */
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_ABC, 3 * GIB), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_ABC, 0), ZKPIPE_EUNDERFLOW);
+    assert_int_equal(snap_of(acct).live_bytes, 1 * GIB);
+    zkpipe_ledger_close(&l);
+    assert_int_equal(snap_of(acct).live_bytes, 0);
+    zkpipe_acct_destroy(acct);
+}
+
+static void charge_overflow(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    zkpipe_ledger l;
+    assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, UINT64_MAX - 10), ZKPIPE_OK);
+    zkpipe_snapshot s = snap_of(acct);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_AUX, 11), ZKPIPE_EOVERFLOW);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, UINT64_MAX), ZKPIPE_EOVERFLOW);
+    zkpipe_snapshot after = snap_of(acct);
+    assert_memory_equal(&s, &after, sizeof s);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_AUX, 10), ZKPIPE_OK);
+    assert_int_equal(snap_of(acct).live_bytes, UINT64_MAX);
+    zkpipe_ledger_close(&l);
+    assert_int_equal(snap_of(acct).live_bytes, 0);
+    zkpipe_acct_destroy(acct);
+}
+
+static void move_carries_every_kind(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    zkpipe_ledger l;
+    assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 300), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 200), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_INPUT, 7), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_DEVICE, 0), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_move(NULL, ZKPIPE_STAGE_QUEUED), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_ledger_move(&l, ZKPIPE_STAGE_BUILTIN_COUNT), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_ledger_stage(&l), ZKPIPE_STAGE_SYNTH);
+
+    assert_int_equal(zkpipe_ledger_move(&l, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_stage(&l), ZKPIPE_STAGE_QUEUED);
+    zkpipe_snapshot s = snap_of(acct);
+    const zkpipe_snapshot_stage *from = &s.stage[ZKPIPE_STAGE_SYNTH];
+    const zkpipe_snapshot_stage *to = &s.stage[ZKPIPE_STAGE_QUEUED];
+    assert_int_equal(from->live_items, 0);
+    assert_int_equal(from->left, 1);
+    assert_int_equal(from->live_buffers, 0);
+    assert_int_equal(from->live_bytes, 0);
+    assert_int_equal(from->kind[ZKPIPE_KIND_ABC].peak_bytes, 500);
+    assert_int_equal(to->live_items, 1);
+    assert_int_equal(to->entered, 1);
+    assert_int_equal(to->kind[ZKPIPE_KIND_ABC].live_buffers, 2);
+    assert_int_equal(to->kind[ZKPIPE_KIND_ABC].live_bytes, 500);
+    assert_int_equal(to->kind[ZKPIPE_KIND_INPUT].live_bytes, 7);
+    assert_int_equal(to->kind[ZKPIPE_KIND_DEVICE].live_buffers, 1);
+    assert_int_equal(to->kind[ZKPIPE_KIND_DEVICE].peak_buffers, 1);
+    assert_int_equal(to->live_bytes, 507);
+    assert_int_equal(s.live_bytes, 507);
+    assert_int_equal(s.live_items, 1);
+
+    /* A move to the current stage counts as leaving and entering it, nothing else. */
+    assert_int_equal(zkpipe_ledger_move(&l, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+    zkpipe_snapshot again = snap_of(acct);
+    assert_int_equal(again.stage[ZKPIPE_STAGE_QUEUED].entered, 2);
+    assert_int_equal(again.stage[ZKPIPE_STAGE_QUEUED].left, 1);
+    assert_int_equal(again.stage[ZKPIPE_STAGE_QUEUED].live_items, 1);
+    assert_int_equal(again.stage[ZKPIPE_STAGE_QUEUED].peak_items, 1);
+    assert_int_equal(again.stage[ZKPIPE_STAGE_QUEUED].live_bytes, 507);
+    assert_int_equal(again.stage[ZKPIPE_STAGE_QUEUED].kind[ZKPIPE_KIND_ABC].peak_buffers, 2);
+
+    zkpipe_ledger_close(&l);
+    s = snap_of(acct);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_QUEUED].live_bytes, 0);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_QUEUED].live_buffers, 0);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_QUEUED].left, 2);
+    zkpipe_acct_destroy(acct);
+}
+
+static void peaks_hold_until_reset(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    assert_int_equal(zkpipe_acct_reset_peaks(NULL), ZKPIPE_EINVAL);
+    zkpipe_ledger a, b;
+    assert_int_equal(zkpipe_ledger_open(&a, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_open(&b, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&a, ZKPIPE_KIND_ABC, 10), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&b, ZKPIPE_KIND_ABC, 20), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_move(&a, ZKPIPE_STAGE_PROVING), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_release(&a, ZKPIPE_KIND_ABC, 10), ZKPIPE_OK);
+    zkpipe_snapshot s = snap_of(acct);
+    assert_int_equal(s.peak_bytes, 30);
+    assert_int_equal(s.live_bytes, 20);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].peak_items, 2);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].live_items, 1);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_ABC].peak_bytes, 30);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_ABC].peak_bytes, 10);
+
+    assert_int_equal(zkpipe_acct_reset_peaks(acct), ZKPIPE_OK);
+    s = snap_of(acct);
+    assert_int_equal(s.peak_bytes, 20);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].peak_items, 1);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_ABC].peak_bytes, 20);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_ABC].peak_buffers, 1);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_ABC].peak_bytes, 0);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_PROVING].peak_items, 1);
+    /* Totals survive a reset. */
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].entered, 2);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].left, 1);
+
+    assert_int_equal(zkpipe_ledger_charge(&b, ZKPIPE_KIND_H, 5), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_release(&b, ZKPIPE_KIND_H, 5), ZKPIPE_OK);
+    assert_int_equal(snap_of(acct).peak_bytes, 25);
+    zkpipe_ledger_close(&a);
+    zkpipe_ledger_close(&b);
+    zkpipe_acct_destroy(acct);
+}
+
+static void snapshot_rejects_null(void **state)
+{
+    (void)state;
+    zkpipe_snapshot s;
+    assert_int_equal(zkpipe_acct_snapshot(NULL, &s), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_acct_snapshot(zkpipe_acct_default(), NULL), ZKPIPE_EINVAL);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(create_and_destroy),      cmocka_unit_test(default_registry_is_permanent),
+        cmocka_unit_test(builtin_names),           cmocka_unit_test(register_names),
+        cmocka_unit_test(register_until_full),     cmocka_unit_test(ledger_open_and_close),
+        cmocka_unit_test(charge_and_release),      cmocka_unit_test(charge_overflow),
+        cmocka_unit_test(move_carries_every_kind), cmocka_unit_test(peaks_hold_until_reset),
+        cmocka_unit_test(snapshot_rejects_null),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
