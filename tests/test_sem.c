@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "fail_alloc.h"
+#include "sanitize.h"
 #include "zkpipe/sem.h"
 
 static void nap(void)
@@ -272,16 +273,7 @@ static void close_wakes_waiters_and_keeps_releases_working(void **state)
     zkpipe_sem_destroy(s);
 }
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define CONTENTION_ROUNDS 2000
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define CONTENTION_ROUNDS 2000
-#endif
-#endif
-#ifndef CONTENTION_ROUNDS
-#define CONTENTION_ROUNDS 20000
-#endif
+#define CONTENTION_ROUNDS (ZKPIPE_TEST_SANITIZED ? 2000 : 20000)
 
 typedef struct contender {
     zkpipe_sem *sem;

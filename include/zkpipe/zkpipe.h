@@ -8,6 +8,7 @@
 #include "zkpipe/alloc.h"
 #include "zkpipe/acct.h"
 #include "zkpipe/sem.h"
+#include "zkpipe/chan.h"
 
 ZKPIPE_EXTERN_C_BEGIN
 
