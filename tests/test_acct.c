@@ -1,10 +1,13 @@
 /* Accounting: registry, names, ledgers, snapshots and peaks. */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 
 #include <cmocka.h>
 
@@ -413,15 +416,233 @@ static void snapshot_rejects_null(void **state)
     assert_int_equal(zkpipe_acct_snapshot(zkpipe_acct_default(), NULL), ZKPIPE_EINVAL);
 }
 
+typedef zkpipe_status (*exporter)(char *, size_t, size_t *, const zkpipe_snapshot *);
+
+/* The exporter's whole text, sized by a first call with cap 0; the caller frees it. */
+static char *render(exporter fn, const zkpipe_snapshot *snap)
+{
+    size_t len = 0;
+    assert_int_equal(fn(NULL, 0, &len, snap), ZKPIPE_OK);
+    char *text = malloc(len + 1);
+    assert_non_null(text);
+    size_t again = 0;
+    assert_int_equal(fn(text, len + 1, &again, snap), ZKPIPE_OK);
+    assert_int_equal(again, len);
+    assert_int_equal(strlen(text), len);
+    return text;
+}
+
+/* The state of the example in the header: 4 GiB of a/b/c per item, one item's extra 4 GiB
+ * released again so that the peak stays above the live total. */
+static void example_state(zkpipe_acct *acct, zkpipe_ledger l[7])
+{
+    static const uint32_t where[7] = {0, 0, 0, 1, 2, 2, 3};
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(zkpipe_ledger_open(&l[i], acct, where[i]), ZKPIPE_OK);
+        assert_int_equal(zkpipe_ledger_charge(&l[i], ZKPIPE_KIND_ABC, 4 * GIB), ZKPIPE_OK);
+    }
+    assert_int_equal(zkpipe_ledger_charge(&l[0], ZKPIPE_KIND_H, 4 * GIB), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_release(&l[0], ZKPIPE_KIND_H, 4 * GIB), ZKPIPE_OK);
+}
+
+static void close_all(zkpipe_ledger *l, int n)
+{
+    for (int i = 0; i < n; i++)
+        zkpipe_ledger_close(&l[i]);
+}
+
+static void exporters_reject_bad_arguments(void **state)
+{
+    (void)state;
+    static const exporter fns[] = {zkpipe_snapshot_summary, zkpipe_snapshot_json,
+                                   zkpipe_snapshot_prometheus};
+    zkpipe_snapshot s = snap_of(zkpipe_acct_default());
+    char buf[8];
+    size_t len = 0;
+    for (size_t i = 0; i < sizeof fns / sizeof fns[0]; i++) {
+        assert_int_equal(fns[i](buf, sizeof buf, &len, NULL), ZKPIPE_EINVAL);
+        assert_int_equal(fns[i](buf, sizeof buf, NULL, &s), ZKPIPE_EINVAL);
+        assert_int_equal(fns[i](NULL, 1, &len, &s), ZKPIPE_EINVAL);
+        zkpipe_snapshot bad = s;
+        bad.kind_count = ZKPIPE_KIND_MAX + 1;
+        assert_int_equal(fns[i](buf, sizeof buf, &len, &bad), ZKPIPE_EINVAL);
+        bad = s;
+        bad.stage_count = ZKPIPE_STAGE_MAX + 1;
+        assert_int_equal(fns[i](buf, sizeof buf, &len, &bad), ZKPIPE_EINVAL);
+        bad = s;
+        strcpy(bad.stage_names[1], "Pending");
+        assert_int_equal(fns[i](buf, sizeof buf, &len, &bad), ZKPIPE_EINVAL);
+        bad = s;
+        memset(bad.kind_names[2], 'x', sizeof bad.kind_names[2]); /* unterminated */
+        assert_int_equal(fns[i](buf, sizeof buf, &len, &bad), ZKPIPE_EINVAL);
+        bad = s;
+        bad.kind_names[0][0] = '\0';
+        assert_int_equal(fns[i](buf, sizeof buf, &len, &bad), ZKPIPE_EINVAL);
+    }
+}
+
+static void summary_line(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    zkpipe_ledger l[7];
+    example_state(acct, l);
+    zkpipe_snapshot s = snap_of(acct);
+    char *text = render(zkpipe_snapshot_summary, &s);
+    assert_string_equal(text, "synth=3 (12.0 GiB) pending=1 (4.0 GiB) queued=2 (8.0 GiB) "
+                              "proving=1 (4.0 GiB) finalize=0 (0 B) live=28.0 GiB peak=32.0 GiB");
+
+    /* Truncation: a prefix, NUL-terminated, and the full length still reported. */
+    char small[10];
+    size_t len = 0;
+    memset(small, '#', sizeof small);
+    assert_int_equal(zkpipe_snapshot_summary(small, sizeof small, &len, &s), ZKPIPE_OK);
+    assert_int_equal(len, strlen(text));
+    assert_string_equal(small, "synth=3 (");
+    len = 0;
+    assert_int_equal(zkpipe_snapshot_summary(small, 1, &len, &s), ZKPIPE_OK);
+    assert_string_equal(small, "");
+    assert_int_equal(len, strlen(text));
+    free(text);
+    close_all(l, 7);
+
+    /* Units below a KiB are exact; above, one decimal of the largest binary unit. */
+    assert_int_equal(zkpipe_ledger_open(&l[0], acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l[0], ZKPIPE_KIND_ABC, 1023), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_open(&l[1], acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l[1], ZKPIPE_KIND_ABC, 1536), ZKPIPE_OK);
+    uint32_t upload;
+    assert_int_equal(zkpipe_acct_register_stage(acct, "upload", &upload), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_open(&l[2], acct, upload), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l[2], ZKPIPE_KIND_DEVICE, 3ull << 40), ZKPIPE_OK);
+    assert_int_equal(zkpipe_acct_reset_peaks(acct), ZKPIPE_OK);
+    s = snap_of(acct);
+    text = render(zkpipe_snapshot_summary, &s);
+    assert_string_equal(text, "synth=1 (1023 B) pending=0 (0 B) queued=1 (1.5 KiB) proving=0 (0 B) "
+                              "finalize=0 (0 B) upload=1 (3.0 TiB) live=3.0 TiB peak=3.0 TiB");
+    free(text);
+    close_all(l, 3);
+    zkpipe_acct_destroy(acct);
+}
+
+/* Feeds `text` to a shell command's standard input; returns its exit status, or -1. */
+static int pipe_to(const char *command, const char *text)
+{
+    signal(SIGPIPE, SIG_IGN); /* a checker that stops reading must fail the check, not us */
+    FILE *p = popen(command, "w");
+    if (p == NULL)
+        return -1;
+    fputs(text, p);
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+static int have_command(const char *name)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "command -v %s >/dev/null 2>&1", name);
+    return system(cmd) == 0;
+}
+
+static void json_export(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    zkpipe_ledger l[7];
+    example_state(acct, l);
+    uint32_t scratch;
+    assert_int_equal(zkpipe_acct_register_kind(acct, "scratch", &scratch), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l[6], scratch, 5), ZKPIPE_OK);
+    zkpipe_snapshot s = snap_of(acct);
+    char *text = render(zkpipe_snapshot_json, &s);
+    assert_true(strncmp(text,
+                        "{\"live_items\":7,\"live_bytes\":30064771077,"
+                        "\"peak_bytes\":34359738368,\"stages\":{\"synth\":{",
+                        strlen("{\"live_items\":7,\"live_bytes\":30064771077,"
+                               "\"peak_bytes\":34359738368,\"stages\":{\"synth\":{")) == 0);
+    assert_non_null(strstr(text, "\"synth\":{\"live_items\":3,\"peak_items\":3,\"entered\":3,"
+                                 "\"left\":0,\"live_buffers\":3,\"live_bytes\":12884901888,"
+                                 "\"kinds\":{\"abc\":{\"live_buffers\":3,\"live_bytes\":"
+                                 "12884901888,\"peak_buffers\":3,\"peak_bytes\":12884901888},"));
+    assert_non_null(strstr(text, "\"scratch\":{\"live_buffers\":1,\"live_bytes\":5,"
+                                 "\"peak_buffers\":1,\"peak_bytes\":5}}},\"finalize\":{"));
+    const char *end = "\"scratch\":{\"live_buffers\":0,\"live_bytes\":0,\"peak_buffers\":0,"
+                      "\"peak_bytes\":0}}}}}\n";
+    assert_string_equal(text + strlen(text) - strlen(end), end);
+    assert_non_null(strstr(text, "\"finalize\":{\"live_items\":0,"));
+    if (have_command("python3")) {
+        assert_int_equal(pipe_to("python3 -m json.tool >/dev/null", text), 0);
+        /* The checker itself must reject broken JSON, or the check above proves nothing. */
+        text[strlen(text) - 2] = '\0';
+        assert_int_not_equal(pipe_to("python3 -m json.tool >/dev/null 2>&1", text), 0);
+    } else {
+        printf("json_export: python3 not on PATH, JSON parse check skipped\n");
+    }
+    free(text);
+    close_all(l, 7);
+    zkpipe_acct_destroy(acct);
+}
+
+static void prometheus_export(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    zkpipe_ledger l[7];
+    example_state(acct, l);
+    assert_int_equal(zkpipe_ledger_move(&l[6], ZKPIPE_STAGE_FINALIZE), ZKPIPE_OK);
+    zkpipe_snapshot s = snap_of(acct);
+    char *text = render(zkpipe_snapshot_prometheus, &s);
+    static const char *const expected[] = {
+        "# HELP zkpipe_inflight_bytes ",
+        "# TYPE zkpipe_inflight_bytes gauge\nzkpipe_inflight_bytes 30064771072\n",
+        "# TYPE zkpipe_inflight_peak_bytes gauge\nzkpipe_inflight_peak_bytes 34359738368\n",
+        "# TYPE zkpipe_inflight_items gauge\nzkpipe_inflight_items 7\n",
+        "# TYPE zkpipe_stage_items gauge\nzkpipe_stage_items{stage=\"synth\"} 3\n",
+        "# TYPE zkpipe_stage_entered_total counter\n",
+        "zkpipe_stage_entered_total{stage=\"proving\"} 1\n",
+        "zkpipe_stage_left_total{stage=\"proving\"} 1\n",
+        "zkpipe_stage_items{stage=\"finalize\"} 1\n",
+        "zkpipe_buffer_bytes{stage=\"queued\",kind=\"abc\"} 8589934592\n",
+        "zkpipe_peak_buffer_bytes{stage=\"synth\",kind=\"h\"} 4294967296\n",
+        "zkpipe_buffers{stage=\"finalize\",kind=\"device\"} 0\n",
+    };
+    for (size_t i = 0; i < sizeof expected / sizeof expected[0]; i++) {
+        if (strstr(text, expected[i]) == NULL)
+            fail_msg("missing from the exposition: %s", expected[i]);
+    }
+    if (have_command("promtool")) {
+        assert_int_equal(pipe_to("promtool check metrics", text), 0);
+        /* promtool must catch a broken family, or the check above proves nothing. */
+        assert_int_not_equal(
+            pipe_to("promtool check metrics 2>/dev/null", "# TYPE zkpipe_x counter\nzkpipe_x 1\n"),
+            0);
+    } else {
+        printf("prometheus_export: promtool not on PATH (Debian: apt-get install prometheus), "
+               "promtool check skipped\n");
+    }
+    free(text);
+    close_all(l, 7);
+    zkpipe_acct_destroy(acct);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(create_and_destroy),      cmocka_unit_test(default_registry_is_permanent),
-        cmocka_unit_test(builtin_names),           cmocka_unit_test(register_names),
-        cmocka_unit_test(register_until_full),     cmocka_unit_test(ledger_open_and_close),
-        cmocka_unit_test(charge_and_release),      cmocka_unit_test(charge_overflow),
-        cmocka_unit_test(move_carries_every_kind), cmocka_unit_test(peaks_hold_until_reset),
+        cmocka_unit_test(create_and_destroy),
+        cmocka_unit_test(default_registry_is_permanent),
+        cmocka_unit_test(builtin_names),
+        cmocka_unit_test(register_names),
+        cmocka_unit_test(register_until_full),
+        cmocka_unit_test(ledger_open_and_close),
+        cmocka_unit_test(charge_and_release),
+        cmocka_unit_test(charge_overflow),
+        cmocka_unit_test(move_carries_every_kind),
+        cmocka_unit_test(peaks_hold_until_reset),
         cmocka_unit_test(snapshot_rejects_null),
+        cmocka_unit_test(exporters_reject_bad_arguments),
+        cmocka_unit_test(summary_line),
+        cmocka_unit_test(json_export),
+        cmocka_unit_test(prometheus_export),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

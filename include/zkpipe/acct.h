@@ -13,6 +13,8 @@
 #ifndef ZKPIPE_ACCT_H
 #define ZKPIPE_ACCT_H
 
+#include <stdio.h>
+
 #include "zkpipe/alloc.h"
 #include "zkpipe/common.h"
 #include "zkpipe/status.h"
@@ -52,7 +54,9 @@ typedef struct zkpipe_acct zkpipe_acct;
  * allocation per item). Its fields are private: use the functions below. A ledger has one
  * owner at a time: calls on the same ledger must not race (hand it over through a channel or
  * another synchronising operation); calls on different ledgers of one registry may run
- * concurrently from any threads. */
+ * concurrently from any threads. Each ledger operation is a few atomic updates (tens of
+ * nanoseconds) that never wait for other ledger operations; they only wait while a snapshot
+ * or peak reset of the registry is copying counters. No ledger function allocates. */
 typedef struct zkpipe_ledger {
     zkpipe_acct *acct;                 /* registry; NULL when the ledger is closed */
     uint32_t stage;                    /* current stage */
@@ -65,7 +69,7 @@ typedef struct zkpipe_ledger {
  * @param allocator NULL for the C library; copied.
  * @param out receives the registry; the caller owns it and frees it with zkpipe_acct_destroy.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (out NULL or allocator incomplete), ZKPIPE_ENOMEM.
- * Thread safety: any thread. Allocates one block of a few tens of KiB. */
+ * Thread safety: any thread. Allocates one block of about 8 KiB. */
 ZKPIPE_API zkpipe_status zkpipe_acct_create(const zkpipe_allocator *allocator, zkpipe_acct **out);
 
 /*! zkpipe_acct_destroy() : frees a registry made by zkpipe_acct_create. NULL is a no-op; the
@@ -73,8 +77,10 @@ ZKPIPE_API zkpipe_status zkpipe_acct_create(const zkpipe_allocator *allocator, z
  * Thread safety: no other call on `acct` may run concurrently. */
 ZKPIPE_API void zkpipe_acct_destroy(zkpipe_acct *acct);
 
-/*! zkpipe_acct_default() : the process-wide default registry, created on first use, never
- * freed. @return never NULL. Thread safety: any thread. */
+/*! zkpipe_acct_default() : the process-wide default registry, the only global state in
+ * zkpipe: a static object that starts as an empty registry with the built-in kinds and stages
+ * (no initialisation step, nothing allocated, never freed).
+ * @return never NULL. Thread safety: any thread. */
 ZKPIPE_API zkpipe_acct *zkpipe_acct_default(void);
 
 /*! zkpipe_acct_register_kind() / zkpipe_acct_register_stage() : add a named kind or stage.
@@ -93,9 +99,10 @@ ZKPIPE_API const char *zkpipe_acct_kind_name(const zkpipe_acct *acct, uint32_t k
 ZKPIPE_API const char *zkpipe_acct_stage_name(const zkpipe_acct *acct, uint32_t stage);
 
 /*! zkpipe_ledger_open() : opens `ledger` in `stage` of `acct` with nothing charged. The item
- * counts as live in `stage` (and has entered it) from now on.
+ * counts as live in `stage` (and has entered it) from now on. The ledger's previous contents
+ * are ignored: it must not be open (opening an open ledger loses its counts for good).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL or unregistered stage).
- * Thread safety: see zkpipe_ledger. Does not allocate. */
+ * Thread safety: see zkpipe_ledger. */
 ZKPIPE_API zkpipe_status zkpipe_ledger_open(zkpipe_ledger *ledger, zkpipe_acct *acct,
                                             uint32_t stage);
 
@@ -174,6 +181,66 @@ ZKPIPE_API zkpipe_status zkpipe_acct_snapshot(zkpipe_acct *acct, zkpipe_snapshot
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (acct NULL).
  * Thread safety: as zkpipe_acct_snapshot. Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_acct_reset_peaks(zkpipe_acct *acct);
+
+/* Exporters. Each writes a text rendering of `snap` into `buf` the way snprintf does: at most
+ * `cap` bytes, NUL-terminated when cap > 0, and the full length (excluding the NUL) in
+ * *out_len, so calling with cap 0 (buf may then be NULL) sizes the buffer for a second call;
+ * the text was truncated when *out_len >= cap.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (snap or out_len NULL, buf NULL with cap > 0, or a
+ *         malformed snapshot: counts above the maxima or names not as zkpipe_acct_register_*
+ *         allows). Thread safety: any thread; reads only `snap`. They do not allocate. */
+
+/*! zkpipe_snapshot_summary() : one human line without a newline, e.g.
+ * "synth=3 (12.0 GiB) pending=1 (4.0 GiB) ... finalize=0 (0 B) live=28.0 GiB peak=32.0 GiB":
+ * items and live bytes per stage, then overall live and peak bytes (binary units). */
+ZKPIPE_API zkpipe_status zkpipe_snapshot_summary(char *buf, size_t cap, size_t *out_len,
+                                                 const zkpipe_snapshot *snap);
+
+/*! zkpipe_snapshot_json() : one JSON object and a newline:
+ * {"live_items":N,"live_bytes":N,"peak_bytes":N,"stages":{"<stage>":{"live_items":N,
+ * "peak_items":N,"entered":N,"left":N,"live_buffers":N,"live_bytes":N,"kinds":{"<kind>":
+ * {"live_buffers":N,"live_bytes":N,"peak_buffers":N,"peak_bytes":N},...}},...}}
+ * with every registered stage and kind, in id order. */
+ZKPIPE_API zkpipe_status zkpipe_snapshot_json(char *buf, size_t cap, size_t *out_len,
+                                              const zkpipe_snapshot *snap);
+
+/*! zkpipe_snapshot_prometheus() : Prometheus text exposition (format 0.0.4) with HELP and
+ * TYPE lines. Families: zkpipe_inflight_items, zkpipe_inflight_bytes,
+ * zkpipe_inflight_peak_bytes (no labels); zkpipe_stage_items, zkpipe_stage_peak_items,
+ * zkpipe_stage_entered_total, zkpipe_stage_left_total, zkpipe_stage_buffers,
+ * zkpipe_stage_bytes (label stage); zkpipe_buffers, zkpipe_buffer_bytes, zkpipe_peak_buffers,
+ * zkpipe_peak_buffer_bytes (labels stage and kind). */
+ZKPIPE_API zkpipe_status zkpipe_snapshot_prometheus(char *buf, size_t cap, size_t *out_len,
+                                                    const zkpipe_snapshot *snap);
+
+/* A reporter thread that writes a registry's summary line at a fixed interval. Opaque. */
+typedef struct zkpipe_reporter zkpipe_reporter;
+
+/* A reporter sink: receives each summary line (NUL-terminated, no newline), on the
+ * reporter's thread. `line` is valid only during the call. */
+typedef void (*zkpipe_reporter_fn)(const char *line, void *ctx);
+
+/*! zkpipe_reporter_start() : starts one thread that, every `interval_ms` milliseconds (first
+ * line one interval after the start), snapshots `acct` and writes its zkpipe_snapshot_summary
+ * line either to `file` (plus a newline, then fflush) or to `fn(line, ctx)`: exactly one of
+ * `file` and `fn` must be non-NULL. Intervals are measured on CLOCK_MONOTONIC; when the sink
+ * is slower than the interval, ticks are skipped rather than bunched.
+ * @param allocator NULL for the C library; copied.
+ * @param out receives the reporter; stop it with zkpipe_reporter_stop. `acct`, `file` and
+ *        `ctx` must stay valid until then.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (out or acct NULL, interval_ms 0, not exactly one sink,
+ *         allocator incomplete), ZKPIPE_ENOMEM (allocation or synchronisation object),
+ *         ZKPIPE_EUNSUPPORTED (no CLOCK_MONOTONIC condition variables), ZKPIPE_ETHREAD.
+ * Thread safety: any thread. Allocates one block of about 9 KiB and starts one thread. */
+ZKPIPE_API zkpipe_status zkpipe_reporter_start(zkpipe_acct *acct, uint32_t interval_ms, FILE *file,
+                                               zkpipe_reporter_fn fn, void *ctx,
+                                               const zkpipe_allocator *allocator,
+                                               zkpipe_reporter **out);
+
+/*! zkpipe_reporter_stop() : wakes and joins the reporter's thread at once (waiting at most
+ * for a line being written) and frees the reporter. Nothing is written after it returns.
+ * NULL is a no-op. Thread safety: once per reporter, not from its own sink callback. */
+ZKPIPE_API void zkpipe_reporter_stop(zkpipe_reporter *reporter);
 
 ZKPIPE_EXTERN_C_END
 

@@ -53,6 +53,10 @@ struct zkpipe_acct {
     zkpipe_allocator allocator;
 };
 
+/* 1 when `name` is 1..ZKPIPE_ACCT_NAME_MAX characters of [a-z0-9_]; reads at most
+ * ZKPIPE_ACCT_NAME_MAX + 1 bytes. */
+int zkpipe__acct_name_valid(const char *name);
+
 static inline uint32_t zkpipe__kind_count(const zkpipe_acct *acct)
 {
     return ZKPIPE_KIND_BUILTIN_COUNT +

@@ -43,17 +43,15 @@ zkpipe_acct *zkpipe_acct_default(void)
     return &default_registry;
 }
 
-static int valid_name(const char *name)
+int zkpipe__acct_name_valid(const char *name)
 {
     size_t n = 0;
-    for (; name[n] != '\0'; n++) {
+    for (; n <= ZKPIPE_ACCT_NAME_MAX && name[n] != '\0'; n++) {
         char c = name[n];
-        if (n == ZKPIPE_ACCT_NAME_MAX)
-            return 0;
         if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_'))
             return 0;
     }
-    return n > 0;
+    return n > 0 && n <= ZKPIPE_ACCT_NAME_MAX;
 }
 
 static void names_lock(zkpipe_acct *acct)
@@ -86,7 +84,7 @@ typedef struct name_table {
 static zkpipe_status register_name(zkpipe_acct *acct, const name_table *t, const char *name,
                                    uint32_t *out)
 {
-    if (name == NULL || out == NULL || !valid_name(name))
+    if (name == NULL || out == NULL || !zkpipe__acct_name_valid(name))
         return ZKPIPE_EINVAL;
     for (uint32_t i = 0; i < t->builtin_count; i++) {
         if (strcmp(t->builtin[i], name) == 0) {

@@ -1,4 +1,9 @@
 list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/registry.c
     ${CMAKE_CURRENT_LIST_DIR}/ledger.c
-    ${CMAKE_CURRENT_LIST_DIR}/snapshot.c)
+    ${CMAKE_CURRENT_LIST_DIR}/snapshot.c
+    ${CMAKE_CURRENT_LIST_DIR}/export_common.c
+    ${CMAKE_CURRENT_LIST_DIR}/summary.c
+    ${CMAKE_CURRENT_LIST_DIR}/json.c
+    ${CMAKE_CURRENT_LIST_DIR}/prometheus.c
+    ${CMAKE_CURRENT_LIST_DIR}/reporter.c)
