@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "fail_alloc.h"
+#include "fail_pthread.h"
 #include "zkpipe/chan.h"
 
 typedef struct item {
@@ -182,6 +183,15 @@ static void create_survives_every_allocation_failure(void **state)
     (void)state;
     zkpipe_chan *ch = NULL;
     assert_int_equal(fail_alloc_walk(create_attempt, create_cleanup, &ch), 1);
+    assert_null(ch);
+}
+
+static void create_survives_every_pthread_failure(void **state)
+{
+    (void)state;
+    zkpipe_chan *ch = NULL;
+    /* The mutex, then two condition variables of three calls each. */
+    assert_int_equal(fail_pthread_walk(create_attempt, create_cleanup, &ch, ZKPIPE_OK), 7);
     assert_null(ch);
 }
 
@@ -504,6 +514,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(config_defaults_and_bad_arguments),
         cmocka_unit_test(create_survives_every_allocation_failure),
+        cmocka_unit_test(create_survives_every_pthread_failure),
         cmocka_unit_test(items_come_out_in_order_and_full_or_empty_wait),
         cmocka_unit_test(delivery_moves_the_ledger_then_releases_the_permit),
         cmocka_unit_test(send_refuses_bad_ledgers_and_released_permits),

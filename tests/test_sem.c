@@ -10,6 +10,7 @@
 #include <cmocka.h>
 
 #include "fail_alloc.h"
+#include "fail_pthread.h"
 #include "sanitize.h"
 #include "zkpipe/sem.h"
 
@@ -87,6 +88,37 @@ static void create_survives_every_allocation_failure(void **state)
     zkpipe_sem *s = NULL;
     assert_int_equal(fail_alloc_walk(create_attempt, create_cleanup, &s), 1);
     assert_null(s);
+}
+
+static void create_survives_every_pthread_failure(void **state)
+{
+    (void)state;
+    zkpipe_sem *s = NULL;
+    assert_int_equal(fail_pthread_walk(create_attempt, create_cleanup, &s, ZKPIPE_OK), 1);
+    assert_null(s);
+}
+
+/* A wait needs a condition variable of its own; when it cannot have one, nothing changes. */
+static int wait_attempt(void *arg, const zkpipe_allocator *a)
+{
+    (void)a;
+    zkpipe_permit p;
+    return zkpipe_sem_acquire_timed(arg, &p, 1, 1000000);
+}
+
+static void a_wait_that_cannot_start_changes_nothing(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    zkpipe_permit held;
+    assert_int_equal(zkpipe_sem_create(&s, 1, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_acquire(s, &held, 1), ZKPIPE_OK);
+    assert_int_equal(fail_pthread_walk(wait_attempt, NULL, s, ZKPIPE_ETIMEDOUT), 3);
+    assert_int_equal(zkpipe_sem_waiters(s), 0);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+    assert_int_equal(zkpipe_permit_release(&held), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 1);
+    zkpipe_sem_destroy(s);
 }
 
 static void acquire_and_release_count_units(void **state)
@@ -333,6 +365,8 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(create_rejects_bad_arguments),
         cmocka_unit_test(create_survives_every_allocation_failure),
+        cmocka_unit_test(create_survives_every_pthread_failure),
+        cmocka_unit_test(a_wait_that_cannot_start_changes_nothing),
         cmocka_unit_test(acquire_and_release_count_units),
         cmocka_unit_test(acquire_rejects_bad_requests),
         cmocka_unit_test(zero_units_give_an_empty_permit),

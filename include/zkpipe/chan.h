@@ -68,8 +68,9 @@ ZKPIPE_API void zkpipe_chan_config_init(zkpipe_chan_config *config, size_t capac
  * @param config copied; not needed after the call.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, capacity 0, recv_stage >= ZKPIPE_STAGE_MAX,
  *         incomplete allocator), ZKPIPE_EOVERFLOW (capacity too large to size), ZKPIPE_ENOMEM
- *         (nothing leaked, *out unchanged).
- * Thread safety: any thread. Allocates one block of about 200 + 8 * capacity bytes. */
+ *         (memory, mutex or condition variable), ZKPIPE_EUNSUPPORTED (no condition variables
+ *         on CLOCK_MONOTONIC). On error nothing is leaked and *out is unchanged.
+ * Thread safety: any thread. Allocates one block of about 320 + 8 * capacity bytes. */
 ZKPIPE_API zkpipe_status zkpipe_chan_create(zkpipe_chan **out, const zkpipe_chan_config *config);
 
 /*! zkpipe_chan_destroy() : drops the items still inside as zkpipe_chan_clear does, then frees

@@ -40,8 +40,8 @@ typedef struct zkpipe_permit {
  * @param capacity total units, >= 1.
  * @param allocator NULL for the C library; copied.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (out NULL, capacity 0, allocator incomplete),
- *         ZKPIPE_ENOMEM (then *out is left unchanged and nothing is leaked).
- * Thread safety: any thread. Allocates one block of about 200 bytes. */
+ *         ZKPIPE_ENOMEM (memory or the mutex; then *out is left unchanged, nothing leaked).
+ * Thread safety: any thread. Allocates one block of about 150 bytes. */
 ZKPIPE_API zkpipe_status zkpipe_sem_create(zkpipe_sem **out, uint64_t capacity,
                                            const zkpipe_allocator *allocator);
 
@@ -56,8 +56,9 @@ ZKPIPE_API void zkpipe_sem_destroy(zkpipe_sem *sem);
  * @param units 0 yields an empty permit at once (nothing to wait for); > capacity fails.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (sem or permit NULL), ZKPIPE_ETOOBIG (units > capacity:
  *         returned at once, it could never be served), ZKPIPE_ECLOSED (closed before or while
- *         waiting).
- * Thread safety: any thread. Does not allocate. */
+ *         waiting), ZKPIPE_ENOMEM or ZKPIPE_EUNSUPPORTED (a wait needs a condition variable on
+ *         CLOCK_MONOTONIC and could not have one; nothing was taken).
+ * Thread safety: any thread. Does not allocate: a waiter lives on the caller's stack. */
 ZKPIPE_API zkpipe_status zkpipe_sem_acquire(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t units);
 
 /*! zkpipe_sem_try_acquire() : zkpipe_sem_acquire without blocking.

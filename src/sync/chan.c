@@ -55,11 +55,14 @@ zkpipe_status zkpipe_chan_create(zkpipe_chan **out, const zkpipe_chan_config *co
     ch->allocator = *a;
     ch->config = *config;
     ch->config.allocator = NULL;
+    zkpipe_status st = ZKPIPE_ENOMEM;
     if (pthread_mutex_init(&ch->lock, NULL) != 0)
         goto fail_mutex;
-    if (zkpipe__cond_init_monotonic(&ch->not_full) != 0)
+    st = zkpipe__cond_init_monotonic(&ch->not_full);
+    if (st != ZKPIPE_OK)
         goto fail_not_full;
-    if (zkpipe__cond_init_monotonic(&ch->not_empty) != 0)
+    st = zkpipe__cond_init_monotonic(&ch->not_empty);
+    if (st != ZKPIPE_OK)
         goto fail_not_empty;
     *out = ch;
     return ZKPIPE_OK;
@@ -70,7 +73,7 @@ fail_not_full:
     pthread_mutex_destroy(&ch->lock);
 fail_mutex:
     zkpipe__free(a, ch);
-    return ZKPIPE_ENOMEM;
+    return st;
 }
 
 void zkpipe_chan_destroy(zkpipe_chan *ch)

@@ -150,9 +150,8 @@ static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t unit
         waiter w;
         memset(&w, 0, sizeof w);
         w.units = units;
-        if (zkpipe__cond_init_monotonic(&w.cond) != 0) {
-            st = ZKPIPE_ENOMEM;
-        } else {
+        st = zkpipe__cond_init_monotonic(&w.cond);
+        if (st == ZKPIPE_OK) {
             w.prev = s->tail;
             if (s->tail != NULL)
                 s->tail->next = &w;

@@ -1,16 +1,17 @@
 #include "sync/wait_internal.h"
 
-int zkpipe__cond_init_monotonic(pthread_cond_t *cond)
+zkpipe_status zkpipe__cond_init_monotonic(pthread_cond_t *cond)
 {
     pthread_condattr_t attr;
-    int rc = pthread_condattr_init(&attr);
-    if (rc != 0)
-        return rc;
-    rc = pthread_condattr_setclock(&attr, CLOCK_MONOTONIC);
-    if (rc == 0)
-        rc = pthread_cond_init(cond, &attr);
+    if (pthread_condattr_init(&attr) != 0)
+        return ZKPIPE_ENOMEM;
+    zkpipe_status st = ZKPIPE_OK;
+    if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0)
+        st = ZKPIPE_EUNSUPPORTED;
+    else if (pthread_cond_init(cond, &attr) != 0)
+        st = ZKPIPE_ENOMEM;
     pthread_condattr_destroy(&attr);
-    return rc;
+    return st;
 }
 
 struct timespec zkpipe__deadline_after(uint64_t timeout_ns)

@@ -7,8 +7,11 @@
 #include <stdint.h>
 #include <time.h>
 
-/* pthread_cond_init with CLOCK_MONOTONIC; returns 0 or the pthread error. */
-int zkpipe__cond_init_monotonic(pthread_cond_t *cond);
+#include "zkpipe/status.h"
+
+/* pthread_cond_init with CLOCK_MONOTONIC. Returns ZKPIPE_OK, ZKPIPE_ENOMEM (attribute or
+ * condition variable), or ZKPIPE_EUNSUPPORTED (the clock cannot be selected). */
+zkpipe_status zkpipe__cond_init_monotonic(pthread_cond_t *cond);
 
 /* The CLOCK_MONOTONIC time `timeout_ns` from now, saturating instead of wrapping. */
 struct timespec zkpipe__deadline_after(uint64_t timeout_ns);
