@@ -38,6 +38,7 @@ enum fate { FATE_NONE, FATE_RECEIVED, FATE_REFUSED, FATE_DROPPED };
 
 typedef struct item {
     zkpipe_ledger ledger;
+    zkpipe_permit permit; /* used by odd items: a permit handed over inside its item */
     uint32_t seq;
 } item;
 
@@ -107,11 +108,15 @@ static void *producer(void *arg)
         uint32_t seq = atomic_fetch_add(&r->next_seq, 1);
         if (seq >= r->items)
             return NULL;
-        zkpipe_permit permit;
-        zkpipe_status st = zkpipe_sem_acquire(r->permits, &permit, 1);
         item *it = malloc(sizeof *it);
-        if (st != ZKPIPE_OK || it == NULL) {
-            report(r, "acquire or malloc failed");
+        if (it == NULL) {
+            report(r, "malloc failed");
+            return NULL;
+        }
+        /* Odd items carry their permit inside: a receiver may free it while send returns. */
+        zkpipe_permit local, *permit = seq % 2 ? &it->permit : &local;
+        if (zkpipe_sem_acquire(r->permits, permit, 1) != ZKPIPE_OK) {
+            report(r, "acquire failed");
             free(it);
             return NULL;
         }
@@ -120,10 +125,10 @@ static void *producer(void *arg)
             zkpipe_ledger_charge(&it->ledger, ZKPIPE_KIND_ABC, ITEM_BYTES) != ZKPIPE_OK ||
             zkpipe_ledger_move(&it->ledger, ZKPIPE_STAGE_PENDING) != ZKPIPE_OK)
             report(r, "ledger open, charge or move failed");
-        st = zkpipe_chan_send(r->ch, it, &permit);
+        zkpipe_status st = zkpipe_chan_send(r->ch, it, permit);
         if (st == ZKPIPE_ECLOSED) {
-            hand_back(r, it, &permit);
-        } else if (st != ZKPIPE_OK || zkpipe_permit_is_held(&permit)) {
+            hand_back(r, it, permit);
+        } else if (st != ZKPIPE_OK || (permit == &local && zkpipe_permit_is_held(&local))) {
             report(r, "send failed or kept the permit");
             return NULL;
         }

@@ -82,7 +82,8 @@ ZKPIPE_API void zkpipe_chan_destroy(zkpipe_chan *ch);
  * On delivery, in this order: the item's ledger moves to ZKPIPE_STAGE_QUEUED, on_send runs,
  * `permit` is released and emptied (zeroed). From then on the channel owns the item.
  * @param item non-NULL.
- * @param permit the caller's held permit, or NULL, or an empty permit.
+ * @param permit the caller's held permit, or NULL, or an empty permit. It may be stored inside
+ *        the item: it is emptied before any receiver can see the item.
  * @return ZKPIPE_OK;
  *         ZKPIPE_ECLOSED (closed before or while waiting): nothing happened, the caller keeps
  *         the item and its still-held permit;

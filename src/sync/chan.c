@@ -149,6 +149,7 @@ static zkpipe_status send_item(zkpipe_chan *ch, void *item, zkpipe_permit *permi
 
     pthread_mutex_lock(&ch->lock);
     bool wake = false;
+    zkpipe_permit held = {0};
     zkpipe_status st =
         wait_until(ch, can_send, &ch->not_full, &ch->counters.waiting_senders, mode, &deadline);
     if (st == ZKPIPE_OK && ch->closed)
@@ -165,18 +166,19 @@ static zkpipe_status send_item(zkpipe_chan *ch, void *item, zkpipe_permit *permi
         if (ch->config.on_send != NULL)
             ch->config.on_send(item, ch->config.ctx);
         wake = ch->counters.waiting_receivers > 0;
+        /* Taken over while no receiver can see the item yet: the permit may live inside it. */
+        if (permit != NULL) {
+            held = *permit;
+            memset(permit, 0, sizeof *permit);
+        }
     }
     pthread_mutex_unlock(&ch->lock);
     /* Signalled after unlocking so the woken receiver does not block on the mutex at once. */
     if (wake)
         pthread_cond_signal(&ch->not_empty);
-
-    if (st == ZKPIPE_OK && permit != NULL) {
-        /* The item is delivered whatever the semaphore says; a stale permit copy is refused
-         * by it without harm to its count. */
-        (void)zkpipe_permit_release(permit);
-        memset(permit, 0, sizeof *permit);
-    }
+    /* The item is delivered whatever the semaphore says; it refuses a stale permit copy
+     * without harm to its count. */
+    (void)zkpipe_permit_release(&held);
     return st;
 }
 
