@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <time.h>
 
 #include <cmocka.h>
@@ -170,7 +171,7 @@ static void zero_units_give_an_empty_permit(void **state)
     (void)state;
     zkpipe_sem *s;
     assert_int_equal(zkpipe_sem_create(&s, 1, NULL), ZKPIPE_OK);
-    zkpipe_permit all, p = {s, 7, 7};
+    zkpipe_permit all, p = {s, 7, 7, 7};
     assert_int_equal(zkpipe_sem_acquire(s, &all, 1), ZKPIPE_OK);
     /* Even with nothing available, zero units never wait. */
     assert_int_equal(zkpipe_sem_acquire(s, &p, 0), ZKPIPE_OK);
@@ -197,8 +198,8 @@ static void double_release_is_refused_and_count_intact(void **state)
     assert_int_equal(zkpipe_permit_release(&p), ZKPIPE_OK);
     assert_int_equal(zkpipe_permit_release(&p), ZKPIPE_ESTATE);
     assert_int_equal(zkpipe_sem_available(s), 10);
-    /* A copy taken while the permit was held still looks held, but the semaphore has
-     * nothing outstanding to take back. */
+    /* A copy taken while the permit was held still looks held, but the semaphore no longer
+     * has that acquisition outstanding. */
     assert_true(zkpipe_permit_is_held(&stale));
     assert_int_equal(zkpipe_permit_release(&stale), ZKPIPE_ESTATE);
     assert_int_equal(zkpipe_sem_available(s), 10);
@@ -215,6 +216,58 @@ static void double_release_is_refused_and_count_intact(void **state)
     assert_int_equal(zkpipe_sem_available(s), 9);
     assert_int_equal(zkpipe_permit_release(&small), ZKPIPE_OK);
     assert_int_equal(zkpipe_sem_available(s), 10);
+    zkpipe_sem_destroy(s);
+}
+
+static void stale_copy_is_refused_while_a_twin_is_outstanding(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 10, NULL), ZKPIPE_OK);
+    zkpipe_permit a, b;
+    assert_int_equal(zkpipe_sem_acquire(s, &a, 4), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_acquire(s, &b, 4), ZKPIPE_OK);
+    zkpipe_permit stale = a;
+    assert_int_equal(zkpipe_permit_release(&a), ZKPIPE_OK);
+    /* b's 4 units could cover it, but they are b's. */
+    assert_int_equal(zkpipe_permit_release(&stale), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_sem_available(s), 6);
+    /* A new acquisition reusing a's slot does not revive the stale copy either. */
+    zkpipe_permit c;
+    assert_int_equal(zkpipe_sem_acquire(s, &c, 4), ZKPIPE_OK);
+    assert_int_equal(c.slot, stale.slot);
+    assert_int_equal(zkpipe_permit_release(&stale), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_sem_available(s), 2);
+    assert_int_equal(zkpipe_permit_release(&b), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&c), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+    zkpipe_sem_destroy(s);
+}
+
+static void permits_past_the_tracked_ones_are_counted(void **state)
+{
+    (void)state;
+    enum { N = ZKPIPE_SEM_TRACKED_PERMITS + 4 };
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, N + 10, NULL), ZKPIPE_OK);
+    zkpipe_permit *p = calloc(N, sizeof *p);
+    assert_non_null(p);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(zkpipe_sem_acquire(s, &p[i], 1), ZKPIPE_OK);
+    assert_int_not_equal(p[ZKPIPE_SEM_TRACKED_PERMITS - 1].slot, 0);
+    assert_int_equal(p[ZKPIPE_SEM_TRACKED_PERMITS].slot, 0);
+    zkpipe_permit tracked = p[0], untracked = p[N - 1];
+    /* No untracked permit of 5 units can exist: the 4 untracked ones hold 4 units in all. */
+    zkpipe_permit bigger = untracked;
+    bigger.units = 5;
+    assert_int_equal(zkpipe_permit_release(&bigger), ZKPIPE_ESTATE);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(zkpipe_permit_release(&p[i]), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), N + 10);
+    assert_int_equal(zkpipe_permit_release(&tracked), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_permit_release(&untracked), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_sem_available(s), N + 10);
+    free(p);
     zkpipe_sem_destroy(s);
 }
 
@@ -371,6 +424,8 @@ int main(void)
         cmocka_unit_test(acquire_rejects_bad_requests),
         cmocka_unit_test(zero_units_give_an_empty_permit),
         cmocka_unit_test(double_release_is_refused_and_count_intact),
+        cmocka_unit_test(stale_copy_is_refused_while_a_twin_is_outstanding),
+        cmocka_unit_test(permits_past_the_tracked_ones_are_counted),
         cmocka_unit_test(large_waiter_is_served_before_later_small_ones),
         cmocka_unit_test(timed_out_head_lets_the_queue_move),
         cmocka_unit_test(close_wakes_waiters_and_keeps_releases_working),

@@ -23,8 +23,8 @@ ZKPIPE_EXTERN_C_BEGIN
  * except zkpipe_sem_destroy. */
 typedef struct zkpipe_sem zkpipe_sem;
 
-/* What one acquire took. A zero-filled permit is empty. The caller may read `sem` and
- * `units`; `ticket` is private.
+/* What one acquire took. A zero-filled permit is empty. The caller may read `sem` and `units`
+ * (never write them); `ticket` and `slot` are private.
  * - empty:    sem == NULL (nothing held; releasing it is a no-op);
  * - held:     sem != NULL, ticket != 0;
  * - released: sem != NULL, ticket == 0 (releasing it again is ZKPIPE_ESTATE).
@@ -32,8 +32,13 @@ typedef struct zkpipe_sem zkpipe_sem;
 typedef struct zkpipe_permit {
     zkpipe_sem *sem; /* the semaphore the units came from; NULL when empty */
     uint64_t units;  /* units held (or, once released, that were held) */
-    uint64_t ticket; /* this acquisition's number in `sem`; 0 once released */
+    uint64_t ticket; /* this acquisition's number in `sem`, never reused; 0 once released */
+    uint32_t slot;   /* where `sem` tracks it (1-based), 0 when untracked */
 } zkpipe_permit;
+
+/* Outstanding permits a semaphore tracks one by one (fewer when its capacity is smaller), so
+ * that releasing a stale copy of a permit is refused exactly; see zkpipe_permit_release. */
+#define ZKPIPE_SEM_TRACKED_PERMITS 256
 
 /*! zkpipe_sem_create() : a semaphore of `capacity` units, all available.
  * @param out receives the semaphore; the caller frees it with zkpipe_sem_destroy.
@@ -41,7 +46,8 @@ typedef struct zkpipe_permit {
  * @param allocator NULL for the C library; copied.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (out NULL, capacity 0, allocator incomplete),
  *         ZKPIPE_ENOMEM (memory or the mutex; then *out is left unchanged, nothing leaked).
- * Thread safety: any thread. Allocates one block of about 150 bytes. */
+ * Thread safety: any thread. Allocates one block of about 160 + 12 * min(capacity,
+ * ZKPIPE_SEM_TRACKED_PERMITS) bytes (3.2 KiB at most). */
 ZKPIPE_API zkpipe_status zkpipe_sem_create(zkpipe_sem **out, uint64_t capacity,
                                            const zkpipe_allocator *allocator);
 
@@ -76,9 +82,12 @@ ZKPIPE_API zkpipe_status zkpipe_sem_acquire_timed(zkpipe_sem *sem, zkpipe_permit
 
 /*! zkpipe_permit_release() : gives the permit's units back to its semaphore and marks the
  * permit released; waiters that now fit are woken in FIFO order. Works after close too.
- * An empty permit is a no-op. A misused permit changes nothing and returns ZKPIPE_ESTATE:
- * releasing it a second time, and releasing a stale copy whose units the semaphore does not
- * have outstanding (the count can never exceed capacity).
+ * An empty permit is a no-op. A permit that is not an outstanding acquisition changes nothing
+ * and returns ZKPIPE_ESTATE: one released before, a stale copy of one released before (even
+ * while other permits of the same size are outstanding), a forged ticket. This is exact while
+ * at most ZKPIPE_SEM_TRACKED_PERMITS permits of the semaphore are outstanding; permits
+ * acquired beyond that are only counted, and a stale copy of one of them is refused when the
+ * count of such permits and their units cannot cover it. The count never exceeds capacity.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (permit NULL), ZKPIPE_ESTATE.
  * Thread safety: any thread (see zkpipe_permit for the permit itself). */
 ZKPIPE_API zkpipe_status zkpipe_permit_release(zkpipe_permit *permit);

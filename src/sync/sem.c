@@ -1,5 +1,11 @@
 /* FIFO counting semaphore with direct hand-off: a release grants units to the waiters at the
- * head of the queue itself, so a thread arriving later cannot barge past them. */
+ * head of the queue itself, so a thread arriving later cannot barge past them.
+ *
+ * Permits are checked on release against a table of outstanding acquisitions: slot i holds the
+ * ticket of the permit that owns it, and tickets are never reused, so only that acquisition can
+ * give its units back; a second release or a stale copy finds another ticket or none. Past
+ * ZKPIPE_SEM_TRACKED_PERMITS outstanding permits, further ones are only counted, and a stale
+ * copy of one is refused whenever the untracked count cannot cover it. */
 #include "zkpipe/sem.h"
 
 #include <errno.h>
@@ -16,8 +22,9 @@ typedef struct waiter {
     struct waiter *prev, *next;
     pthread_cond_t cond;
     uint64_t units;
-    uint64_t ticket; /* set by the granting thread */
-    bool done;       /* granted or closed; `status` says which */
+    uint64_t ticket; /* set by the granting thread, with slot */
+    uint32_t slot;
+    bool done; /* granted or closed; `status` says which */
     zkpipe_status status;
 } waiter;
 
@@ -27,13 +34,17 @@ struct zkpipe_sem {
     waiter *head, *tail;
     uint64_t capacity;
     uint64_t available;
-    uint64_t outstanding_units;   /* held by permits not yet released */
-    uint64_t outstanding_permits; /* permits with units > 0 not yet released */
     uint64_t last_ticket;
+    uint64_t untracked_units;   /* held by permits that found no free slot */
+    uint64_t untracked_permits; /* how many such permits are outstanding */
+    uint32_t nslots;
+    uint32_t free_count;  /* free_slots[0 .. free_count) are free */
+    uint32_t *free_slots; /* in the same block, after slot_ticket */
     bool closed;
     /* Mirrors of `available` and the queue length for the lock-free query functions. */
     _Atomic uint64_t available_view;
     _Atomic uint64_t waiters_view;
+    uint64_t slot_ticket[]; /* ticket of the permit owning each slot; 0 when free */
 };
 
 zkpipe_status zkpipe_sem_create(zkpipe_sem **out, uint64_t capacity,
@@ -42,7 +53,10 @@ zkpipe_status zkpipe_sem_create(zkpipe_sem **out, uint64_t capacity,
     const zkpipe_allocator *a = zkpipe__allocator_or_default(allocator);
     if (out == NULL || capacity == 0 || a == NULL)
         return ZKPIPE_EINVAL;
-    zkpipe_sem *s = zkpipe__calloc(a, 1, sizeof *s, _Alignof(zkpipe_sem));
+    uint32_t nslots =
+        capacity < ZKPIPE_SEM_TRACKED_PERMITS ? (uint32_t)capacity : ZKPIPE_SEM_TRACKED_PERMITS;
+    size_t size = sizeof(zkpipe_sem) + nslots * (sizeof(uint64_t) + sizeof(uint32_t));
+    zkpipe_sem *s = zkpipe__calloc(a, 1, size, _Alignof(zkpipe_sem));
     if (s == NULL)
         return ZKPIPE_ENOMEM;
     s->allocator = *a;
@@ -50,6 +64,12 @@ zkpipe_status zkpipe_sem_create(zkpipe_sem **out, uint64_t capacity,
         zkpipe__free(a, s);
         return ZKPIPE_ENOMEM;
     }
+    s->nslots = nslots;
+    s->free_slots = (uint32_t *)(s->slot_ticket + nslots);
+    /* Handed out from the top of the stack: slot 0 first. */
+    for (uint32_t i = 0; i < nslots; i++)
+        s->free_slots[i] = nslots - 1 - i;
+    s->free_count = nslots;
     s->capacity = capacity;
     s->available = capacity;
     atomic_init(&s->available_view, capacity);
@@ -81,14 +101,45 @@ static void unlink_waiter(zkpipe_sem *s, waiter *w)
     atomic_fetch_sub_explicit(&s->waiters_view, 1, memory_order_relaxed);
 }
 
-/* Takes `units` for a new permit; the caller holds the lock and has checked they fit. */
-static uint64_t take(zkpipe_sem *s, uint64_t units)
+/* Takes `units` for a new permit, which gets a fresh ticket and, while one is free, a slot
+ * (1-based; 0: untracked). The caller holds the lock and has checked the units fit. */
+static uint64_t take(zkpipe_sem *s, uint64_t units, uint32_t *slot)
 {
     s->available -= units;
-    s->outstanding_units += units;
-    s->outstanding_permits++;
     atomic_store_explicit(&s->available_view, s->available, memory_order_relaxed);
-    return ++s->last_ticket;
+    uint64_t ticket = ++s->last_ticket;
+    if (s->free_count > 0) {
+        uint32_t i = s->free_slots[--s->free_count];
+        s->slot_ticket[i] = ticket;
+        *slot = i + 1;
+    } else {
+        s->untracked_units += units;
+        s->untracked_permits++;
+        *slot = 0;
+    }
+    return ticket;
+}
+
+/* Gives `p`'s units back if it is an outstanding acquisition of `s`; false (and nothing
+ * changed) otherwise. The caller holds the lock. */
+static bool give_back(zkpipe_sem *s, const zkpipe_permit *p)
+{
+    if (p->units > s->capacity - s->available)
+        return false;
+    if (p->slot != 0) {
+        if (p->slot > s->nslots || s->slot_ticket[p->slot - 1] != p->ticket)
+            return false;
+        s->slot_ticket[p->slot - 1] = 0;
+        s->free_slots[s->free_count++] = p->slot - 1;
+    } else {
+        if (s->untracked_permits == 0 || p->units > s->untracked_units)
+            return false;
+        s->untracked_units -= p->units;
+        s->untracked_permits--;
+    }
+    s->available += p->units;
+    atomic_store_explicit(&s->available_view, s->available, memory_order_relaxed);
+    return true;
 }
 
 /* Serves waiters from the head while they fit; stops at the first that does not. */
@@ -97,7 +148,7 @@ static void grant_head(zkpipe_sem *s)
     while (s->head != NULL && s->head->units <= s->available) {
         waiter *w = s->head;
         unlink_waiter(s, w);
-        w->ticket = take(s, w->units);
+        w->ticket = take(s, w->units, &w->slot);
         w->status = ZKPIPE_OK;
         w->done = true;
         pthread_cond_signal(&w->cond);
@@ -136,12 +187,13 @@ static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t unit
     pthread_mutex_lock(&s->lock);
     zkpipe_status st = ZKPIPE_OK;
     uint64_t ticket = 0;
+    uint32_t slot = 0;
     if (s->closed) {
         st = ZKPIPE_ECLOSED;
     } else if (units == 0) {
         /* Nothing to take: an empty permit. */
     } else if (s->head == NULL && units <= s->available) {
-        ticket = take(s, units);
+        ticket = take(s, units, &slot);
     } else if (mode == 0) {
         st = ZKPIPE_EAGAIN;
     } else if (mode > 0 && timeout_ns == 0) {
@@ -161,6 +213,7 @@ static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t unit
             atomic_fetch_add_explicit(&s->waiters_view, 1, memory_order_relaxed);
             st = wait_turn(s, &w, mode > 0 ? &deadline : NULL);
             ticket = w.ticket;
+            slot = w.slot;
             pthread_cond_destroy(&w.cond);
         }
     }
@@ -170,6 +223,7 @@ static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t unit
         permit->sem = units == 0 ? NULL : s;
         permit->units = units;
         permit->ticket = ticket;
+        permit->slot = slot;
     }
     return st;
 }
@@ -201,17 +255,9 @@ zkpipe_status zkpipe_permit_release(zkpipe_permit *permit)
         return ZKPIPE_ESTATE;
 
     pthread_mutex_lock(&s->lock);
-    /* A stale copy of a released permit still looks held; refuse it whenever the semaphore
-     * cannot have that many units (or any permit, or that ticket) outstanding. */
-    bool valid = permit->ticket <= s->last_ticket && s->outstanding_permits > 0 &&
-                 permit->units <= s->outstanding_units;
-    if (valid) {
-        s->outstanding_units -= permit->units;
-        s->outstanding_permits--;
-        s->available += permit->units;
-        atomic_store_explicit(&s->available_view, s->available, memory_order_relaxed);
+    bool valid = give_back(s, permit);
+    if (valid)
         grant_head(s);
-    }
     pthread_mutex_unlock(&s->lock);
     if (!valid)
         return ZKPIPE_ESTATE;
