@@ -25,9 +25,6 @@ struct zkpipe_chan {
     void *slots[];
 };
 
-/* How a call waits: blocking, trying once, or until a deadline. */
-typedef enum wait_mode { WAIT_BLOCK, WAIT_TRY, WAIT_TIMED } wait_mode;
-
 void zkpipe_chan_config_init(zkpipe_chan_config *config, size_t capacity)
 {
     if (config == NULL)
@@ -106,17 +103,17 @@ static bool can_recv(const zkpipe_chan *ch)
 /* Waits on `cv` until `ready(ch)`; called and returns with the lock held. `waiting` counts
  * the blocked threads for zkpipe_chan_stats. */
 static zkpipe_status wait_until(zkpipe_chan *ch, bool (*ready)(const zkpipe_chan *),
-                                pthread_cond_t *cv, uint64_t *waiting, wait_mode mode,
+                                pthread_cond_t *cv, uint64_t *waiting, zkpipe__wait_mode mode,
                                 const struct timespec *deadline)
 {
     zkpipe_status st = ZKPIPE_OK;
     if (ready(ch))
         return st;
-    if (mode == WAIT_TRY)
+    if (mode == ZKPIPE__WAIT_TRY)
         return ZKPIPE_EAGAIN;
     (*waiting)++;
     while (!ready(ch)) {
-        if (mode == WAIT_BLOCK) {
+        if (mode == ZKPIPE__WAIT_BLOCK) {
             pthread_cond_wait(cv, &ch->lock);
         } else if (pthread_cond_timedwait(cv, &ch->lock, deadline) == ETIMEDOUT && !ready(ch)) {
             st = ZKPIPE_ETIMEDOUT;
@@ -127,8 +124,8 @@ static zkpipe_status wait_until(zkpipe_chan *ch, bool (*ready)(const zkpipe_chan
     return st;
 }
 
-static zkpipe_status send_item(zkpipe_chan *ch, void *item, zkpipe_permit *permit, wait_mode mode,
-                               uint64_t timeout_ns)
+static zkpipe_status send_item(zkpipe_chan *ch, void *item, zkpipe_permit *permit,
+                               zkpipe__wait_mode mode, uint64_t timeout_ns)
 {
     if (ch == NULL || item == NULL)
         return ZKPIPE_EINVAL;
@@ -144,7 +141,7 @@ static zkpipe_status send_item(zkpipe_chan *ch, void *item, zkpipe_permit *permi
             return ZKPIPE_EINVAL;
     }
     struct timespec deadline = {0, 0};
-    if (mode == WAIT_TIMED)
+    if (mode == ZKPIPE__WAIT_TIMED)
         deadline = zkpipe__deadline_after(timeout_ns);
 
     pthread_mutex_lock(&ch->lock);
@@ -184,18 +181,18 @@ static zkpipe_status send_item(zkpipe_chan *ch, void *item, zkpipe_permit *permi
 
 zkpipe_status zkpipe_chan_send(zkpipe_chan *ch, void *item, zkpipe_permit *permit)
 {
-    return send_item(ch, item, permit, WAIT_BLOCK, 0);
+    return send_item(ch, item, permit, ZKPIPE__WAIT_BLOCK, 0);
 }
 
 zkpipe_status zkpipe_chan_try_send(zkpipe_chan *ch, void *item, zkpipe_permit *permit)
 {
-    return send_item(ch, item, permit, WAIT_TRY, 0);
+    return send_item(ch, item, permit, ZKPIPE__WAIT_TRY, 0);
 }
 
 zkpipe_status zkpipe_chan_send_timed(zkpipe_chan *ch, void *item, zkpipe_permit *permit,
                                      uint64_t timeout_ns)
 {
-    return send_item(ch, item, permit, WAIT_TIMED, timeout_ns);
+    return send_item(ch, item, permit, ZKPIPE__WAIT_TIMED, timeout_ns);
 }
 
 /* Removes the oldest item; the caller holds the lock, has checked count > 0, and wakes a
@@ -210,12 +207,13 @@ static void *pop(zkpipe_chan *ch, bool *wake_sender)
     return item;
 }
 
-static zkpipe_status recv_item(zkpipe_chan *ch, void **out, wait_mode mode, uint64_t timeout_ns)
+static zkpipe_status recv_item(zkpipe_chan *ch, void **out, zkpipe__wait_mode mode,
+                               uint64_t timeout_ns)
 {
     if (ch == NULL || out == NULL)
         return ZKPIPE_EINVAL;
     struct timespec deadline = {0, 0};
-    if (mode == WAIT_TIMED)
+    if (mode == ZKPIPE__WAIT_TIMED)
         deadline = zkpipe__deadline_after(timeout_ns);
 
     pthread_mutex_lock(&ch->lock);
@@ -247,17 +245,17 @@ static zkpipe_status recv_item(zkpipe_chan *ch, void **out, wait_mode mode, uint
 
 zkpipe_status zkpipe_chan_recv(zkpipe_chan *ch, void **out)
 {
-    return recv_item(ch, out, WAIT_BLOCK, 0);
+    return recv_item(ch, out, ZKPIPE__WAIT_BLOCK, 0);
 }
 
 zkpipe_status zkpipe_chan_try_recv(zkpipe_chan *ch, void **out)
 {
-    return recv_item(ch, out, WAIT_TRY, 0);
+    return recv_item(ch, out, ZKPIPE__WAIT_TRY, 0);
 }
 
 zkpipe_status zkpipe_chan_recv_timed(zkpipe_chan *ch, void **out, uint64_t timeout_ns)
 {
-    return recv_item(ch, out, WAIT_TIMED, timeout_ns);
+    return recv_item(ch, out, ZKPIPE__WAIT_TIMED, timeout_ns);
 }
 
 void zkpipe_chan_close(zkpipe_chan *ch)

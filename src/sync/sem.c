@@ -172,16 +172,16 @@ static zkpipe_status wait_turn(zkpipe_sem *s, waiter *w, const struct timespec *
     return w->status;
 }
 
-/* The common acquire: `mode` < 0 blocks, 0 tries, > 0 waits up to `timeout_ns`. */
-static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t units, int mode,
-                             uint64_t timeout_ns)
+/* The common acquire; `timeout_ns` counts for ZKPIPE__WAIT_TIMED only. */
+static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t units,
+                             zkpipe__wait_mode mode, uint64_t timeout_ns)
 {
     if (s == NULL || permit == NULL)
         return ZKPIPE_EINVAL;
     if (units > s->capacity)
         return ZKPIPE_ETOOBIG;
-    struct timespec deadline;
-    if (mode > 0)
+    struct timespec deadline = {0, 0};
+    if (mode == ZKPIPE__WAIT_TIMED)
         deadline = zkpipe__deadline_after(timeout_ns);
 
     pthread_mutex_lock(&s->lock);
@@ -194,9 +194,9 @@ static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t unit
         /* Nothing to take: an empty permit. */
     } else if (s->head == NULL && units <= s->available) {
         ticket = take(s, units, &slot);
-    } else if (mode == 0) {
+    } else if (mode == ZKPIPE__WAIT_TRY) {
         st = ZKPIPE_EAGAIN;
-    } else if (mode > 0 && timeout_ns == 0) {
+    } else if (mode == ZKPIPE__WAIT_TIMED && timeout_ns == 0) {
         st = ZKPIPE_ETIMEDOUT;
     } else {
         waiter w;
@@ -211,7 +211,7 @@ static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t unit
                 s->head = &w;
             s->tail = &w;
             atomic_fetch_add_explicit(&s->waiters_view, 1, memory_order_relaxed);
-            st = wait_turn(s, &w, mode > 0 ? &deadline : NULL);
+            st = wait_turn(s, &w, mode == ZKPIPE__WAIT_TIMED ? &deadline : NULL);
             ticket = w.ticket;
             slot = w.slot;
             pthread_cond_destroy(&w.cond);
@@ -230,18 +230,18 @@ static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t unit
 
 zkpipe_status zkpipe_sem_acquire(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t units)
 {
-    return acquire(sem, permit, units, -1, 0);
+    return acquire(sem, permit, units, ZKPIPE__WAIT_BLOCK, 0);
 }
 
 zkpipe_status zkpipe_sem_try_acquire(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t units)
 {
-    return acquire(sem, permit, units, 0, 0);
+    return acquire(sem, permit, units, ZKPIPE__WAIT_TRY, 0);
 }
 
 zkpipe_status zkpipe_sem_acquire_timed(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t units,
                                        uint64_t timeout_ns)
 {
-    return acquire(sem, permit, units, 1, timeout_ns);
+    return acquire(sem, permit, units, ZKPIPE__WAIT_TIMED, timeout_ns);
 }
 
 zkpipe_status zkpipe_permit_release(zkpipe_permit *permit)

@@ -9,6 +9,13 @@
 
 #include "zkpipe/status.h"
 
+/* How a sync call waits: blocking, trying once, or until a deadline. */
+typedef enum zkpipe__wait_mode {
+    ZKPIPE__WAIT_BLOCK,
+    ZKPIPE__WAIT_TRY,
+    ZKPIPE__WAIT_TIMED
+} zkpipe__wait_mode;
+
 /* pthread_cond_init with CLOCK_MONOTONIC. Returns ZKPIPE_OK, ZKPIPE_ENOMEM (attribute or
  * condition variable), or ZKPIPE_EUNSUPPORTED (the clock cannot be selected). */
 zkpipe_status zkpipe__cond_init_monotonic(pthread_cond_t *cond);
