@@ -9,7 +9,8 @@
  * releases that permit only once the item is delivered. Items in synth + pending + queued
  * therefore never exceed permits + capacity.
  *
- * Argument order: the object first, then outputs, then inputs. */
+ * Argument order: the object first, then outputs, then inputs. Only zkpipe_chan_create
+ * allocates; no function here starts a thread. */
 #ifndef ZKPIPE_CHAN_H
 #define ZKPIPE_CHAN_H
 
@@ -121,9 +122,9 @@ ZKPIPE_API zkpipe_status zkpipe_chan_recv_timed(zkpipe_chan *ch, void **out, uin
  * or NULL, is a no-op. Thread safety: any thread. */
 ZKPIPE_API void zkpipe_chan_close(zkpipe_chan *ch);
 
-/*! zkpipe_chan_clear() : drops every item inside: closes its ledger (under the channel's
- * lock, so a snapshot never sees it outside the channel while its slot is reused), counts it
- * as dropped, then calls destroy_item on it (outside the lock).
+/*! zkpipe_chan_clear() : drops every item inside, one at a time: takes it out, closes its
+ * ledger and counts it as dropped under the channel's lock (so its slot cannot be refilled
+ * while the item still counts as QUEUED), then calls destroy_item on it without the lock.
  * @return the number of items dropped; 0 for NULL. Thread safety: any thread. */
 ZKPIPE_API uint64_t zkpipe_chan_clear(zkpipe_chan *ch);
 

@@ -9,7 +9,8 @@
  * permit releases it, exactly once; ownership may be handed on (zkpipe_chan_send releases the
  * permit it is given when the item is delivered).
  *
- * Argument order: the object first, then outputs, then inputs. */
+ * Argument order: the object first, then outputs, then inputs. Only zkpipe_sem_create
+ * allocates; no function here starts a thread. */
 #ifndef ZKPIPE_SEM_H
 #define ZKPIPE_SEM_H
 
