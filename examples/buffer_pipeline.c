@@ -62,7 +62,7 @@ static void usage(FILE *f)
                "  --capacity N        channel slots (default 2)\n"
                "  --items N           buffers to produce (default 32)\n"
                "  --buf-mib N         MiB per buffer (default 16)\n"
-               "  --consumer-ms N     extra time the consumer spends per buffer (default 20)\n"
+               "  --consumer-ms N     extra time the consumer spends per buffer (default 50)\n"
                "  --release=MODE      delivery: hold the permit until the channel takes the item\n"
                "                      (default); early: release it before the send (the bug)\n"
                "  --report-ms N       summary line on stderr every N ms; 0: none (default 250)\n"
@@ -86,7 +86,7 @@ static bool parse_num(const char *s, unsigned long min, unsigned long max, unsig
 /* Accepts "--name value" and "--name=value"; returns 0 to run, 1 after --help, 2 on error. */
 static int parse_args(int argc, char **argv, options *o)
 {
-    *o = (options){4, 2, 2, 32, 16, 20, 250, false, false};
+    *o = (options){4, 2, 2, 32, 16, 50, 250, false, false};
     static const struct {
         const char *name;
         unsigned long min, max;
@@ -193,6 +193,14 @@ static void fail(pipeline *p, const char *what, zkpipe_status st)
     atomic_store(&p->failed, 1);
 }
 
+/* A producer's item that will not reach the channel: out of the count, freed, permit back. */
+static void discard(pipeline *p, item *it, zkpipe_permit *permit)
+{
+    atomic_fetch_sub(&p->in_flight, 1);
+    free_item(it);
+    zkpipe_permit_release(permit);
+}
+
 static void *producer(void *arg)
 {
     pipeline *p = arg;
@@ -222,20 +230,25 @@ static void *producer(void *arg)
             zkpipe_permit_release(&permit);
             return NULL;
         }
-        zkpipe_ledger_open(&it->ledger, p->acct, ZKPIPE_STAGE_SYNTH);
-        zkpipe_ledger_charge(&it->ledger, ZKPIPE_KIND_ABC, bytes);
+        st = zkpipe_ledger_open(&it->ledger, p->acct, ZKPIPE_STAGE_SYNTH);
+        if (st == ZKPIPE_OK)
+            st = zkpipe_ledger_charge(&it->ledger, ZKPIPE_KIND_ABC, bytes);
         for (size_t w = 0; w < it->nwords; w++)
             it->words[w] = mix(((uint64_t)n << 32) ^ w);
-        zkpipe_ledger_move(&it->ledger, ZKPIPE_STAGE_PENDING);
+        if (st == ZKPIPE_OK)
+            st = zkpipe_ledger_move(&it->ledger, ZKPIPE_STAGE_PENDING);
+        if (st != ZKPIPE_OK) {
+            fail(p, "ledger", st);
+            discard(p, it, &permit);
+            return NULL;
+        }
 
         if (o->early)
             zkpipe_permit_release(&permit); /* the bug: nothing bounds pending items now */
         st = zkpipe_chan_send(p->ch, it, o->early ? NULL : &permit);
         if (st != ZKPIPE_OK) {
             fail(p, "send", st);
-            atomic_fetch_sub(&p->in_flight, 1);
-            free_item(it);
-            zkpipe_permit_release(&permit);
+            discard(p, it, &permit);
             return NULL;
         }
     }
@@ -259,7 +272,10 @@ static void *consumer(void *arg)
             sum += it->words[w];
         atomic_fetch_xor(&p->checksum, sum);
         sleep_ms(p->opt->consumer_ms);
-        zkpipe_ledger_release(&it->ledger, ZKPIPE_KIND_ABC, it->nwords * sizeof(uint64_t));
+        zkpipe_status st =
+            zkpipe_ledger_release(&it->ledger, ZKPIPE_KIND_ABC, it->nwords * sizeof(uint64_t));
+        if (st != ZKPIPE_OK)
+            fail(p, "ledger release", st);
         free_item(it);
     }
     return NULL;
