@@ -29,8 +29,8 @@
 #define PERMITS 3
 #define CAPACITY 4
 #define ITEM_BYTES 4096u
-/* Items per run: 1e6 (1e5 under sanitizers); `--light` (the variant ctest runs without the
- * `slow` label) moves 1e5 in every build. */
+/* Items per run: 1e6 (1e5 under sanitizers); `--light` (the variant the sanitizer runs keep)
+ * moves 1e5 in every build. */
 static uint32_t stress_items = ZKPIPE_TEST_SANITIZED ? 100000u : 1000000u;
 
 /* How an item ended; each item must reach exactly one of these. */
@@ -201,6 +201,8 @@ static void *snapshotter(void *arg)
             report(r, "snapshot failed");
         check_snapshot(r, s);
         atomic_fetch_add(&r->snapshots, 1);
+        /* Ledger calls wait while a snapshot copies; back to back, snapshots would starve
+         * the workers on two cores. */
         struct timespec pause = {0, 100 * 1000};
         nanosleep(&pause, NULL);
     } while (!atomic_load(&r->stop_snapshots));
