@@ -9,6 +9,9 @@
 #include "zkpipe/acct.h"
 #include "zkpipe/sem.h"
 #include "zkpipe/chan.h"
+#include "zkpipe/pool.h"
+#include "zkpipe/curve.h"
+#include "zkpipe/circuit.h"
 
 ZKPIPE_EXTERN_C_BEGIN
 

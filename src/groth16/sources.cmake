@@ -1,0 +1,7 @@
+list(APPEND ZKPIPE_SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/curve.c
+    ${CMAKE_CURRENT_LIST_DIR}/cs.c
+    ${CMAKE_CURRENT_LIST_DIR}/cs_bls12_381_fr.c
+    ${CMAKE_CURRENT_LIST_DIR}/cs_bn254_fr.c
+    ${CMAKE_CURRENT_LIST_DIR}/synth.c
+    ${CMAKE_CURRENT_LIST_DIR}/testcircuit.c)

@@ -1,0 +1,62 @@
+/* Synthesis: a constraint system with its witness becomes what the Groth16 prover consumes,
+ * in separately allocated, accounted buffers.
+ *
+ * Over the domain of n = 2^log_n >= m + num_inputs rows (m = num_constraints), row i < m holds
+ * a_i = <A_i, z>, b_i = <B_i, z>, c_i = <C_i, z>; row m + j is bellman's input-consistency
+ * row (a = input_j, b = c = 0), which makes every input appear in A and keeps the input
+ * queries linearly independent; the remaining rows are zero. (snarkjs puts these rows at
+ * the same place but derives its own h differently; the interop code adapts.)
+ *
+ * Density: bit v of density_a (density_b) is set when variable v, in full-assignment order
+ * (inputs then aux, see zkpipe__var_index), appears with a non-zero coefficient in some row
+ * of A (B) including the input-consistency rows, so the prover can skip the others in the A
+ * and B queries. Each bitmap has density_words 64-bit words; bits past the variables are 0.
+ *
+ * Element buffers hold 4-limb Montgomery elements of the curve's Fr (see r1cs.h). */
+#ifndef ZKPIPE_GROTH16_SYNTH_H
+#define ZKPIPE_GROTH16_SYNTH_H
+
+#include "groth16/r1cs.h"
+#include "zkpipe/acct.h"
+#include "zkpipe/pool.h"
+
+typedef struct zkpipe__synth_result {
+    zkpipe_curve curve;
+    unsigned log_n;
+    size_t n;
+    size_t num_constraints, num_inputs, num_aux;
+    uint64_t *a, *b, *c; /* n elements each (kind ABC) */
+    uint64_t *input;     /* num_inputs elements, input[0] = 1 (kind INPUT) */
+    uint64_t *aux;       /* num_aux elements (kind AUX) */
+    uint64_t *density;   /* density_a = density, density_b = density + density_words */
+    size_t density_words;
+    zkpipe_ledger *ledger; /* charged for every buffer above while it is allocated; or NULL */
+    zkpipe_allocator allocator;
+} zkpipe__synth_result;
+
+/* Synthesizes `cs` (witness mode) into *out, evaluating rows on `pool` (NULL: the caller
+ * alone). Buffers come from cs's allocator and are charged to `ledger` when it is not NULL
+ * (which must then be open and stay valid until the result is freed), one charge per buffer
+ * of exactly its size: zkpipe_cs_synth_bytes in all.
+ * Returns ZKPIPE_OK, ZKPIPE_EINVAL (NULL cs or out), ZKPIPE_ESTATE (shape mode),
+ * ZKPIPE_ETOOBIG (domain too large for the field), ZKPIPE_ENOMEM, or an error of
+ * zkpipe_ledger_charge. On error *out holds nothing and nothing stays charged.
+ * Thread safety: cs is only read; out must not be shared while this runs. */
+zkpipe_status zkpipe__synth(zkpipe__synth_result *out, const zkpipe_cs *cs, zkpipe_pool *pool,
+                            zkpipe_ledger *ledger);
+
+/* Frees a, b and c and releases them from the ledger (the prover's step after its
+ * transforms); a no-op when they are already gone. */
+void zkpipe__synth_free_abc(zkpipe__synth_result *r);
+
+/* Frees every buffer still held, releases it from the ledger and zeroes *r. A zeroed result
+ * or NULL is a no-op. */
+void zkpipe__synth_free(zkpipe__synth_result *r);
+
+/* 1 when bit `v` of `bitmap` is set. */
+static inline int zkpipe__density_test(const uint64_t *bitmap, size_t v)
+{
+    return (int)(bitmap[v / 64] >> (v % 64) & 1);
+}
+
+#endif

@@ -1,0 +1,358 @@
+/* The NTT written once for every field: a .c file defines NTT_F to a field type whose header
+ * it has included (e.g. bls12_381_fr) and includes this file, which defines the functions
+ * declared in ntt.h for that field. The field operations are static inline, so the butterfly
+ * compiles to straight-line code for the field's limb count.
+ *
+ * Transform layout: bit-reversal permutation, then the radix-2 DIT stages in groups. A group
+ * of b consecutive stages starting at half-size M splits into independent sub-transforms of
+ * 2^b elements at stride M; each task runs a whole group on a few neighbouring
+ * sub-transforms (ROW of them, so each row read is contiguous) before moving on, which keeps
+ * its working set in cache and touches the whole array once per group, not once per stage. */
+#include "core/alloc_internal.h"
+#include "poly/ntt.h"
+
+#define NTT_CAT_(a, b) a##b
+#define NTT_CAT(a, b) NTT_CAT_(a, b)
+#define FE NTT_F
+#define FOP(op) NTT_CAT(NTT_F, _##op)
+#define API(name) NTT_CAT(NTT_CAT(zkpipe__, NTT_F), _##name)
+#define DOMAIN API(domain)
+
+/* The first group: 2^10 elements (32 KiB) per task, an L1 data cache. */
+#define FIRST_GROUP_BITS 10
+/* Later groups: ROW sub-transforms of 2^8 elements each (128 KiB), an L2 cache. */
+#define LATER_GROUP_BITS 8
+#define ROW 16
+
+struct DOMAIN {
+    zkpipe_allocator allocator;
+    size_t n;
+    unsigned log_n;
+    FE generator;
+    FE n_inv;
+    FE *twiddles; /* n - 1 elements, in the block after this header */
+};
+
+/* The header, padded so the twiddles after it start on a cache line. */
+#define HEADER_BYTES ((sizeof(struct DOMAIN) + 63) / 64 * 64)
+
+/* r = base^e for a one-limb exponent. */
+static void power_u64(FE *r, const FE *base, uint64_t e)
+{
+    FOP(pow)(r, base, &e, 1);
+}
+
+zkpipe_status API(root_of_unity)(FE *out, unsigned log_n)
+{
+    if (out == NULL)
+        return ZKPIPE_EINVAL;
+    if (log_n > NTT_CAT(NTT_F, _TWO_ADICITY))
+        return ZKPIPE_ETOOBIG;
+    FE w = NTT_CAT(NTT_F, _ROOT_OF_UNITY);
+    for (unsigned i = log_n; i < NTT_CAT(NTT_F, _TWO_ADICITY); i++)
+        FOP(sqr)(&w, &w);
+    *out = w;
+    return ZKPIPE_OK;
+}
+
+size_t API(domain_estimate)(unsigned log_n)
+{
+    if (log_n > NTT_CAT(NTT_F, _TWO_ADICITY) || log_n >= sizeof(size_t) * 8)
+        return 0;
+    size_t twiddles = ((size_t)1 << log_n) - 1;
+    if (twiddles > (SIZE_MAX - HEADER_BYTES) / sizeof(FE))
+        return 0;
+    return HEADER_BYTES + twiddles * sizeof(FE);
+}
+
+/* Fills top[k] = w^k for k in [begin, end), starting each chunk from one exponentiation. */
+struct powers_job {
+    FE *out;
+    FE base;
+};
+
+static void powers_body(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    struct powers_job *job = ctx;
+    FE w;
+    power_u64(&w, &job->base, begin);
+    for (size_t k = begin; k < end; k++) {
+        job->out[k] = w;
+        FOP(mul)(&w, &w, &job->base);
+    }
+}
+
+zkpipe_status API(domain_create)(DOMAIN **out, unsigned log_n, zkpipe_pool *pool,
+                                 const zkpipe_allocator *allocator)
+{
+    const zkpipe_allocator *a = zkpipe__allocator_or_default(allocator);
+    if (out == NULL || a == NULL)
+        return ZKPIPE_EINVAL;
+    size_t bytes = API(domain_estimate)(log_n);
+    if (bytes == 0)
+        return ZKPIPE_ETOOBIG;
+    DOMAIN *d = zkpipe__alloc(a, bytes, 64);
+    if (d == NULL)
+        return ZKPIPE_ENOMEM;
+    d->allocator = *a;
+    d->n = (size_t)1 << log_n;
+    d->log_n = log_n;
+    d->twiddles = (FE *)((unsigned char *)d + HEADER_BYTES);
+    API(root_of_unity)(&d->generator, log_n);
+    FE n_fe;
+    FOP(from_u64)(&n_fe, d->n);
+    FOP(inv)(&d->n_inv, &n_fe);
+
+    if (d->n > 1) {
+        /* The last stage's w_n^k, k < n/2, then each earlier stage takes every other one. */
+        size_t half = d->n / 2;
+        struct powers_job job = {d->twiddles + half - 1, d->generator};
+        zkpipe_pool_parallel_for(pool, half, 0, powers_body, &job);
+        for (size_t m = half / 2; m >= 1; m /= 2) {
+            FE *stage = d->twiddles + m - 1;
+            const FE *next = d->twiddles + 2 * m - 1;
+            for (size_t k = 0; k < m; k++)
+                stage[k] = next[2 * k];
+        }
+    }
+    *out = d;
+    return ZKPIPE_OK;
+}
+
+void API(domain_destroy)(DOMAIN *d)
+{
+    if (d == NULL)
+        return;
+    zkpipe_allocator a = d->allocator;
+    zkpipe__free(&a, d);
+}
+
+size_t API(domain_sizeof)(const DOMAIN *d)
+{
+    return d == NULL ? 0 : API(domain_estimate)(d->log_n);
+}
+
+size_t API(domain_size)(const DOMAIN *d)
+{
+    return d->n;
+}
+
+unsigned API(domain_log_size)(const DOMAIN *d)
+{
+    return d->log_n;
+}
+
+void API(domain_generator)(FE *out, const DOMAIN *d)
+{
+    *out = d->generator;
+}
+
+static size_t bit_reverse(size_t i, unsigned bits)
+{
+    uint64_t x = i;
+    x = (x >> 1 & 0x5555555555555555u) | (x & 0x5555555555555555u) << 1;
+    x = (x >> 2 & 0x3333333333333333u) | (x & 0x3333333333333333u) << 2;
+    x = (x >> 4 & 0x0f0f0f0f0f0f0f0fu) | (x & 0x0f0f0f0f0f0f0f0fu) << 4;
+    x = (x >> 8 & 0x00ff00ff00ff00ffu) | (x & 0x00ff00ff00ff00ffu) << 8;
+    x = (x >> 16 & 0x0000ffff0000ffffu) | (x & 0x0000ffff0000ffffu) << 16;
+    x = x >> 32 | x << 32;
+    return (size_t)(x >> (64 - bits));
+}
+
+struct transform_job {
+    FE *a;
+    const DOMAIN *d;
+    size_t stride;    /* M: half-size of the group's first stage */
+    size_t span;      /* M 2^b: elements one sub-transform spans */
+    size_t row;       /* neighbouring sub-transforms per task */
+    FE factor, ratio; /* scaling jobs: a_i <- a_i factor ratio^i */
+};
+
+/* Each index pairs with its bit reverse once: the smaller one swaps. */
+static void bit_reverse_body(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    struct transform_job *job = ctx;
+    for (size_t i = begin; i < end; i++) {
+        size_t r = bit_reverse(i, job->d->log_n);
+        if (i < r) {
+            FE t = job->a[i];
+            job->a[i] = job->a[r];
+            job->a[r] = t;
+        }
+    }
+}
+
+static inline void butterfly(FE *x, FE *y, const FE *w)
+{
+    FE t;
+    FOP(mul)(&t, y, w);
+    FOP(sub)(y, x, &t);
+    FOP(add)(x, x, &t);
+}
+
+/* Runs the group's stages on sub-transforms [first, first + row) of the span at `a`. */
+static void run_group(FE *a, const FE *twiddles, size_t stride, size_t span, size_t first,
+                      size_t row)
+{
+    for (size_t m = stride; m < span; m *= 2) {
+        const FE *w = twiddles + m - 1;
+        for (size_t g = 0; g < span; g += 2 * m) {
+            FE *lo = a + g, *hi = a + g + m;
+            if (m == 1) { /* w_2^0 = 1 */
+                FE t = hi[0];
+                FOP(sub)(&hi[0], &lo[0], &t);
+                FOP(add)(&lo[0], &lo[0], &t);
+                continue;
+            }
+            for (size_t k0 = 0; k0 < m; k0 += stride)
+                for (size_t k = k0 + first; k < k0 + first + row; k++)
+                    butterfly(&lo[k], &hi[k], &w[k]);
+        }
+    }
+}
+
+static void group_body(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    struct transform_job *job = ctx;
+    size_t tasks_per_span = job->stride / job->row;
+    for (size_t t = begin; t < end; t++) {
+        size_t span = t / tasks_per_span, first = t % tasks_per_span * job->row;
+        run_group(job->a + span * job->span, job->d->twiddles, job->stride, job->span, first,
+                  job->row);
+    }
+}
+
+/* The unscaled forward transform, natural order in and out. */
+static void transform(FE *a, const DOMAIN *d, zkpipe_pool *pool)
+{
+    if (d->n == 1)
+        return;
+    struct transform_job job = {.a = a, .d = d};
+    zkpipe_pool_parallel_for(pool, d->n, 0, bit_reverse_body, &job);
+    for (unsigned done = 0; done < d->log_n;) {
+        unsigned bits = done == 0 ? FIRST_GROUP_BITS : LATER_GROUP_BITS;
+        if (bits > d->log_n - done)
+            bits = d->log_n - done;
+        job.stride = (size_t)1 << done;
+        job.span = job.stride << bits;
+        job.row = job.stride < ROW ? job.stride : ROW;
+        size_t tasks = d->n / job.span * (job.stride / job.row);
+        zkpipe_pool_parallel_for(pool, tasks, 0, group_body, &job);
+        done += bits;
+    }
+}
+
+/* a_j <-> a_{n-j}, optionally times `factor`: turns a forward transform into an inverse. */
+static void negate_indices_body(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    struct transform_job *job = ctx;
+    FE *a = job->a;
+    size_t n = job->d->n;
+    for (size_t j = begin; j < end; j++) {
+        if (j == 0 || j == n / 2) {
+            FOP(mul)(&a[j], &a[j], &job->factor);
+        } else {
+            FE t;
+            FOP(mul)(&t, &a[j], &job->factor);
+            FOP(mul)(&a[j], &a[n - j], &job->factor);
+            a[n - j] = t;
+        }
+    }
+}
+
+/* a_i <- a_i factor ratio^i. */
+static void scale_body(void *ctx, size_t begin, size_t end, unsigned worker)
+{
+    (void)worker;
+    struct transform_job *job = ctx;
+    FE w;
+    power_u64(&w, &job->ratio, begin);
+    FOP(mul)(&w, &w, &job->factor);
+    if (FOP(is_one)(&job->ratio)) {
+        for (size_t i = begin; i < end; i++)
+            FOP(mul)(&job->a[i], &job->a[i], &w);
+        return;
+    }
+    for (size_t i = begin; i < end; i++) {
+        FOP(mul)(&job->a[i], &job->a[i], &w);
+        FOP(mul)(&w, &w, &job->ratio);
+    }
+}
+
+static void scale(FE *a, const DOMAIN *d, const FE *factor, const FE *ratio, zkpipe_pool *pool)
+{
+    struct transform_job job = {.a = a, .d = d, .factor = *factor, .ratio = *ratio};
+    zkpipe_pool_parallel_for(pool, d->n, 0, scale_body, &job);
+}
+
+static void inverse_transform(FE *a, const DOMAIN *d, const FE *factor, zkpipe_pool *pool)
+{
+    transform(a, d, pool);
+    struct transform_job job = {.a = a, .d = d, .factor = *factor};
+    zkpipe_pool_parallel_for(pool, d->n / 2 + 1, 0, negate_indices_body, &job);
+}
+
+zkpipe_status API(ntt)(FE *a, const DOMAIN *d, zkpipe_pool *pool)
+{
+    if (a == NULL || d == NULL)
+        return ZKPIPE_EINVAL;
+    transform(a, d, pool);
+    return ZKPIPE_OK;
+}
+
+zkpipe_status API(intt)(FE *a, const DOMAIN *d, zkpipe_pool *pool)
+{
+    if (a == NULL || d == NULL)
+        return ZKPIPE_EINVAL;
+    inverse_transform(a, d, &d->n_inv, pool);
+    return ZKPIPE_OK;
+}
+
+zkpipe_status API(coset_ntt)(FE *a, const DOMAIN *d, const FE *shift, zkpipe_pool *pool)
+{
+    if (a == NULL || d == NULL || shift == NULL || FOP(is_zero)(shift))
+        return ZKPIPE_EINVAL;
+    FE one;
+    FOP(set_one)(&one);
+    scale(a, d, &one, shift, pool);
+    transform(a, d, pool);
+    return ZKPIPE_OK;
+}
+
+zkpipe_status API(coset_intt)(FE *a, const DOMAIN *d, const FE *shift, zkpipe_pool *pool)
+{
+    FE shift_inv, one;
+    if (a == NULL || d == NULL || shift == NULL || !FOP(inv)(&shift_inv, shift))
+        return ZKPIPE_EINVAL;
+    FOP(set_one)(&one);
+    inverse_transform(a, d, &one, pool);
+    scale(a, d, &d->n_inv, &shift_inv, pool);
+    return ZKPIPE_OK;
+}
+
+zkpipe_status API(vanishing_on_coset)(FE *out, const DOMAIN *d, const FE *shift)
+{
+    if (out == NULL || d == NULL || shift == NULL)
+        return ZKPIPE_EINVAL;
+    FE z = *shift, one;
+    for (unsigned i = 0; i < d->log_n; i++)
+        FOP(sqr)(&z, &z);
+    FOP(set_one)(&one);
+    FOP(sub)(out, &z, &one);
+    return ZKPIPE_OK;
+}
+
+zkpipe_status API(divide_by_vanishing_on_coset)(FE *a, const DOMAIN *d, const FE *shift,
+                                                zkpipe_pool *pool)
+{
+    FE z, z_inv, one;
+    if (a == NULL || API(vanishing_on_coset)(&z, d, shift) != ZKPIPE_OK || !FOP(inv)(&z_inv, &z))
+        return ZKPIPE_EINVAL;
+    FOP(set_one)(&one);
+    scale(a, d, &z_inv, &one, pool);
+    return ZKPIPE_OK;
+}

@@ -1,0 +1,3 @@
+list(APPEND ZKPIPE_SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/ntt_bls12_381_fr.c
+    ${CMAKE_CURRENT_LIST_DIR}/ntt_bn254_fr.c)
