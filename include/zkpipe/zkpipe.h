@@ -7,6 +7,8 @@
 #include "zkpipe/status.h"
 #include "zkpipe/alloc.h"
 #include "zkpipe/acct.h"
+#include "zkpipe/sem.h"
+#include "zkpipe/chan.h"
 #include "zkpipe/pool.h"
 #include "zkpipe/curve.h"
 #include "zkpipe/circuit.h"

@@ -1,0 +1,302 @@
+/* FIFO counting semaphore with direct hand-off: a release grants units to the waiters at the
+ * head of the queue itself, so a thread arriving later cannot barge past them.
+ *
+ * Permits are checked on release against a table of outstanding acquisitions: slot i holds the
+ * ticket of the permit that owns it, and tickets are never reused, so only that acquisition can
+ * give its units back; a second release or a stale copy finds another ticket or none. Past
+ * ZKPIPE_SEM_TRACKED_PERMITS outstanding permits, further ones are only counted, and a stale
+ * copy of one is refused whenever the untracked count cannot cover it. */
+#include "zkpipe/sem.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <string.h>
+
+#include "core/alloc_internal.h"
+#include "sync/wait_internal.h"
+
+/* One blocked acquire; lives on the waiting thread's stack. */
+typedef struct waiter {
+    struct waiter *prev, *next;
+    pthread_cond_t cond;
+    uint64_t units;
+    uint64_t ticket; /* set by the granting thread, with slot */
+    uint32_t slot;
+    bool done; /* granted or closed; `status` says which */
+    zkpipe_status status;
+} waiter;
+
+struct zkpipe_sem {
+    zkpipe_allocator allocator;
+    pthread_mutex_t lock;
+    waiter *head, *tail;
+    uint64_t capacity;
+    uint64_t available;
+    uint64_t last_ticket;
+    uint64_t untracked_units;   /* held by permits that found no free slot */
+    uint64_t untracked_permits; /* how many such permits are outstanding */
+    uint32_t nslots;
+    uint32_t free_count;  /* free_slots[0 .. free_count) are free */
+    uint32_t *free_slots; /* in the same block, after slot_ticket */
+    bool closed;
+    /* Mirrors of `available` and the queue length for the lock-free query functions. */
+    _Atomic uint64_t available_view;
+    _Atomic uint64_t waiters_view;
+    uint64_t slot_ticket[]; /* ticket of the permit owning each slot; 0 when free */
+};
+
+zkpipe_status zkpipe_sem_create(zkpipe_sem **out, uint64_t capacity,
+                                const zkpipe_allocator *allocator)
+{
+    const zkpipe_allocator *a = zkpipe__allocator_or_default(allocator);
+    if (out == NULL || capacity == 0 || a == NULL)
+        return ZKPIPE_EINVAL;
+    uint32_t nslots =
+        capacity < ZKPIPE_SEM_TRACKED_PERMITS ? (uint32_t)capacity : ZKPIPE_SEM_TRACKED_PERMITS;
+    size_t size = sizeof(zkpipe_sem) + nslots * (sizeof(uint64_t) + sizeof(uint32_t));
+    zkpipe_sem *s = zkpipe__calloc(a, 1, size, _Alignof(zkpipe_sem));
+    if (s == NULL)
+        return ZKPIPE_ENOMEM;
+    s->allocator = *a;
+    if (pthread_mutex_init(&s->lock, NULL) != 0) {
+        zkpipe__free(a, s);
+        return ZKPIPE_ENOMEM;
+    }
+    s->nslots = nslots;
+    s->free_slots = (uint32_t *)(s->slot_ticket + nslots);
+    /* Handed out from the top of the stack: slot 0 first. */
+    for (uint32_t i = 0; i < nslots; i++)
+        s->free_slots[i] = nslots - 1 - i;
+    s->free_count = nslots;
+    s->capacity = capacity;
+    s->available = capacity;
+    atomic_init(&s->available_view, capacity);
+    atomic_init(&s->waiters_view, 0);
+    *out = s;
+    return ZKPIPE_OK;
+}
+
+void zkpipe_sem_destroy(zkpipe_sem *sem)
+{
+    if (sem == NULL)
+        return;
+    pthread_mutex_destroy(&sem->lock);
+    zkpipe_allocator a = sem->allocator;
+    zkpipe__free(&a, sem);
+}
+
+static void unlink_waiter(zkpipe_sem *s, waiter *w)
+{
+    if (w->prev != NULL)
+        w->prev->next = w->next;
+    else
+        s->head = w->next;
+    if (w->next != NULL)
+        w->next->prev = w->prev;
+    else
+        s->tail = w->prev;
+    w->prev = w->next = NULL;
+    atomic_fetch_sub_explicit(&s->waiters_view, 1, memory_order_relaxed);
+}
+
+/* Takes `units` for a new permit, which gets a fresh ticket and, while one is free, a slot
+ * (1-based; 0: untracked). The caller holds the lock and has checked the units fit. */
+static uint64_t take(zkpipe_sem *s, uint64_t units, uint32_t *slot)
+{
+    s->available -= units;
+    atomic_store_explicit(&s->available_view, s->available, memory_order_relaxed);
+    uint64_t ticket = ++s->last_ticket;
+    if (s->free_count > 0) {
+        uint32_t i = s->free_slots[--s->free_count];
+        s->slot_ticket[i] = ticket;
+        *slot = i + 1;
+    } else {
+        s->untracked_units += units;
+        s->untracked_permits++;
+        *slot = 0;
+    }
+    return ticket;
+}
+
+/* Gives `p`'s units back if it is an outstanding acquisition of `s`; false (and nothing
+ * changed) otherwise. The caller holds the lock. */
+static bool give_back(zkpipe_sem *s, const zkpipe_permit *p)
+{
+    if (p->units > s->capacity - s->available)
+        return false;
+    if (p->slot != 0) {
+        if (p->slot > s->nslots || s->slot_ticket[p->slot - 1] != p->ticket)
+            return false;
+        s->slot_ticket[p->slot - 1] = 0;
+        s->free_slots[s->free_count++] = p->slot - 1;
+    } else {
+        if (s->untracked_permits == 0 || p->units > s->untracked_units)
+            return false;
+        s->untracked_units -= p->units;
+        s->untracked_permits--;
+    }
+    s->available += p->units;
+    atomic_store_explicit(&s->available_view, s->available, memory_order_relaxed);
+    return true;
+}
+
+/* Serves waiters from the head while they fit; stops at the first that does not. */
+static void grant_head(zkpipe_sem *s)
+{
+    while (s->head != NULL && s->head->units <= s->available) {
+        waiter *w = s->head;
+        unlink_waiter(s, w);
+        w->ticket = take(s, w->units, &w->slot);
+        w->status = ZKPIPE_OK;
+        w->done = true;
+        pthread_cond_signal(&w->cond);
+    }
+}
+
+/* Blocks until `w` is granted or closed, or the deadline passes. Called with the lock held
+ * and `w` queued; returns with the lock held and `w` unlinked. */
+static zkpipe_status wait_turn(zkpipe_sem *s, waiter *w, const struct timespec *deadline)
+{
+    while (!w->done) {
+        int rc = deadline != NULL ? pthread_cond_timedwait(&w->cond, &s->lock, deadline)
+                                  : pthread_cond_wait(&w->cond, &s->lock);
+        if (rc == ETIMEDOUT && !w->done) {
+            unlink_waiter(s, w);
+            /* We may have been the head that blocked smaller requests behind us. */
+            grant_head(s);
+            return ZKPIPE_ETIMEDOUT;
+        }
+    }
+    return w->status;
+}
+
+/* The common acquire; `timeout_ns` counts for ZKPIPE__WAIT_TIMED only. */
+static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t units,
+                             zkpipe__wait_mode mode, uint64_t timeout_ns)
+{
+    if (s == NULL || permit == NULL)
+        return ZKPIPE_EINVAL;
+    if (units > s->capacity)
+        return ZKPIPE_ETOOBIG;
+    struct timespec deadline = {0, 0};
+    if (mode == ZKPIPE__WAIT_TIMED)
+        deadline = zkpipe__deadline_after(timeout_ns);
+
+    pthread_mutex_lock(&s->lock);
+    zkpipe_status st = ZKPIPE_OK;
+    uint64_t ticket = 0;
+    uint32_t slot = 0;
+    if (s->closed) {
+        st = ZKPIPE_ECLOSED;
+    } else if (units == 0) {
+        /* Nothing to take: an empty permit. */
+    } else if (s->head == NULL && units <= s->available) {
+        ticket = take(s, units, &slot);
+    } else if (mode == ZKPIPE__WAIT_TRY) {
+        st = ZKPIPE_EAGAIN;
+    } else if (mode == ZKPIPE__WAIT_TIMED && timeout_ns == 0) {
+        st = ZKPIPE_ETIMEDOUT;
+    } else {
+        waiter w;
+        memset(&w, 0, sizeof w);
+        w.units = units;
+        st = zkpipe__cond_init_monotonic(&w.cond);
+        if (st == ZKPIPE_OK) {
+            w.prev = s->tail;
+            if (s->tail != NULL)
+                s->tail->next = &w;
+            else
+                s->head = &w;
+            s->tail = &w;
+            atomic_fetch_add_explicit(&s->waiters_view, 1, memory_order_relaxed);
+            st = wait_turn(s, &w, mode == ZKPIPE__WAIT_TIMED ? &deadline : NULL);
+            ticket = w.ticket;
+            slot = w.slot;
+            pthread_cond_destroy(&w.cond);
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+
+    if (st == ZKPIPE_OK) {
+        permit->sem = units == 0 ? NULL : s;
+        permit->units = units;
+        permit->ticket = ticket;
+        permit->slot = slot;
+    }
+    return st;
+}
+
+zkpipe_status zkpipe_sem_acquire(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t units)
+{
+    return acquire(sem, permit, units, ZKPIPE__WAIT_BLOCK, 0);
+}
+
+zkpipe_status zkpipe_sem_try_acquire(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t units)
+{
+    return acquire(sem, permit, units, ZKPIPE__WAIT_TRY, 0);
+}
+
+zkpipe_status zkpipe_sem_acquire_timed(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t units,
+                                       uint64_t timeout_ns)
+{
+    return acquire(sem, permit, units, ZKPIPE__WAIT_TIMED, timeout_ns);
+}
+
+zkpipe_status zkpipe_permit_release(zkpipe_permit *permit)
+{
+    if (permit == NULL)
+        return ZKPIPE_EINVAL;
+    zkpipe_sem *s = permit->sem;
+    if (s == NULL)
+        return ZKPIPE_OK;
+    if (permit->ticket == 0)
+        return ZKPIPE_ESTATE;
+
+    pthread_mutex_lock(&s->lock);
+    bool valid = give_back(s, permit);
+    if (valid)
+        grant_head(s);
+    pthread_mutex_unlock(&s->lock);
+    if (!valid)
+        return ZKPIPE_ESTATE;
+    permit->ticket = 0;
+    return ZKPIPE_OK;
+}
+
+int zkpipe_permit_is_held(const zkpipe_permit *permit)
+{
+    return permit != NULL && permit->sem != NULL && permit->ticket != 0;
+}
+
+void zkpipe_sem_close(zkpipe_sem *sem)
+{
+    if (sem == NULL)
+        return;
+    pthread_mutex_lock(&sem->lock);
+    sem->closed = true;
+    while (sem->head != NULL) {
+        waiter *w = sem->head;
+        unlink_waiter(sem, w);
+        w->status = ZKPIPE_ECLOSED;
+        w->done = true;
+        pthread_cond_signal(&w->cond);
+    }
+    pthread_mutex_unlock(&sem->lock);
+}
+
+uint64_t zkpipe_sem_available(const zkpipe_sem *sem)
+{
+    return sem == NULL ? 0 : atomic_load_explicit(&sem->available_view, memory_order_relaxed);
+}
+
+uint64_t zkpipe_sem_capacity(const zkpipe_sem *sem)
+{
+    return sem == NULL ? 0 : sem->capacity;
+}
+
+uint64_t zkpipe_sem_waiters(const zkpipe_sem *sem)
+{
+    return sem == NULL ? 0 : atomic_load_explicit(&sem->waiters_view, memory_order_relaxed);
+}

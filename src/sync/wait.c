@@ -1,0 +1,35 @@
+#include "sync/wait_internal.h"
+
+zkpipe_status zkpipe__cond_init_monotonic(pthread_cond_t *cond)
+{
+    pthread_condattr_t attr;
+    if (pthread_condattr_init(&attr) != 0)
+        return ZKPIPE_ENOMEM;
+    zkpipe_status st = ZKPIPE_OK;
+    if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0)
+        st = ZKPIPE_EUNSUPPORTED;
+    else if (pthread_cond_init(cond, &attr) != 0)
+        st = ZKPIPE_ENOMEM;
+    pthread_condattr_destroy(&attr);
+    return st;
+}
+
+struct timespec zkpipe__deadline_after(uint64_t timeout_ns)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    const uint64_t ns_per_s = 1000000000u;
+    /* time_t is signed and at least 64 bits here; cap the seconds far below its maximum so
+     * an "infinite" timeout cannot overflow it. */
+    uint64_t add_s = timeout_ns / ns_per_s;
+    const uint64_t cap_s = (uint64_t)1 << 40;
+    if (add_s > cap_s)
+        add_s = cap_s;
+    t.tv_sec += (time_t)add_s;
+    t.tv_nsec += (long)(timeout_ns % ns_per_s);
+    if (t.tv_nsec >= (long)ns_per_s) {
+        t.tv_nsec -= (long)ns_per_s;
+        t.tv_sec++;
+    }
+    return t;
+}

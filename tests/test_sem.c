@@ -1,0 +1,435 @@
+/* The FIFO count/byte semaphore: arguments, allocation failures, FIFO service, timeouts,
+ * close, and permit misuse. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include <cmocka.h>
+
+#include "fail_alloc.h"
+#include "fail_pthread.h"
+#include "sanitize.h"
+#include "zkpipe/sem.h"
+
+static void nap(void)
+{
+    struct timespec t = {0, 1000000};
+    nanosleep(&t, NULL);
+}
+
+/* Waits (without a time limit) until `n` threads are queued on `s`. */
+static void await_waiters(const zkpipe_sem *s, uint64_t n)
+{
+    while (zkpipe_sem_waiters(s) != n)
+        nap();
+}
+
+typedef struct acquirer {
+    zkpipe_sem *sem;
+    uint64_t units;
+    uint64_t timeout_ns; /* 0: block without a timeout */
+    zkpipe_permit permit;
+    zkpipe_status status;
+    pthread_t thread;
+} acquirer;
+
+static void *acquirer_main(void *arg)
+{
+    acquirer *a = arg;
+    a->status = a->timeout_ns == 0
+                    ? zkpipe_sem_acquire(a->sem, &a->permit, a->units)
+                    : zkpipe_sem_acquire_timed(a->sem, &a->permit, a->units, a->timeout_ns);
+    return NULL;
+}
+
+static void start_acquirer(acquirer *a, zkpipe_sem *s, uint64_t units, uint64_t timeout_ns)
+{
+    a->sem = s;
+    a->units = units;
+    a->timeout_ns = timeout_ns;
+    a->status = ZKPIPE_EINVAL;
+    assert_int_equal(pthread_create(&a->thread, NULL, acquirer_main, a), 0);
+}
+
+static void create_rejects_bad_arguments(void **state)
+{
+    (void)state;
+    zkpipe_sem *s = NULL;
+    zkpipe_allocator half = {NULL, NULL, NULL};
+    assert_int_equal(zkpipe_sem_create(NULL, 1, NULL), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_sem_create(&s, 0, NULL), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_sem_create(&s, 1, &half), ZKPIPE_EINVAL);
+    assert_null(s);
+    zkpipe_sem_destroy(NULL);
+    zkpipe_sem_close(NULL);
+    assert_int_equal(zkpipe_sem_available(NULL), 0);
+    assert_int_equal(zkpipe_sem_capacity(NULL), 0);
+    assert_int_equal(zkpipe_sem_waiters(NULL), 0);
+}
+
+static int create_attempt(void *arg, const zkpipe_allocator *a)
+{
+    return zkpipe_sem_create(arg, 5, a);
+}
+
+static void create_cleanup(void *arg)
+{
+    zkpipe_sem **s = arg;
+    zkpipe_sem_destroy(*s);
+    *s = NULL;
+}
+
+static void create_survives_every_allocation_failure(void **state)
+{
+    (void)state;
+    zkpipe_sem *s = NULL;
+    assert_int_equal(fail_alloc_walk(create_attempt, create_cleanup, &s), 1);
+    assert_null(s);
+}
+
+static void create_survives_every_pthread_failure(void **state)
+{
+    (void)state;
+    zkpipe_sem *s = NULL;
+    assert_int_equal(fail_pthread_walk(create_attempt, create_cleanup, &s, ZKPIPE_OK), 1);
+    assert_null(s);
+}
+
+/* A wait needs a condition variable of its own; when it cannot have one, nothing changes. */
+static int wait_attempt(void *arg, const zkpipe_allocator *a)
+{
+    (void)a;
+    zkpipe_permit p;
+    return zkpipe_sem_acquire_timed(arg, &p, 1, 1000000);
+}
+
+static void a_wait_that_cannot_start_changes_nothing(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    zkpipe_permit held;
+    assert_int_equal(zkpipe_sem_create(&s, 1, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_acquire(s, &held, 1), ZKPIPE_OK);
+    assert_int_equal(fail_pthread_walk(wait_attempt, NULL, s, ZKPIPE_ETIMEDOUT), 3);
+    assert_int_equal(zkpipe_sem_waiters(s), 0);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+    assert_int_equal(zkpipe_permit_release(&held), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 1);
+    zkpipe_sem_destroy(s);
+}
+
+static void acquire_and_release_count_units(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 100, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_capacity(s), 100);
+    zkpipe_permit a, b, z;
+    assert_int_equal(zkpipe_sem_acquire(s, &a, 60), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_try_acquire(s, &b, 40), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+    assert_ptr_equal(a.sem, s);
+    assert_int_equal(a.units, 60);
+    assert_true(zkpipe_permit_is_held(&a));
+    assert_int_equal(zkpipe_sem_try_acquire(s, &z, 1), ZKPIPE_EAGAIN);
+    assert_int_equal(zkpipe_sem_acquire_timed(s, &z, 1, 0), ZKPIPE_ETIMEDOUT);
+    assert_int_equal(zkpipe_permit_release(&a), ZKPIPE_OK);
+    assert_false(zkpipe_permit_is_held(&a));
+    assert_int_equal(zkpipe_sem_available(s), 60);
+    assert_int_equal(zkpipe_sem_acquire_timed(s, &a, 60, 1000000), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&a), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&b), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 100);
+    zkpipe_sem_destroy(s);
+}
+
+static void acquire_rejects_bad_requests(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    zkpipe_permit p;
+    assert_int_equal(zkpipe_sem_create(&s, 8, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_acquire(NULL, &p, 1), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_sem_acquire(s, NULL, 1), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_sem_try_acquire(NULL, &p, 1), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_sem_acquire_timed(s, NULL, 1, 1), ZKPIPE_EINVAL);
+    /* More than capacity can never be served: refused at once, even by the blocking call. */
+    assert_int_equal(zkpipe_sem_acquire(s, &p, 9), ZKPIPE_ETOOBIG);
+    assert_int_equal(zkpipe_sem_acquire_timed(s, &p, UINT64_MAX, 1), ZKPIPE_ETOOBIG);
+    assert_int_equal(zkpipe_sem_available(s), 8);
+    assert_int_equal(zkpipe_permit_release(NULL), ZKPIPE_EINVAL);
+    assert_false(zkpipe_permit_is_held(NULL));
+    zkpipe_sem_destroy(s);
+}
+
+static void zero_units_give_an_empty_permit(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 1, NULL), ZKPIPE_OK);
+    zkpipe_permit all, p = {s, 7, 7, 7};
+    assert_int_equal(zkpipe_sem_acquire(s, &all, 1), ZKPIPE_OK);
+    /* Even with nothing available, zero units never wait. */
+    assert_int_equal(zkpipe_sem_acquire(s, &p, 0), ZKPIPE_OK);
+    assert_null(p.sem);
+    assert_int_equal(p.units, 0);
+    assert_false(zkpipe_permit_is_held(&p));
+    assert_int_equal(zkpipe_permit_release(&p), ZKPIPE_OK);
+    zkpipe_permit zero = {0};
+    assert_int_equal(zkpipe_permit_release(&zero), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+    assert_int_equal(zkpipe_permit_release(&all), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 1);
+    zkpipe_sem_destroy(s);
+}
+
+static void double_release_is_refused_and_count_intact(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 10, NULL), ZKPIPE_OK);
+    zkpipe_permit p;
+    assert_int_equal(zkpipe_sem_acquire(s, &p, 4), ZKPIPE_OK);
+    zkpipe_permit stale = p;
+    assert_int_equal(zkpipe_permit_release(&p), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&p), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+    /* A copy taken while the permit was held still looks held, but the semaphore no longer
+     * has that acquisition outstanding. */
+    assert_true(zkpipe_permit_is_held(&stale));
+    assert_int_equal(zkpipe_permit_release(&stale), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+
+    /* With a smaller permit outstanding, a stale copy of a bigger one is still refused. */
+    zkpipe_permit small;
+    assert_int_equal(zkpipe_sem_acquire(s, &small, 1), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&stale), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_sem_available(s), 9);
+    /* A forged ticket the semaphore never issued is refused too. */
+    zkpipe_permit forged = small;
+    forged.ticket = small.ticket + 1000;
+    assert_int_equal(zkpipe_permit_release(&forged), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_sem_available(s), 9);
+    assert_int_equal(zkpipe_permit_release(&small), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+    zkpipe_sem_destroy(s);
+}
+
+static void stale_copy_is_refused_while_a_twin_is_outstanding(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 10, NULL), ZKPIPE_OK);
+    zkpipe_permit a, b;
+    assert_int_equal(zkpipe_sem_acquire(s, &a, 4), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_acquire(s, &b, 4), ZKPIPE_OK);
+    zkpipe_permit stale = a;
+    assert_int_equal(zkpipe_permit_release(&a), ZKPIPE_OK);
+    /* b's 4 units could cover it, but they are b's. */
+    assert_int_equal(zkpipe_permit_release(&stale), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_sem_available(s), 6);
+    /* A new acquisition reusing a's slot does not revive the stale copy either. */
+    zkpipe_permit c;
+    assert_int_equal(zkpipe_sem_acquire(s, &c, 4), ZKPIPE_OK);
+    assert_int_equal(c.slot, stale.slot);
+    assert_int_equal(zkpipe_permit_release(&stale), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_sem_available(s), 2);
+    assert_int_equal(zkpipe_permit_release(&b), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&c), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+    zkpipe_sem_destroy(s);
+}
+
+static void permits_past_the_tracked_ones_are_counted(void **state)
+{
+    (void)state;
+    enum { N = ZKPIPE_SEM_TRACKED_PERMITS + 4 };
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, N + 10, NULL), ZKPIPE_OK);
+    zkpipe_permit *p = calloc(N, sizeof *p);
+    assert_non_null(p);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(zkpipe_sem_acquire(s, &p[i], 1), ZKPIPE_OK);
+    assert_int_not_equal(p[ZKPIPE_SEM_TRACKED_PERMITS - 1].slot, 0);
+    assert_int_equal(p[ZKPIPE_SEM_TRACKED_PERMITS].slot, 0);
+    zkpipe_permit tracked = p[0], untracked = p[N - 1];
+    /* No untracked permit of 5 units can exist: the 4 untracked ones hold 4 units in all. */
+    zkpipe_permit bigger = untracked;
+    bigger.units = 5;
+    assert_int_equal(zkpipe_permit_release(&bigger), ZKPIPE_ESTATE);
+    for (int i = 0; i < N; i++)
+        assert_int_equal(zkpipe_permit_release(&p[i]), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), N + 10);
+    assert_int_equal(zkpipe_permit_release(&tracked), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_permit_release(&untracked), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_sem_available(s), N + 10);
+    free(p);
+    zkpipe_sem_destroy(s);
+}
+
+static void large_waiter_is_served_before_later_small_ones(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 10, NULL), ZKPIPE_OK);
+    zkpipe_permit a, b, extra;
+    assert_int_equal(zkpipe_sem_acquire(s, &a, 6), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_acquire(s, &b, 4), ZKPIPE_OK);
+    acquirer large, small;
+    start_acquirer(&large, s, 8, 0);
+    await_waiters(s, 1);
+    start_acquirer(&small, s, 1, 0);
+    await_waiters(s, 2);
+
+    /* 4 units free: enough for the small request, but it queued behind the large one. Grants
+     * happen inside release, so the state right after it returns is exact. */
+    assert_int_equal(zkpipe_permit_release(&b), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 4);
+    assert_int_equal(zkpipe_sem_waiters(s), 2);
+    assert_int_equal(zkpipe_sem_try_acquire(s, &extra, 1), ZKPIPE_EAGAIN);
+    assert_int_equal(zkpipe_sem_acquire_timed(s, &extra, 1, 1000), ZKPIPE_ETIMEDOUT);
+
+    assert_int_equal(zkpipe_permit_release(&a), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_waiters(s), 0);
+    assert_int_equal(zkpipe_sem_available(s), 1);
+    pthread_join(large.thread, NULL);
+    pthread_join(small.thread, NULL);
+    assert_int_equal(large.status, ZKPIPE_OK);
+    assert_int_equal(small.status, ZKPIPE_OK);
+    assert_true(large.permit.ticket < small.permit.ticket);
+    assert_int_equal(zkpipe_permit_release(&large.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&small.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+    zkpipe_sem_destroy(s);
+}
+
+static void timed_out_head_lets_the_queue_move(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 4, NULL), ZKPIPE_OK);
+    zkpipe_permit held;
+    assert_int_equal(zkpipe_sem_acquire(s, &held, 3), ZKPIPE_OK);
+    acquirer large, small;
+    start_acquirer(&large, s, 4, 20 * 1000 * 1000);
+    await_waiters(s, 1);
+    start_acquirer(&small, s, 1, 0);
+    /* The small request (1 unit fits) can only be served once the large one gives up. */
+    pthread_join(large.thread, NULL);
+    pthread_join(small.thread, NULL);
+    assert_int_equal(large.status, ZKPIPE_ETIMEDOUT);
+    assert_int_equal(small.status, ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+    assert_int_equal(zkpipe_permit_release(&small.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&held), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 4);
+    zkpipe_sem_destroy(s);
+}
+
+static void close_wakes_waiters_and_keeps_releases_working(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 2, NULL), ZKPIPE_OK);
+    zkpipe_permit held, p;
+    assert_int_equal(zkpipe_sem_acquire(s, &held, 2), ZKPIPE_OK);
+    acquirer w[3];
+    for (int i = 0; i < 3; i++) {
+        start_acquirer(&w[i], s, 1, i == 2 ? UINT64_MAX : 0);
+        await_waiters(s, (uint64_t)i + 1);
+    }
+    zkpipe_sem_close(s);
+    for (int i = 0; i < 3; i++) {
+        pthread_join(w[i].thread, NULL);
+        assert_int_equal(w[i].status, ZKPIPE_ECLOSED);
+    }
+    assert_int_equal(zkpipe_sem_waiters(s), 0);
+    assert_int_equal(zkpipe_sem_acquire(s, &p, 1), ZKPIPE_ECLOSED);
+    assert_int_equal(zkpipe_sem_try_acquire(s, &p, 1), ZKPIPE_ECLOSED);
+    assert_int_equal(zkpipe_sem_acquire_timed(s, &p, 1, 1), ZKPIPE_ECLOSED);
+    assert_int_equal(zkpipe_permit_release(&held), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 2);
+    zkpipe_sem_close(s);
+    assert_int_equal(zkpipe_sem_acquire(s, &p, 1), ZKPIPE_ECLOSED);
+    zkpipe_sem_destroy(s);
+}
+
+#define CONTENTION_ROUNDS (ZKPIPE_TEST_SANITIZED ? 2000 : 20000)
+
+typedef struct contender {
+    zkpipe_sem *sem;
+    _Atomic uint64_t *in_use;
+    unsigned seed;
+    int failures;
+    pthread_t thread;
+} contender;
+
+static void *contender_main(void *arg)
+{
+    contender *c = arg;
+    for (int i = 0; i < CONTENTION_ROUNDS; i++) {
+        c->seed = c->seed * 1103515245u + 12345u;
+        uint64_t units = 1 + (c->seed >> 16) % 16;
+        zkpipe_permit p;
+        zkpipe_status st = (i % 3 == 0) ? zkpipe_sem_acquire_timed(c->sem, &p, units, 1000)
+                                        : zkpipe_sem_acquire(c->sem, &p, units);
+        if (st == ZKPIPE_ETIMEDOUT)
+            continue;
+        if (st != ZKPIPE_OK) {
+            c->failures++;
+            continue;
+        }
+        uint64_t now = atomic_fetch_add(c->in_use, units) + units;
+        if (now > zkpipe_sem_capacity(c->sem))
+            c->failures++;
+        atomic_fetch_sub(c->in_use, units);
+        if (zkpipe_permit_release(&p) != ZKPIPE_OK)
+            c->failures++;
+    }
+    return NULL;
+}
+
+static void contention_never_exceeds_capacity(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 24, NULL), ZKPIPE_OK);
+    _Atomic uint64_t in_use = 0;
+    contender c[4];
+    for (int i = 0; i < 4; i++) {
+        c[i] = (contender){.sem = s, .in_use = &in_use, .seed = (unsigned)i + 1};
+        assert_int_equal(pthread_create(&c[i].thread, NULL, contender_main, &c[i]), 0);
+    }
+    for (int i = 0; i < 4; i++) {
+        pthread_join(c[i].thread, NULL);
+        assert_int_equal(c[i].failures, 0);
+    }
+    assert_int_equal(zkpipe_sem_available(s), 24);
+    assert_int_equal(zkpipe_sem_waiters(s), 0);
+    zkpipe_sem_destroy(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(create_rejects_bad_arguments),
+        cmocka_unit_test(create_survives_every_allocation_failure),
+        cmocka_unit_test(create_survives_every_pthread_failure),
+        cmocka_unit_test(a_wait_that_cannot_start_changes_nothing),
+        cmocka_unit_test(acquire_and_release_count_units),
+        cmocka_unit_test(acquire_rejects_bad_requests),
+        cmocka_unit_test(zero_units_give_an_empty_permit),
+        cmocka_unit_test(double_release_is_refused_and_count_intact),
+        cmocka_unit_test(stale_copy_is_refused_while_a_twin_is_outstanding),
+        cmocka_unit_test(permits_past_the_tracked_ones_are_counted),
+        cmocka_unit_test(large_waiter_is_served_before_later_small_ones),
+        cmocka_unit_test(timed_out_head_lets_the_queue_move),
+        cmocka_unit_test(close_wakes_waiters_and_keeps_releases_working),
+        cmocka_unit_test(contention_never_exceeds_capacity),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
