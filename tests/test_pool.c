@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "fail_alloc.h"
-#include "sanitizer.h"
+#include "sanitize.h"
 #include "zkpipe/zkpipe.h"
 
 /* What a loop body saw, filled in concurrently by every thread running it. */
@@ -268,7 +268,7 @@ static void concurrent_callers_are_serialised(void **state)
     pthread_t th[CALLERS];
     caller_arg args[CALLERS];
     for (unsigned i = 0; i < CALLERS; i++) {
-        args[i] = (caller_arg){pool, i + 1, UNDER_SANITIZER ? 40 : 300, 0};
+        args[i] = (caller_arg){pool, i + 1, ZKPIPE_TEST_SANITIZED ? 40 : 300, 0};
         assert_int_equal(pthread_create(&th[i], NULL, concurrent_caller, &args[i]), 0);
     }
     for (unsigned i = 0; i < CALLERS; i++) {
@@ -281,7 +281,7 @@ static void concurrent_callers_are_serialised(void **state)
 static void create_destroy_cycles(void **state)
 {
     (void)state;
-    unsigned cycles = UNDER_SANITIZER ? 30 : 200;
+    unsigned cycles = ZKPIPE_TEST_SANITIZED ? 30 : 200;
     for (unsigned i = 0; i < cycles; i++) {
         zkpipe_pool *pool = NULL;
         unsigned threads = 1 + i % 6;
