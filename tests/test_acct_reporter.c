@@ -1,6 +1,6 @@
 /* The reporter thread: sinks, clean start and stop, and every failure of zkpipe_reporter_start.
- * This executable links with --wrap for the pthread calls the reporter makes, so a test can
- * fail any one of them (the same walk as fail_alloc, over thread resources). */
+ * This executable links with support/fail_pthread, so a test can fail any one of the pthread
+ * calls the reporter makes (the same walk as fail_alloc, over thread resources). */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -17,51 +17,8 @@
 #include <cmocka.h>
 
 #include "fail_alloc.h"
+#include "fail_pthread.h"
 #include "zkpipe/zkpipe.h"
-
-/* Index of the wrapped call that fails (-1: none), calls so far, and which one failed. */
-static atomic_long pt_fail_at = -1, pt_calls;
-static const char *pt_failed;
-
-static int pt_should_fail(const char *name)
-{
-    if (atomic_fetch_add(&pt_calls, 1) != atomic_load(&pt_fail_at))
-        return 0;
-    pt_failed = name;
-    return 1;
-}
-
-int __real_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-int __real_pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *);
-int __real_pthread_cond_init(pthread_cond_t *, const pthread_condattr_t *);
-int __real_pthread_condattr_init(pthread_condattr_t *);
-int __real_pthread_condattr_setclock(pthread_condattr_t *, clockid_t);
-
-int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
-{
-    return pt_should_fail("pthread_create") ? EAGAIN : __real_pthread_create(t, a, fn, arg);
-}
-
-int __wrap_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
-{
-    return pt_should_fail("pthread_mutex_init") ? ENOMEM : __real_pthread_mutex_init(m, a);
-}
-
-int __wrap_pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
-{
-    return pt_should_fail("pthread_cond_init") ? ENOMEM : __real_pthread_cond_init(c, a);
-}
-
-int __wrap_pthread_condattr_init(pthread_condattr_t *a)
-{
-    return pt_should_fail("pthread_condattr_init") ? ENOMEM : __real_pthread_condattr_init(a);
-}
-
-int __wrap_pthread_condattr_setclock(pthread_condattr_t *a, clockid_t c)
-{
-    return pt_should_fail("pthread_condattr_setclock") ? EINVAL
-                                                       : __real_pthread_condattr_setclock(a, c);
-}
 
 /* Lines a callback sink received. */
 typedef struct lines {
@@ -171,13 +128,12 @@ static void start_survives_thread_resource_failure(void **state)
     for (long site = 0;; site++) {
         fail_alloc fa;
         fail_alloc_init(&fa, -1);
-        pt_failed = NULL;
-        atomic_store(&pt_calls, 0);
-        atomic_store(&pt_fail_at, site);
+        fail_pthread_arm(site);
         zkpipe_reporter *r = NULL;
         zkpipe_status rc = (zkpipe_status)start_attempt(&r, &fa.allocator);
-        atomic_store(&pt_fail_at, -1);
-        if (pt_failed == NULL) {
+        const char *failed = fail_pthread_failed();
+        fail_pthread_arm(-1);
+        if (failed == NULL) {
             assert_int_equal(rc, ZKPIPE_OK);
             zkpipe_reporter_stop(r);
             assert_int_equal(atomic_load(&fa.live), 0);
@@ -187,10 +143,10 @@ static void start_survives_thread_resource_failure(void **state)
         }
         assert_null(r);
         assert_int_equal(atomic_load(&fa.live), 0);
-        if (strcmp(pt_failed, "pthread_create") == 0) {
+        if (strcmp(failed, "pthread_create") == 0) {
             assert_int_equal(rc, ZKPIPE_ETHREAD);
             walked_create = 1;
-        } else if (strcmp(pt_failed, "pthread_condattr_setclock") == 0) {
+        } else if (strcmp(failed, "pthread_condattr_setclock") == 0) {
             assert_int_equal(rc, ZKPIPE_EUNSUPPORTED);
         } else {
             assert_int_equal(rc, ZKPIPE_ENOMEM);
