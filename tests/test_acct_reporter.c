@@ -1,7 +1,6 @@
 /* The reporter thread: sinks, clean start and stop, and every failure of zkpipe_reporter_start.
  * This executable links with support/fail_pthread, so a test can fail any one of the pthread
  * calls the reporter makes (the same walk as fail_alloc, over thread resources). */
-#include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,13 +10,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "fail_alloc.h"
 #include "fail_pthread.h"
+#include "nap.h"
 #include "zkpipe/zkpipe.h"
 
 /* Lines a callback sink received. */
@@ -66,13 +65,6 @@ static void lines_wait(lines *l, int n)
     while (l->count < n)
         pthread_cond_wait(&l->more, &l->lock);
     pthread_mutex_unlock(&l->lock);
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
 }
 
 static void expected_summary(zkpipe_acct *acct, char *buf, size_t cap)
@@ -175,7 +167,7 @@ static void callback_sink_gets_summaries(void **state)
     int at_stop = lines_count(&l);
     assert_string_equal(l.last, want);
     /* Nothing arrives after stop returned, however long we look. */
-    sleep_ms(30);
+    nap_ms(30);
     assert_int_equal(lines_count(&l), at_stop);
     lines_destroy(&l);
     zkpipe_ledger_close(&led);
@@ -193,7 +185,7 @@ static void stop_does_not_wait_for_the_interval(void **state)
     assert_int_equal(
         zkpipe_reporter_start(zkpipe_acct_default(), 3600000, NULL, on_line, &l, NULL, &r),
         ZKPIPE_OK);
-    sleep_ms(5);
+    nap_ms(5);
     zkpipe_reporter_stop(r);
     assert_int_equal(lines_count(&l), 0);
     lines_destroy(&l);
