@@ -17,10 +17,10 @@ zkpipe_status zkpipe__cond_init_monotonic(pthread_cond_t *cond);
 /* The CLOCK_MONOTONIC time now. */
 struct timespec zkpipe__clock_now(void);
 
-/* `t` plus `ns` nanoseconds, saturating instead of wrapping. */
+/* `t` (a CLOCK_MONOTONIC reading, normalised) plus `ns` nanoseconds; cannot overflow. */
 struct timespec zkpipe__timespec_add(struct timespec t, uint64_t ns);
 
-/* The CLOCK_MONOTONIC time `timeout_ns` from now, saturating instead of wrapping. */
+/* The CLOCK_MONOTONIC time `timeout_ns` from now; any uint64_t timeout is representable. */
 struct timespec zkpipe__deadline_after(uint64_t timeout_ns);
 
 #endif
