@@ -188,7 +188,13 @@ ZKPIPE__FF_INLINE void zkpipe__mont_mul(uint64_t *r, const uint64_t *a, const ui
         }
         t[n - 1] = cm + ca;
     }
-    zkpipe__limbs_reduce_once(r, t, p, n);
+    /* t < 2p. Unlike a sum, a product is rarely >= p (p is well below 2^(64 n)), so a branch
+     * beats the masked select of zkpipe__limbs_reduce_once (this is not constant-time). */
+    if (!zkpipe__limbs_lt(t, p, n))
+        zkpipe__limbs_sub(t, t, p, n);
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        r[i] = t[i];
 }
 
 /* Big-endian / little-endian byte strings of exactly 8 n bytes to and from limbs. */
