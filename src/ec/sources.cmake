@@ -4,4 +4,6 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/bls12_381_encode.c
     ${CMAKE_CURRENT_LIST_DIR}/bn254_g1.c
     ${CMAKE_CURRENT_LIST_DIR}/bn254_g2.c
-    ${CMAKE_CURRENT_LIST_DIR}/bn254_encode.c)
+    ${CMAKE_CURRENT_LIST_DIR}/bn254_encode.c
+    ${CMAKE_CURRENT_LIST_DIR}/bls12_381_pairing.c
+    ${CMAKE_CURRENT_LIST_DIR}/bn254_pairing.c)
