@@ -3,7 +3,7 @@
 #include "ec/miller.h"
 
 /* The curve parameter is x = -X_ABS; the Miller loop runs over the bits of |x|. */
-#define X_ABS UINT64_C(0xd201000000010000)
+#define X_ABS BLS12_381_X_ABS
 
 ZKPIPE__EC_DEFINE_MILLER_STEPS(bls12_381, bls12_381_fq2, bls12_381_fq, bls12_381_fq12)
 
