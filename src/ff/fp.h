@@ -1,0 +1,250 @@
+/* The prime-field template: ZKPIPE__FP_DEFINE(F, C) defines the value type
+ * `typedef struct F { uint64_t l[C##_LIMBS]; } F;` (a in Montgomery form, a R mod p with
+ * R = 2^(64 limbs)), the host constant `F_MODULUS` (the limbs of p) and the functions below,
+ * from the constant macros C##_MODULUS, _INV, _ONE, _R2, _P_MINUS_2 and _P_MINUS_1_HALF that
+ * gen_constants.py writes. The square root comes from ZKPIPE__FP_DEFINE_SQRT_3MOD4 or
+ * ZKPIPE__FP_DEFINE_TWO_ADIC, chosen by the shape of p.
+ *
+ * Not constant-time: branches and loop counts depend on the values (inversion, square root,
+ * exponentiation, reduction). Do not use these functions where timing may leak a secret.
+ *
+ * Common rules: every function is ZKPIPE_HD (host and device); outputs come first and may
+ * alias any input; pointers must not be NULL; inputs must be reduced (every F produced by
+ * these functions is). Nothing allocates and nothing touches global state, so all functions
+ * are safe to call concurrently on distinct outputs.
+ *
+ * Per field F:
+ *   void F_set_zero(F *r);  void F_set_one(F *r);  void F_from_u64(F *r, uint64_t v);
+ *   int F_is_zero(const F *a);  int F_is_one(const F *a);  int F_eq(const F *a, const F *b);
+ *       : 1 when true, else 0.
+ *   void F_add(r, a, b);  F_sub(r, a, b);  F_neg(r, a);  F_dbl(r, a);  F_mul(r, a, b);
+ *   void F_sqr(r, a);
+ *   int F_inv(F *r, const F *a)
+ *       : r = 1/a and returns 1; for a = 0 sets r = 0 and returns 0.
+ *   void F_pow(F *r, const F *a, const uint64_t *exp, size_t nlimbs)
+ *       : r = a^exp, exp an integer of nlimbs little-endian limbs (0^0 = 1).
+ *   int F_legendre(const F *a) : 1 for a non-zero square, -1 for a non-square, 0 for 0.
+ *   int F_sqrt(F *r, const F *a)
+ *       : when a is a square returns 1 and sets r to one of its two roots (no canonical sign);
+ *         otherwise returns 0 and sets r = 0.
+ *   void F_to_canonical(uint64_t *out, const F *a) : out[0..LIMBS) = a as an integer < p.
+ *   int F_from_canonical(F *r, const uint64_t *limbs)
+ *       : reads LIMBS limbs; returns 0 (r untouched) when the integer is >= p, else 1.
+ *   int F_from_bytes_be(F *r, const uint8_t *in);  int F_from_bytes_le(F *r, const uint8_t *in)
+ *       : reads F_BYTES bytes; returns 0 (r untouched) for an integer >= p, else 1.
+ *   void F_to_bytes_be(uint8_t *out, const F *a);  void F_to_bytes_le(uint8_t *out, const F *a)
+ *       : writes F_BYTES bytes of the canonical integer.
+ *   void F_batch_inv(F *out, const F *in, size_t n, F *scratch)
+ *       : out[i] = 1/in[i] for n elements with one inversion (Montgomery's trick); a zero
+ *         in[i] gives out[i] = 0 and does not disturb the others. out may equal in; scratch
+ *         holds n elements and must not overlap in or out. */
+#ifndef ZKPIPE_FF_FP_H
+#define ZKPIPE_FF_FP_H
+
+#include "limbs.h"
+
+#define ZKPIPE__FP_DEFINE(F, C)                                                                    \
+    typedef struct F {                                                                             \
+        uint64_t l[C##_LIMBS];                                                                     \
+    } F;                                                                                           \
+    /* host only: device code reads C##_MODULUS */                                                 \
+    static const uint64_t F##_MODULUS[C##_LIMBS] = {C##_MODULUS};                                  \
+    ZKPIPE_HD void F##_set_zero(F *r)                                                              \
+    {                                                                                              \
+        for (int i = 0; i < C##_LIMBS; i++)                                                        \
+            r->l[i] = 0;                                                                           \
+    }                                                                                              \
+    ZKPIPE_HD void F##_set_one(F *r)                                                               \
+    {                                                                                              \
+        const uint64_t one[C##_LIMBS] = {C##_ONE};                                                 \
+        for (int i = 0; i < C##_LIMBS; i++)                                                        \
+            r->l[i] = one[i];                                                                      \
+    }                                                                                              \
+    ZKPIPE_HD int F##_is_zero(const F *a)                                                          \
+    {                                                                                              \
+        return zkpipe__limbs_is_zero(a->l, C##_LIMBS);                                             \
+    }                                                                                              \
+    ZKPIPE_HD int F##_is_one(const F *a)                                                           \
+    {                                                                                              \
+        const uint64_t one[C##_LIMBS] = {C##_ONE};                                                 \
+        return zkpipe__limbs_eq(a->l, one, C##_LIMBS);                                             \
+    }                                                                                              \
+    ZKPIPE_HD int F##_eq(const F *a, const F *b)                                                   \
+    {                                                                                              \
+        return zkpipe__limbs_eq(a->l, b->l, C##_LIMBS);                                            \
+    }                                                                                              \
+    ZKPIPE_HD void F##_add(F *r, const F *a, const F *b)                                           \
+    {                                                                                              \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        zkpipe__mod_add(r->l, a->l, b->l, p, C##_LIMBS);                                           \
+    }                                                                                              \
+    ZKPIPE_HD void F##_dbl(F *r, const F *a)                                                       \
+    {                                                                                              \
+        F##_add(r, a, a);                                                                          \
+    }                                                                                              \
+    ZKPIPE_HD void F##_sub(F *r, const F *a, const F *b)                                           \
+    {                                                                                              \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        zkpipe__mod_sub(r->l, a->l, b->l, p, C##_LIMBS);                                           \
+    }                                                                                              \
+    ZKPIPE_HD void F##_neg(F *r, const F *a)                                                       \
+    {                                                                                              \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        zkpipe__mod_neg(r->l, a->l, p, C##_LIMBS);                                                 \
+    }                                                                                              \
+    ZKPIPE_HD void F##_mul(F *r, const F *a, const F *b)                                           \
+    {                                                                                              \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        zkpipe__mont_mul(r->l, a->l, b->l, p, C##_INV, C##_LIMBS);                                 \
+    }                                                                                              \
+    ZKPIPE_HD void F##_sqr(F *r, const F *a)                                                       \
+    {                                                                                              \
+        F##_mul(r, a, a);                                                                          \
+    }                                                                                              \
+    ZKPIPE_HD void F##_to_canonical(uint64_t *out, const F *a)                                     \
+    {                                                                                              \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        uint64_t one[C##_LIMBS] = {1};                                                             \
+        zkpipe__mont_mul(out, a->l, one, p, C##_INV, C##_LIMBS);                                   \
+    }                                                                                              \
+    ZKPIPE_HD int F##_from_canonical(F *r, const uint64_t *limbs)                                  \
+    {                                                                                              \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        const uint64_t r2[C##_LIMBS] = {C##_R2};                                                   \
+        if (!zkpipe__limbs_lt(limbs, p, C##_LIMBS))                                                \
+            return 0;                                                                              \
+        zkpipe__mont_mul(r->l, limbs, r2, p, C##_INV, C##_LIMBS);                                  \
+        return 1;                                                                                  \
+    }                                                                                              \
+    ZKPIPE_HD void F##_from_u64(F *r, uint64_t v)                                                  \
+    {                                                                                              \
+        uint64_t t[C##_LIMBS] = {v};                                                               \
+        F##_from_canonical(r, t); /* every p here exceeds 2^64 */                                  \
+    }                                                                                              \
+    ZKPIPE_HD void F##_pow(F *r, const F *a, const uint64_t *exp, size_t nlimbs)                   \
+    {                                                                                              \
+        F base = *a, acc;                                                                          \
+        F##_set_one(&acc);                                                                         \
+        for (size_t i = nlimbs; i-- > 0;) {                                                        \
+            for (int bit = 63; bit >= 0; bit--) {                                                  \
+                F##_sqr(&acc, &acc);                                                               \
+                if (exp[i] >> bit & 1)                                                             \
+                    F##_mul(&acc, &acc, &base);                                                    \
+            }                                                                                      \
+        }                                                                                          \
+        *r = acc;                                                                                  \
+    }                                                                                              \
+    ZKPIPE_HD int F##_inv(F *r, const F *a)                                                        \
+    {                                                                                              \
+        const uint64_t e[C##_LIMBS] = {C##_P_MINUS_2};                                             \
+        if (F##_is_zero(a)) {                                                                      \
+            F##_set_zero(r);                                                                       \
+            return 0;                                                                              \
+        }                                                                                          \
+        F##_pow(r, a, e, C##_LIMBS);                                                               \
+        return 1;                                                                                  \
+    }                                                                                              \
+    ZKPIPE_HD int F##_legendre(const F *a)                                                         \
+    {                                                                                              \
+        const uint64_t e[C##_LIMBS] = {C##_P_MINUS_1_HALF};                                        \
+        F t;                                                                                       \
+        F##_pow(&t, a, e, C##_LIMBS);                                                              \
+        return F##_is_zero(&t) ? 0 : F##_is_one(&t) ? 1 : -1;                                      \
+    }                                                                                              \
+    ZKPIPE_HD int F##_from_bytes_be(F *r, const uint8_t *in)                                       \
+    {                                                                                              \
+        uint64_t t[C##_LIMBS];                                                                     \
+        zkpipe__limbs_from_bytes(t, in, C##_LIMBS, 1);                                             \
+        return F##_from_canonical(r, t);                                                           \
+    }                                                                                              \
+    ZKPIPE_HD int F##_from_bytes_le(F *r, const uint8_t *in)                                       \
+    {                                                                                              \
+        uint64_t t[C##_LIMBS];                                                                     \
+        zkpipe__limbs_from_bytes(t, in, C##_LIMBS, 0);                                             \
+        return F##_from_canonical(r, t);                                                           \
+    }                                                                                              \
+    ZKPIPE_HD void F##_to_bytes_be(uint8_t *out, const F *a)                                       \
+    {                                                                                              \
+        uint64_t t[C##_LIMBS];                                                                     \
+        F##_to_canonical(t, a);                                                                    \
+        zkpipe__limbs_to_bytes(out, t, C##_LIMBS, 1);                                              \
+    }                                                                                              \
+    ZKPIPE_HD void F##_to_bytes_le(uint8_t *out, const F *a)                                       \
+    {                                                                                              \
+        uint64_t t[C##_LIMBS];                                                                     \
+        F##_to_canonical(t, a);                                                                    \
+        zkpipe__limbs_to_bytes(out, t, C##_LIMBS, 0);                                              \
+    }                                                                                              \
+    ZKPIPE_HD void F##_batch_inv(F *out, const F *in, size_t n, F *scratch)                        \
+    {                                                                                              \
+        F acc;                                                                                     \
+        F##_set_one(&acc);                                                                         \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            scratch[i] = acc; /* product of the non-zero in[0..i) */                               \
+            if (!F##_is_zero(&in[i]))                                                              \
+                F##_mul(&acc, &acc, &in[i]);                                                       \
+        }                                                                                          \
+        F##_inv(&acc, &acc);                                                                       \
+        for (size_t i = n; i-- > 0;) {                                                             \
+            F x = in[i];                                                                           \
+            if (F##_is_zero(&x)) {                                                                 \
+                F##_set_zero(&out[i]);                                                             \
+                continue;                                                                          \
+            }                                                                                      \
+            F##_mul(&out[i], &acc, &scratch[i]);                                                   \
+            F##_mul(&acc, &acc, &x);                                                               \
+        }                                                                                          \
+    }
+
+/* p = 3 mod 4: a^((p+1)/4) is a root whenever one exists. */
+#define ZKPIPE__FP_DEFINE_SQRT_3MOD4(F, C)                                                         \
+    ZKPIPE_HD int F##_sqrt(F *r, const F *a)                                                       \
+    {                                                                                              \
+        const uint64_t e[C##_LIMBS] = {C##_P_PLUS_1_QUARTER};                                      \
+        F x, check;                                                                                \
+        F##_pow(&x, a, e, C##_LIMBS);                                                              \
+        F##_sqr(&check, &x);                                                                       \
+        if (!F##_eq(&check, a)) {                                                                  \
+            F##_set_zero(r);                                                                       \
+            return 0;                                                                              \
+        }                                                                                          \
+        *r = x;                                                                                    \
+        return 1;                                                                                  \
+    }
+
+/* For p - 1 = 2^s t with large s (the scalar fields): F_ROOT_OF_UNITY (host constant, Montgomery
+ * form) is w = 5^t = 5^((p - 1) / 2^s), of order exactly 2^s, the generator ffjavascript/snarkjs
+ * use, so NTT domains up to 2^F_TWO_ADICITY match theirs. The square root is Tonelli-Shanks with
+ * w as the correcting factor. */
+#define ZKPIPE__FP_DEFINE_TWO_ADIC(F, C)                                                           \
+    static const F F##_ROOT_OF_UNITY = {{C##_ROOT_OF_UNITY}};                                      \
+    ZKPIPE_HD int F##_sqrt(F *r, const F *a)                                                       \
+    {                                                                                              \
+        const uint64_t e[C##_LIMBS] = {C##_T_MINUS_1_HALF};                                        \
+        F w, x, b, z = {{C##_ROOT_OF_UNITY}};                                                      \
+        int m = C##_TWO_ADICITY;                                                                   \
+        F##_pow(&w, a, e, C##_LIMBS);                                                              \
+        F##_mul(&x, a, &w);  /* a^((t+1)/2) */                                                     \
+        F##_mul(&b, &x, &w); /* a^t, whose order 2^k is what is left to correct */                 \
+        while (!F##_is_one(&b) && !F##_is_zero(&b)) {                                              \
+            int k = 0;                                                                             \
+            F t = b;                                                                               \
+            while (!F##_is_one(&t)) {                                                              \
+                F##_sqr(&t, &t);                                                                   \
+                if (++k == m) {                                                                    \
+                    F##_set_zero(r);                                                               \
+                    return 0;                                                                      \
+                }                                                                                  \
+            }                                                                                      \
+            for (int i = 0; i < m - k - 1; i++)                                                    \
+                F##_sqr(&z, &z);                                                                   \
+            m = k;                                                                                 \
+            F##_mul(&x, &x, &z);                                                                   \
+            F##_sqr(&z, &z);                                                                       \
+            F##_mul(&b, &b, &z);                                                                   \
+        }                                                                                          \
+        *r = x;                                                                                    \
+        return 1;                                                                                  \
+    }
+
+#endif

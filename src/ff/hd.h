@@ -1,0 +1,13 @@
+/* ZKPIPE_HD marks arithmetic that is compiled for both the host and the GPU: field and curve
+ * code is written once, in the common subset of C11 and C++, and nvcc builds the same text
+ * into kernels. */
+#ifndef ZKPIPE_FF_HD_H
+#define ZKPIPE_FF_HD_H
+
+#if defined(__CUDACC__)
+#define ZKPIPE_HD static __host__ __device__ __forceinline__
+#else
+#define ZKPIPE_HD static inline
+#endif
+
+#endif

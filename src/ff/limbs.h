@@ -1,0 +1,202 @@
+/* Multi-precision arithmetic on little-endian 64-bit limbs and the Montgomery multiplier,
+ * written once for every limb count. Each field instantiates these with a constant `n` and its
+ * modulus as local constants, so the compiler unrolls the loops and folds the modulus into
+ * immediates; nothing here reads global memory, which keeps it usable in device code.
+ *
+ * Requirement on every modulus p (checked by gen_constants.py): its top limb is below
+ * 2^63 - 1. Then a sum of two reduced values fits in n limbs, and the multiplier's last carry
+ * fits in the top limb (the "no-carry" variant of CIOS Montgomery multiplication). */
+#ifndef ZKPIPE_FF_LIMBS_H
+#define ZKPIPE_FF_LIMBS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hd.h"
+
+#if defined(__CUDACC__) || defined(__clang__)
+#define ZKPIPE__UNROLL _Pragma("unroll")
+#elif defined(__GNUC__)
+#define ZKPIPE__UNROLL _Pragma("GCC unroll 16")
+#else
+#define ZKPIPE__UNROLL
+#endif
+
+/* The hot helpers must inline into the per-field functions for `n` to become a constant. */
+#if !defined(__CUDACC__) && defined(__GNUC__)
+#define ZKPIPE__FF_INLINE ZKPIPE_HD __attribute__((always_inline))
+#else
+#define ZKPIPE__FF_INLINE ZKPIPE_HD
+#endif
+
+#define ZKPIPE__FF_MAX_LIMBS 6
+
+/* Returns the low word of a * b + c + *carry and leaves the high word in *carry; the sum
+ * cannot overflow 128 bits. */
+ZKPIPE__FF_INLINE uint64_t zkpipe__mac(uint64_t a, uint64_t b, uint64_t c, uint64_t *carry)
+{
+#if defined(__CUDA_ARCH__)
+    uint64_t lo = a * b, hi = __umul64hi(a, b);
+    lo += c;
+    hi += lo < c;
+    lo += *carry;
+    hi += lo < *carry;
+    *carry = hi;
+    return lo;
+#else
+    __extension__ typedef unsigned __int128 u128;
+    u128 t = (u128)a * b + c + *carry;
+    *carry = (uint64_t)(t >> 64);
+    return (uint64_t)t;
+#endif
+}
+
+/* r = a + b; returns the carry out (0 or 1). r may alias a or b. */
+ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_add(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                             int n)
+{
+    uint64_t c = 0;
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++) {
+        uint64_t s = a[i] + c;
+        c = s < c;
+        r[i] = s + b[i];
+        c += r[i] < s;
+    }
+    return c;
+}
+
+/* r = a - b; returns the borrow out (0 or 1). r may alias a or b. */
+ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_sub(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                             int n)
+{
+    uint64_t borrow = 0;
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++) {
+        uint64_t d = a[i] - b[i];
+        uint64_t bo = a[i] < b[i];
+        r[i] = d - borrow;
+        bo |= d < borrow;
+        borrow = bo;
+    }
+    return borrow;
+}
+
+/* Returns 1 when a < b. */
+ZKPIPE__FF_INLINE int zkpipe__limbs_lt(const uint64_t *a, const uint64_t *b, int n)
+{
+    for (int i = n - 1; i >= 0; i--) {
+        if (a[i] != b[i])
+            return a[i] < b[i];
+    }
+    return 0;
+}
+
+ZKPIPE__FF_INLINE int zkpipe__limbs_is_zero(const uint64_t *a, int n)
+{
+    uint64_t acc = 0;
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        acc |= a[i];
+    return acc == 0;
+}
+
+ZKPIPE__FF_INLINE int zkpipe__limbs_eq(const uint64_t *a, const uint64_t *b, int n)
+{
+    uint64_t acc = 0;
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        acc |= a[i] ^ b[i];
+    return acc == 0;
+}
+
+/* r = t - p when t >= p, else t; for t < 2p this is the final step of every reduction. */
+ZKPIPE__FF_INLINE void zkpipe__limbs_reduce_once(uint64_t *r, const uint64_t *t, const uint64_t *p,
+                                                 int n)
+{
+    uint64_t s[ZKPIPE__FF_MAX_LIMBS];
+    uint64_t borrow = zkpipe__limbs_sub(s, t, p, n);
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        r[i] = borrow ? t[i] : s[i];
+}
+
+/* r = a + b mod p, for reduced a and b. */
+ZKPIPE__FF_INLINE void zkpipe__mod_add(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                       const uint64_t *p, int n)
+{
+    uint64_t t[ZKPIPE__FF_MAX_LIMBS];
+    zkpipe__limbs_add(t, a, b, n); /* no carry out: p has a spare top bit */
+    zkpipe__limbs_reduce_once(r, t, p, n);
+}
+
+/* r = a - b mod p, for reduced a and b. */
+ZKPIPE__FF_INLINE void zkpipe__mod_sub(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                       const uint64_t *p, int n)
+{
+    uint64_t t[ZKPIPE__FF_MAX_LIMBS];
+    uint64_t borrow = zkpipe__limbs_sub(t, a, b, n);
+    uint64_t q[ZKPIPE__FF_MAX_LIMBS];
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        q[i] = borrow ? p[i] : 0;
+    zkpipe__limbs_add(r, t, q, n);
+}
+
+/* r = -a mod p (0 stays 0). */
+ZKPIPE__FF_INLINE void zkpipe__mod_neg(uint64_t *r, const uint64_t *a, const uint64_t *p, int n)
+{
+    uint64_t t[ZKPIPE__FF_MAX_LIMBS];
+    int zero = zkpipe__limbs_is_zero(a, n);
+    zkpipe__limbs_sub(t, p, a, n);
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        r[i] = zero ? 0 : t[i];
+}
+
+/* r = a * b / 2^(64 n) mod p (CIOS with the no-carry shortcut), for a, b < p. r may alias a
+ * or b. `inv` is -p^-1 mod 2^64. */
+ZKPIPE__FF_INLINE void zkpipe__mont_mul(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                        const uint64_t *p, uint64_t inv, int n)
+{
+    uint64_t t[ZKPIPE__FF_MAX_LIMBS] = {0};
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++) {
+        uint64_t ca = 0, cm = 0;
+        t[0] = zkpipe__mac(a[0], b[i], t[0], &ca);
+        uint64_t m = t[0] * inv;
+        zkpipe__mac(m, p[0], t[0], &cm); /* the low word is zero by the choice of m */
+        ZKPIPE__UNROLL
+        for (int j = 1; j < n; j++) {
+            t[j] = zkpipe__mac(a[j], b[i], t[j], &ca);
+            t[j - 1] = zkpipe__mac(m, p[j], t[j], &cm);
+        }
+        t[n - 1] = cm + ca;
+    }
+    zkpipe__limbs_reduce_once(r, t, p, n);
+}
+
+/* Big-endian / little-endian byte strings of exactly 8 n bytes to and from limbs. */
+ZKPIPE__FF_INLINE void zkpipe__limbs_from_bytes(uint64_t *r, const uint8_t *in, int n, int be)
+{
+    for (int i = 0; i < n; i++) {
+        uint64_t w = 0;
+        for (int k = 0; k < 8; k++) {
+            int pos = 8 * i + k; /* byte pos counts from the least significant end */
+            w |= (uint64_t)in[be ? 8 * n - 1 - pos : pos] << (8 * k);
+        }
+        r[i] = w;
+    }
+}
+
+ZKPIPE__FF_INLINE void zkpipe__limbs_to_bytes(uint8_t *out, const uint64_t *a, int n, int be)
+{
+    for (int i = 0; i < n; i++) {
+        for (int k = 0; k < 8; k++) {
+            int pos = 8 * i + k;
+            out[be ? 8 * n - 1 - pos : pos] = (uint8_t)(a[i] >> (8 * k));
+        }
+    }
+}
+
+#endif
