@@ -347,10 +347,24 @@ function invalidVectors(c, isBls) {
     return L;
 }
 
-function pairingVectors(c) {
+// noble's final exponentiation raises the Miller loop value to m (p^12 - 1) / r with a fixed m
+// coprime to r (3 for BLS12-381, 2x(6x² + 3x + 1) for BN254, from the addition chains it
+// uses); our pairing must use the same m to match. Checked here so a new noble cannot change it
+// silently.
+function checkFinalExponent(c, m) {
+    const { curve, Fp, Fp12, Fr } = c;
+    const f = curve.pairing(curve.G1.Point.BASE, curve.G2.Point.BASE, false);
+    const exact = Fp12.pow(f, (Fp.ORDER ** 12n - 1n) / Fr.ORDER);
+    if (!Fp12.eql(Fp12.pow(exact, m % Fr.ORDER), Fp12.finalExponentiate(f)))
+        throw new Error(`${c.name}: final exponentiation is not f^(m (p^12 - 1) / r)`);
+}
+
+function pairingVectors(c, m) {
     const { curve } = c;
+    checkFinalExponent(c, m);
     const L = header(c, 'pairings');
     L.push('# pairing a b e(a·G1, b·G2) as 12 fq tokens in the order of field vectors');
+    L.push(`# e = (Miller loop)^(m (p^12 - 1) / r) with m = ${m} (see README.md)`);
     const pairs = [[1n, 1n], [2n, 1n], [1n, 2n], [c.randFr(), c.randFr()], [c.randFr(), c.randFr()]];
     for (const [a, b] of pairs) {
         const P = curve.G1.Point.BASE.multiply(a);
@@ -360,11 +374,12 @@ function pairingVectors(c) {
     return L;
 }
 
+const BN_X = 4965661367192848881n;
 const curves = [
-    { name: 'bls12_381', curve: bls12_381, xi: [1n, 1n], bls: true },
-    { name: 'bn254', curve: bn254, xi: [9n, 1n], bls: false },
+    { name: 'bls12_381', curve: bls12_381, xi: [1n, 1n], bls: true, m: 3n },
+    { name: 'bn254', curve: bn254, xi: [9n, 1n], bls: false, m: 2n * BN_X * (6n * BN_X * BN_X + 3n * BN_X + 1n) },
 ];
-for (const { name, curve, xi, bls } of curves) {
+for (const { name, curve, xi, bls, m } of curves) {
     const c = curveContext(name, curve);
     checkTower(c, xi);
     const files = {
@@ -372,7 +387,7 @@ for (const { name, curve, xi, bls } of curves) {
         g1: groupVectors(c, false, bls),
         g2: groupVectors(c, true, bls),
         invalid: invalidVectors(c, bls),
-        pairing: pairingVectors(c),
+        pairing: pairingVectors(c, m),
     };
     for (const [what, lines] of Object.entries(files))
         writeFileSync(new URL(`./${name}_${what}.txt`, import.meta.url), lines.join('\n') + '\n');
