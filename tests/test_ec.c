@@ -10,7 +10,9 @@
 #include <cmocka.h>
 
 #include "ec/bls12_381_g1.h"
+#include "ec/bls12_381_g2.h"
 #include "ec/bn254_g1.h"
+#include "ec/bn254_g2.h"
 
 #define ROUNDS 8
 
@@ -219,7 +221,9 @@ static uint64_t splitmix64(uint64_t *s)
     }
 
 GROUP_TESTS(bls12_381_g1, bls12_381_fq, bls12_381_fr, 1)
+GROUP_TESTS(bls12_381_g2, bls12_381_fq2, bls12_381_fr, 1)
 GROUP_TESTS(bn254_g1, bn254_fq, bn254_fr, 0)
+GROUP_TESTS(bn254_g2, bn254_fq2, bn254_fr, 1)
 
 #define GROUP_CASES(G)                                                                             \
     cmocka_unit_test(G##_group_laws), cmocka_unit_test(G##_scalar_mul),                            \
@@ -229,7 +233,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         GROUP_CASES(bls12_381_g1),
+        GROUP_CASES(bls12_381_g2),
         GROUP_CASES(bn254_g1),
+        GROUP_CASES(bn254_g2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,7 +11,9 @@
 #include <cmocka.h>
 
 #include "ec/bls12_381_g1.h"
+#include "ec/bls12_381_g2.h"
 #include "ec/bn254_g1.h"
+#include "ec/bn254_g2.h"
 #include "vectors.h"
 
 #define MAX_ENC 192
@@ -93,11 +95,15 @@ typedef struct group_api {
     }
 
 ZCASH_WRAPPERS(bls12_381_g1, bls12_381_fr)
+ZCASH_WRAPPERS(bls12_381_g2, bls12_381_fr)
 EIP_WRAPPERS(bn254_g1, bn254_fr)
+EIP_WRAPPERS(bn254_g2, bn254_fr)
 
 static const group_api groups[] = {
     {"bls12_381_g1", "bls12_381", "g1", 48, 0, 1, bls12_381_g1_mul_gen, bls12_381_g1_decode},
+    {"bls12_381_g2", "bls12_381", "g2", 48, 1, 1, bls12_381_g2_mul_gen, bls12_381_g2_decode},
     {"bn254_g1", "bn254", "g1", 32, 0, 0, bn254_g1_mul_gen, bn254_g1_decode},
+    {"bn254_g2", "bn254", "g2", 32, 1, 0, bn254_g2_mul_gen, bn254_g2_decode},
 };
 
 static int all_zero(const uint8_t *b, size_t n)
@@ -208,7 +214,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         GROUP_TESTS(0, bls12_381_g1),
-        GROUP_TESTS(1, bn254_g1),
+        GROUP_TESTS(1, bls12_381_g2),
+        GROUP_TESTS(2, bn254_g1),
+        GROUP_TESTS(3, bn254_g2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

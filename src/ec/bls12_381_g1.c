@@ -1,6 +1,6 @@
 #include "ec/bls12_381_g1.h"
 
-static void bls12_381_g1__curve_b(bls12_381_fq *b)
+void bls12_381_g1_b(bls12_381_fq *b)
 {
     bls12_381_fq_from_u64(b, 4);
 }
