@@ -69,7 +69,8 @@
 
 #include "ff/fp.h"
 
-/* Pairs sharing one accumulator in a multi-Miller loop; larger n is done in chunks. */
+/* Pairs sharing one accumulator in a multi-Miller loop: their states take about 6 KB of stack,
+ * and larger n is done in chunks, each costing one more run of squarings. */
 #define ZKPIPE__PAIRING_CHUNK 8
 
 #define ZKPIPE__PAIRING_DECLARE(C, LINES)                                                          \
