@@ -1,14 +1,16 @@
 /* Prints the cost of the curve operations per group: Jacobian add, mixed add, double, scalar
  * multiplication by a 255-bit scalar, batch normalisation per point, decoding with full
- * validation (the subgroup check dominates), and per curve a pairing and a 4-pair product. Figures
+ * validation (the subgroup check dominates); bench_pairing covers pairings. Figures
  * are wall-clock on whatever machine runs this; they are not assertions. Usage: bench_ec
  * [iterations scale, default 1]. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
 
-#include "ec/bls12_381_pairing.h"
-#include "ec/bn254_pairing.h"
+#include "ec/bls12_381_g1.h"
+#include "ec/bls12_381_g2.h"
+#include "ec/bn254_g1.h"
+#include "ec/bn254_g2.h"
 
 static double now(void)
 {
@@ -86,31 +88,6 @@ BENCH_GROUP(bls12_381_g2, bls12_381_fr, 96, ENC_C, DEC_C)
 BENCH_GROUP(bn254_g1, bn254_fr, 64, ENC_U, DEC_U)
 BENCH_GROUP(bn254_g2, bn254_fr, 128, ENC_U, DEC_U)
 
-#define BENCH_PAIRING(C)                                                                           \
-    static void bench_##C##_pairing(long scale)                                                    \
-    {                                                                                              \
-        C##_g1_affine p[4];                                                                        \
-        C##_g2_affine q[4];                                                                        \
-        C##_fq12 e;                                                                                \
-        long n = 5 * scale;                                                                        \
-        double t;                                                                                  \
-        for (int i = 0; i < 4; i++) {                                                              \
-            C##_g1_generator(&p[i]);                                                               \
-            C##_g2_generator(&q[i]);                                                               \
-        }                                                                                          \
-        t = now();                                                                                 \
-        for (long i = 0; i < n; i++)                                                               \
-            C##_pairing(&e, p, q, 1);                                                              \
-        report(#C, "pairing", now() - t, n);                                                       \
-        t = now();                                                                                 \
-        for (long i = 0; i < n; i++)                                                               \
-            C##_pairing(&e, p, q, 4);                                                              \
-        report(#C, "pairing product of 4", now() - t, n);                                          \
-    }
-
-BENCH_PAIRING(bls12_381)
-BENCH_PAIRING(bn254)
-
 int main(int argc, char **argv)
 {
     long scale = argc > 1 ? atol(argv[1]) : 1;
@@ -120,7 +97,5 @@ int main(int argc, char **argv)
     bench_bls12_381_g2(scale);
     bench_bn254_g1(scale);
     bench_bn254_g2(scale);
-    bench_bls12_381_pairing(scale);
-    bench_bn254_pairing(scale);
     return 0;
 }
