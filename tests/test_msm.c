@@ -21,7 +21,6 @@
 #define LARGE_N (UNDER_SANITIZER ? 300 : 2000)
 
 static zkpipe_pool *pool2;
-static const unsigned affine = ZKPIPE__MSM_AFFINE, no_affine = ZKPIPE__MSM_NO_AFFINE;
 
 static uint64_t splitmix64(uint64_t *s)
 {
@@ -99,19 +98,15 @@ static void *alloc_or_fail(size_t bytes)
         }                                                                                          \
         *out = acc;                                                                                \
     }                                                                                              \
-    /* The MSM on 1 and 2 threads with the default config and with XYZZ and batch-affine           \
-     * buckets forced, each equal to the naive sum. */                                             \
+    /* The MSM with the default config on 1 and 2 threads, each equal to the naive sum. */         \
     static void G##_check(const G##_affine *bases, const uint64_t *k, size_t n)                    \
     {                                                                                              \
         G want, got;                                                                               \
         G##_naive(&want, bases, k, n);                                                             \
-        for (int i = 0; i < 6; i++) {                                                              \
-            zkpipe__msm_config cfg = {0, i / 2 == 0 ? 0 : i / 2 == 1 ? affine : no_affine};        \
-            zkpipe_pool *pool = i % 2 ? pool2 : NULL;                                              \
-            assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, n, &cfg, pool, NULL),      \
-                             ZKPIPE_OK);                                                           \
-            assert_true(G##_eq(&got, &want));                                                      \
-        }                                                                                          \
+        assert_int_equal(zkpipe__msm_##G(&got, bases, k, n, NULL, NULL), ZKPIPE_OK);               \
+        assert_true(G##_eq(&got, &want));                                                          \
+        assert_int_equal(zkpipe__msm_##G(&got, bases, k, n, pool2, NULL), ZKPIPE_OK);              \
+        assert_true(G##_eq(&got, &want));                                                          \
     }                                                                                              \
     static void G##_edge_cases(void **state)                                                       \
     {                                                                                              \
@@ -192,7 +187,7 @@ static void *alloc_or_fail(size_t bytes)
             free(k);                                                                               \
         }                                                                                          \
     }                                                                                              \
-    /* Every window width on 1 and 2 threads, both bucket kinds, full-width and short scalars. */  \
+    /* Every window width on 1 and 2 threads, full-width and short scalars. */                     \
     static void G##_every_window(void **state)                                                     \
     {                                                                                              \
         enum { N = 40 };                                                                           \
@@ -206,14 +201,13 @@ static void *alloc_or_fail(size_t bytes)
             rand_scalars(k, N, &seed, round ? 64 : 5);                                             \
             G##_naive(&want, bases, k, N);                                                         \
             for (unsigned c = 1; c <= maxw; c++) {                                                 \
-                for (int i = 0; i < 4; i++) {                                                      \
-                    zkpipe__msm_config cfg = {c, i / 2 ? affine : no_affine};                      \
-                    zkpipe_pool *pool = i % 2 ? pool2 : NULL;                                      \
-                    assert_int_equal(                                                              \
-                        zkpipe__msm_##G##_ex(&got, bases, k, NULL, N, &cfg, pool, NULL),           \
-                        ZKPIPE_OK);                                                                \
-                    assert_true(G##_eq(&got, &want));                                              \
-                }                                                                                  \
+                zkpipe__msm_config cfg = {c, 0};                                                   \
+                assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, N, &cfg, NULL, NULL),  \
+                                 ZKPIPE_OK);                                                       \
+                assert_true(G##_eq(&got, &want));                                                  \
+                assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, N, &cfg, pool2, NULL), \
+                                 ZKPIPE_OK);                                                       \
+                assert_true(G##_eq(&got, &want));                                                  \
             }                                                                                      \
         }                                                                                          \
     }                                                                                              \
@@ -303,8 +297,7 @@ static void *alloc_or_fail(size_t bytes)
         G##_affine bases[N];                                                                       \
         uint64_t k[N * LIMBS], density = 0xff, seed = 5;                                           \
         G got;                                                                                     \
-        zkpipe__msm_config big = {ZKPIPE__MSM_MAX_WINDOW + 1, 0}, flags = {0, 8},                  \
-                           both = {0, ZKPIPE__MSM_AFFINE | ZKPIPE__MSM_NO_AFFINE};                 \
+        zkpipe__msm_config big = {ZKPIPE__MSM_MAX_WINDOW + 1, 0}, flags = {0, 2};                  \
         zkpipe_allocator broken = {NULL, sized_free, NULL};                                        \
         (void)state;                                                                               \
         G##_points(bases, N, &seed);                                                               \
@@ -321,9 +314,6 @@ static void *alloc_or_fail(size_t bytes)
                          ZKPIPE_EINVAL);                                                           \
         assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, N, &flags, NULL, NULL),        \
                          ZKPIPE_EINVAL);                                                           \
-        assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, N, &both, NULL, NULL),         \
-                         ZKPIPE_EINVAL);                                                           \
-        assert_int_equal(zkpipe__msm_##G##_scratch_bytes(N, N, &both, 1), 0);                      \
         /* An empty density needs no bases. */                                                     \
         density = 0;                                                                               \
         assert_int_equal(zkpipe__msm_##G##_dense(&got, NULL, k, &density, N, NULL, NULL),          \

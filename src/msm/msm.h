@@ -28,13 +28,10 @@
 #define ZKPIPE__MSM_MAX_WINDOW 16
 /* Scalars are Montgomery-form elements of the group's scalar field. */
 #define ZKPIPE__MSM_MONTGOMERY 1u
-/* Force batch-affine bucket accumulation on or off (default: the cost model decides). */
-#define ZKPIPE__MSM_AFFINE 2u
-#define ZKPIPE__MSM_NO_AFFINE 4u
 
 typedef struct zkpipe__msm_config {
     unsigned window; /* 0: chosen from the point and thread counts (see plan.h); else 1..MAX */
-    unsigned flags;  /* ZKPIPE__MSM_MONTGOMERY, and at most one of _AFFINE and _NO_AFFINE */
+    unsigned flags;  /* 0 or ZKPIPE__MSM_MONTGOMERY */
 } zkpipe__msm_config;
 
 /* For a group G with affine type G_affine and Jacobian type G (ec/jacobian.h):
@@ -51,8 +48,7 @@ typedef struct zkpipe__msm_config {
  *   @param pool runs the window/range tasks; NULL or a 1-thread pool: the caller alone.
  *   @param allocator for the scratch block; NULL: the C library.
  *   @return ZKPIPE_OK; ZKPIPE_EINVAL (out NULL, bases/scalars/density NULL with nvars > 0,
- *   window above ZKPIPE__MSM_MAX_WINDOW, unknown flags or both affine flags, allocator
- *   lacking a callback);
+ *   window above ZKPIPE__MSM_MAX_WINDOW, unknown flags, allocator lacking a callback);
  *   ZKPIPE_EOVERFLOW (scratch size overflows size_t); ZKPIPE_ENOMEM. *out is untouched on
  *   error. nvars = 0 gives the point at infinity without allocating.
  *   Allocates one block of zkpipe__msm_G_scratch_bytes(nvars, nbases, config, threads)
@@ -63,10 +59,9 @@ typedef struct zkpipe__msm_config {
  *
  * zkpipe__msm_G_scratch_bytes() : the bytes _ex allocates for nvars scalars of which nbases
  *   are dense, with `config` (NULL: default) on `threads` threads (zkpipe_pool_threads):
- *   buckets (threads·2^(c-1) XYZZ points), one partial sum per task, per thread the
- *   batch-affine buckets and batch arrays when the plan uses them, and 32 nvars bytes of
+ *   buckets (threads·2^(c-1) XYZZ points), one partial sum per task, and 32 nvars bytes of
  *   converted scalars with ZKPIPE__MSM_MONTGOMERY. SIZE_MAX when that overflows; 0 when
- *   nvars or nbases is 0 or the config is invalid. */
+ *   nvars is 0. */
 #define ZKPIPE__MSM_DECLARE(G)                                                                     \
     zkpipe_status zkpipe__msm_##G(G *out, const G##_affine *bases, const uint64_t *scalars,        \
                                   size_t n, zkpipe_pool *pool, const zkpipe_allocator *allocator); \

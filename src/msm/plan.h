@@ -9,14 +9,12 @@ typedef struct zkpipe__msm_plan {
     unsigned window;  /* c: signed digits in [-2^(c-1), 2^(c-1)], 2^(c-1) buckets */
     unsigned windows; /* ceil((bits + 1) / c): the extra bit absorbs the top digit's carry */
     unsigned parts;   /* point ranges per window; tasks = windows * parts */
-    unsigned batch;   /* batch-affine accumulation with batches of this many additions; 0: XYZZ */
 } zkpipe__msm_plan;
 
 /* Plans a sum of `npoints` points with scalars of at most `bits` bits on `threads` threads.
  * `window` 0 picks c by the cost model in plan.c, else forces it (1..ZKPIPE__MSM_MAX_WINDOW).
- * `flags` may force batch-affine accumulation on or off (ZKPIPE__MSM_AFFINE, _NO_AFFINE).
  * npoints > 0, threads > 0. */
 void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits, unsigned threads,
-                           unsigned window, unsigned flags);
+                           unsigned window);
 
 #endif
