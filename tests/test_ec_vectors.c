@@ -11,10 +11,15 @@
 #include <cmocka.h>
 
 #include "ec/bls12_381_g1.h"
+#include "ec/bls12_381_g2.h"
 #include "ec/bn254_g1.h"
+#include "ec/bn254_g2.h"
 #include "vectors.h"
 
 #define MAX_ENC 192
+
+/* What the decode wrappers report when a failed decode wrote to its output anyway. */
+#define OUTPUT_WRITTEN ZKPIPE_ESTATE
 
 /* What the tests need from a group, through its encodings only. */
 typedef struct group_api {
@@ -26,7 +31,8 @@ typedef struct group_api {
     int compressed;    /* has a compressed form */
     /* Writes the encodings of k·G (k: 32 big-endian bytes); -1 when k >= r. */
     int (*mul_gen)(uint8_t *u, uint8_t *c, const uint8_t *k);
-    /* Decodes `in` in the given form; on success writes both encodings of the point. */
+    /* Decodes `in` in the given form; on success writes both encodings of the point; a failure
+     * that touched the decoded point returns OUTPUT_WRITTEN instead of its status. */
     zkpipe_status (*decode)(uint8_t *u, uint8_t *c, const uint8_t *in, int compressed);
 } group_api;
 
@@ -58,9 +64,13 @@ typedef struct group_api {
     }                                                                                              \
     static zkpipe_status G##_decode(uint8_t *u, uint8_t *c, const uint8_t *in, int compressed)     \
     {                                                                                              \
-        G##_affine p;                                                                              \
-        zkpipe_status st =                                                                         \
-            compressed ? G##_from_compressed(&p, in) : G##_from_uncompressed(&p, in);              \
+        G##_affine p, untouched;                                                                   \
+        zkpipe_status st;                                                                          \
+        memset(&p, 0xa5, sizeof(p));                                                               \
+        untouched = p;                                                                             \
+        st = compressed ? G##_from_compressed(&p, in) : G##_from_uncompressed(&p, in);             \
+        if (st != ZKPIPE_OK && memcmp(&p, &untouched, sizeof(p)) != 0)                             \
+            return OUTPUT_WRITTEN;                                                                 \
         if (st == ZKPIPE_OK) {                                                                     \
             G##_to_uncompressed(u, &p);                                                            \
             G##_to_compressed(c, &p);                                                              \
@@ -81,23 +91,31 @@ typedef struct group_api {
     }                                                                                              \
     static zkpipe_status G##_decode(uint8_t *u, uint8_t *c, const uint8_t *in, int compressed)     \
     {                                                                                              \
-        G##_affine p;                                                                              \
+        G##_affine p, untouched;                                                                   \
         zkpipe_status st;                                                                          \
         (void)c;                                                                                   \
         if (compressed)                                                                            \
             return ZKPIPE_EUNSUPPORTED;                                                            \
+        memset(&p, 0xa5, sizeof(p));                                                               \
+        untouched = p;                                                                             \
         st = G##_from_uncompressed(&p, in);                                                        \
+        if (st != ZKPIPE_OK && memcmp(&p, &untouched, sizeof(p)) != 0)                             \
+            return OUTPUT_WRITTEN;                                                                 \
         if (st == ZKPIPE_OK)                                                                       \
             G##_to_uncompressed(u, &p);                                                            \
         return st;                                                                                 \
     }
 
 ZCASH_WRAPPERS(bls12_381_g1, bls12_381_fr)
+ZCASH_WRAPPERS(bls12_381_g2, bls12_381_fr)
 EIP_WRAPPERS(bn254_g1, bn254_fr)
+EIP_WRAPPERS(bn254_g2, bn254_fr)
 
 static const group_api groups[] = {
     {"bls12_381_g1", "bls12_381", "g1", 48, 0, 1, bls12_381_g1_mul_gen, bls12_381_g1_decode},
+    {"bls12_381_g2", "bls12_381", "g2", 48, 1, 1, bls12_381_g2_mul_gen, bls12_381_g2_decode},
     {"bn254_g1", "bn254", "g1", 32, 0, 0, bn254_g1_mul_gen, bn254_g1_decode},
+    {"bn254_g2", "bn254", "g2", 32, 1, 0, bn254_g2_mul_gen, bn254_g2_decode},
 };
 
 static int all_zero(const uint8_t *b, size_t n)
@@ -208,7 +226,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         GROUP_TESTS(0, bls12_381_g1),
-        GROUP_TESTS(1, bn254_g1),
+        GROUP_TESTS(1, bls12_381_g2),
+        GROUP_TESTS(2, bn254_g1),
+        GROUP_TESTS(3, bn254_g2),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,6 @@
 /* BLS12-381 point encodings in the zcash/IETF layout (see bls12_381_g1.h). */
 #include "ec/bls12_381_g1.h"
+#include "ec/bls12_381_g2.h"
 #include "ec/codec.h"
 
 #define FLAG_COMPRESSED 0x80
@@ -82,3 +83,7 @@ static void write_infinity(uint8_t *out, size_t len, int compressed)
 ZKPIPE__EC_DEFINE_FQ_COORD(bls12_381_fq)
 ZKPIPE__EC_DEFINE_COORD_LARGER(bls12_381_fq, BLS12_381_G1_COMPRESSED_BYTES)
 DEFINE_ZCASH_CODEC(bls12_381_g1, bls12_381_fq, BLS12_381_G1_COMPRESSED_BYTES)
+
+ZKPIPE__EC_DEFINE_FQ2_COORD(bls12_381_fq2, bls12_381_fq)
+ZKPIPE__EC_DEFINE_COORD_LARGER(bls12_381_fq2, BLS12_381_G2_COMPRESSED_BYTES)
+DEFINE_ZCASH_CODEC(bls12_381_g2, bls12_381_fq2, BLS12_381_G2_COMPRESSED_BYTES)

@@ -1,5 +1,6 @@
 /* BN254 point encodings in the EIP-196/197 layout (see bn254_g1.h). */
 #include "ec/bn254_g1.h"
+#include "ec/bn254_g2.h"
 #include "ec/codec.h"
 
 static int all_zero(const uint8_t *in, size_t len)
@@ -29,4 +30,7 @@ static int all_zero(const uint8_t *in, size_t len)
     }
 
 ZKPIPE__EC_DEFINE_FQ_COORD(bn254_fq)
-DEFINE_EIP_CODEC(bn254_g1, bn254_fq, 32)
+DEFINE_EIP_CODEC(bn254_g1, bn254_fq, BN254_G1_UNCOMPRESSED_BYTES / 2)
+
+ZKPIPE__EC_DEFINE_FQ2_COORD(bn254_fq2, bn254_fq)
+DEFINE_EIP_CODEC(bn254_g2, bn254_fq2, BN254_G2_UNCOMPRESSED_BYTES / 2)

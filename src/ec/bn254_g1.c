@@ -1,6 +1,6 @@
 #include "ec/bn254_g1.h"
 
-static void bn254_g1__curve_b(bn254_fq *b)
+void bn254_g1_b(bn254_fq *b)
 {
     bn254_fq_from_u64(b, 3);
 }

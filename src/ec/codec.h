@@ -16,7 +16,7 @@
  *         ZKPIPE_ENOTINSUBGROUP, checked in that order; out is written only on ZKPIPE_OK.
  * and ZKPIPE__EC_DEFINE_X_CODEC(G, F), for compressed forms (needs F__coord_larger),
  *   zkpipe_status G__from_x(G_affine *out, const uint8_t *in, int larger)
- *       : reads x and recovers the y whose G__coord_larger equals `larger`, same statuses. */
+ *       : reads x and recovers the y whose F__coord_larger equals `larger`, same statuses. */
 #ifndef ZKPIPE_EC_CODEC_H
 #define ZKPIPE_EC_CODEC_H
 

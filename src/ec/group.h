@@ -3,6 +3,7 @@
  * with scalar field FR:
  *
  *   void G_generator(G_affine *out)       : the standard generator.
+ *   void G_b(F *b)                         : the coefficient b of the curve y² = x³ + b.
  *   void G_rhs(F *r, const F *x)           : r = x³ + b, the curve equation's right-hand side.
  *   int G_is_on_curve(const G_affine *p)   : 1 when y² = x³ + b or p is the point at infinity.
  *   int G_is_in_subgroup(const G_affine *p)
@@ -15,10 +16,10 @@
  *         overlap in.
  *
  * Scalar multiplication is a left-to-right sliding window over the odd multiples P..15P. None
- * of this is constant-time (the prover's scalars are not long-term secrets here); nothing
- * allocates and nothing touches global state, so every function may run concurrently on
- * distinct outputs. Pointers must not be NULL. Each group's .c file defines G_generator and
- * the static G__curve_b(F *b) (sets b) itself, before expanding ZKPIPE__EC_DEFINE_GROUP. */
+ * of this is constant-time: timing depends on the scalar and the points, so do not use it
+ * where timing may leak a secret (as for ff/fp.h). Nothing allocates and nothing touches global
+ * state, so every function may run concurrently on distinct outputs. Pointers must not be NULL.
+ * Each group's .c file defines G_generator and G_b itself and expands ZKPIPE__EC_DEFINE_GROUP. */
 #ifndef ZKPIPE_EC_GROUP_H
 #define ZKPIPE_EC_GROUP_H
 
@@ -29,6 +30,7 @@
 
 #define ZKPIPE__EC_DECLARE_GROUP(G, F, FR)                                                         \
     void G##_generator(G##_affine *out);                                                           \
+    void G##_b(F *b);                                                                              \
     void G##_rhs(F *r, const F *x);                                                                \
     int G##_is_on_curve(const G##_affine *p);                                                      \
     int G##_is_in_subgroup(const G##_affine *p);                                                   \
@@ -43,7 +45,7 @@
     void G##_rhs(F *r, const F *x)                                                                 \
     {                                                                                              \
         F t, b;                                                                                    \
-        G##__curve_b(&b);                                                                          \
+        G##_b(&b);                                                                                 \
         F##_sqr(&t, x);                                                                            \
         F##_mul(&t, &t, x);                                                                        \
         F##_add(r, &t, &b);                                                                        \
