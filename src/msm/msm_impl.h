@@ -166,6 +166,39 @@ static void fill_bucket_sum(XYZZ *sum, const XYZZ *buckets, size_t nbuckets)
         add_multiple(sum, &running, run);
 }
 
+static void add_to_bucket(XYZZ *buckets, const AFFINE *p, int digit)
+{
+    size_t b = (size_t)(digit > 0 ? digit : -digit) - 1;
+    GOP(xyzz_add_affine)(&buckets[b], &buckets[b], p, digit < 0);
+}
+
+/* Adds each point of variables [v0, v1) (bases from index `base`) into the bucket of its
+ * digit in `window`. The buckets outgrow the L2 cache at large windows, so each addition
+ * waits one point while its bucket is prefetched. */
+static void accumulate(const task_ctx *ctx, XYZZ *buckets, unsigned window, size_t v0, size_t v1,
+                       size_t base)
+{
+    const AFFINE *pending = NULL;
+    int pending_digit = 0;
+    for (size_t v = v0; v < v1; v++) {
+        if (ctx->density && !(ctx->density[v / 64] >> (v % 64) & 1))
+            continue;
+        const AFFINE *p = &ctx->bases[base++];
+        int d = p->infinity ? 0 : booth_digit(ctx->scalars + v * LIMBS, window, ctx->plan.window);
+        if (d == 0)
+            continue;
+        const char *next = (const char *)&buckets[(d > 0 ? d : -d) - 1];
+        for (size_t line = 0; line < sizeof(XYZZ); line += 64)
+            __builtin_prefetch(next + line, 1);
+        if (pending_digit != 0)
+            add_to_bucket(buckets, pending, pending_digit);
+        pending = p;
+        pending_digit = d;
+    }
+    if (pending_digit != 0)
+        add_to_bucket(buckets, pending, pending_digit);
+}
+
 static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
 {
     const task_ctx *ctx = (const task_ctx *)arg;
@@ -179,18 +212,7 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
         size_t base = ctx->density ? count_dense(ctx->density, v0) : v0;
         for (size_t b = 0; b < nbuckets; b++)
             GOP(xyzz_set_infinity)(&buckets[b]);
-        for (size_t v = v0; v < v1; v++) {
-            if (ctx->density && !(ctx->density[v / 64] >> (v % 64) & 1))
-                continue;
-            const AFFINE *p = &ctx->bases[base++];
-            if (p->infinity)
-                continue;
-            int d = booth_digit(ctx->scalars + v * LIMBS, window, c);
-            if (d > 0)
-                GOP(xyzz_add_affine)(&buckets[d - 1], &buckets[d - 1], p, 0);
-            else if (d < 0)
-                GOP(xyzz_add_affine)(&buckets[-d - 1], &buckets[-d - 1], p, 1);
-        }
+        accumulate(ctx, buckets, window, v0, v1, base);
         fill_bucket_sum(&ctx->sums[task], buckets, nbuckets);
     }
 }
