@@ -26,13 +26,14 @@
 
 /* Limbs per scalar. */
 #define ZKPIPE__MSM_SCALAR_LIMBS 4
-/* Largest window a caller may force (2^15 buckets per thread and window task). */
+/* Largest window (2^15 buckets per thread); the cost model picks it for about 2^20 points. */
 #define ZKPIPE__MSM_MAX_WINDOW 16
 /* Scalars are Montgomery-form elements of the group's scalar field. */
 #define ZKPIPE__MSM_MONTGOMERY 1u
 
 typedef struct zkpipe__msm_config {
-    unsigned window; /* 0: chosen from the point and thread counts (see plan.h); else 1..MAX */
+    unsigned window; /* 0: chosen by the cost model in plan.c from the point and thread
+                        counts; else forced, 1..ZKPIPE__MSM_MAX_WINDOW */
     unsigned flags;  /* 0 or ZKPIPE__MSM_MONTGOMERY */
 } zkpipe__msm_config;
 
@@ -52,18 +53,19 @@ typedef struct zkpipe__msm_config {
  *   @return ZKPIPE_OK; ZKPIPE_EINVAL (out NULL, bases/scalars/density NULL with nvars > 0,
  *   window above ZKPIPE__MSM_MAX_WINDOW, unknown flags, allocator lacking a callback);
  *   ZKPIPE_EOVERFLOW (scratch size overflows size_t); ZKPIPE_ENOMEM. *out is untouched on
- *   error. nvars = 0 gives the point at infinity without allocating.
+ *   error. No dense base, or all-zero scalars without ZKPIPE__MSM_MONTGOMERY, give the point
+ *   at infinity without allocating.
  *   Allocates one block of zkpipe__msm_G_scratch_bytes(nvars, nbases, config, threads)
- *   bytes, freed before returning (none when no scalar or base is non-zero).
- *   Thread safety: inputs are only read; concurrent calls are fine (they serialise on a
- *   shared pool). Must not be called from a loop body of `pool` unless the pool has 1 thread
- *   worth of work to spare: it then runs inline.
+ *   bytes (nbases: the dense count), freed before returning.
+ *   Thread safety: inputs are only read, so concurrent calls may share them; calls on one
+ *   pool take turns (zkpipe_pool_parallel_for). Called from a loop body running on `pool`,
+ *   it runs on that thread alone.
  *
  * zkpipe__msm_G_scratch_bytes() : the bytes _ex allocates for nvars scalars of which nbases
  *   are dense, with `config` (NULL: default) on `threads` threads (zkpipe_pool_threads):
  *   buckets (threads·2^(c-1) XYZZ points), one partial sum per task, and 32 nvars bytes of
  *   converted scalars with ZKPIPE__MSM_MONTGOMERY. SIZE_MAX when that overflows; 0 when
- *   nvars is 0. */
+ *   nvars or nbases is 0 or the window is out of range. Thread-safe; no allocation. */
 #define ZKPIPE__MSM_DECLARE(G)                                                                     \
     zkpipe_status zkpipe__msm_##G(G *out, const G##_affine *bases, const uint64_t *scalars,        \
                                   size_t n, zkpipe_pool *pool, const zkpipe_allocator *allocator); \
