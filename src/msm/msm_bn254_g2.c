@@ -1,0 +1,7 @@
+/* Pippenger MSM over G2 of BN254. */
+#include "ec/bn254_g2.h"
+
+#define MSM_G bn254_g2
+#define MSM_F bn254_fq2
+#define MSM_FR bn254_fr
+#include "msm/msm_impl.h"
