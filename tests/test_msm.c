@@ -14,7 +14,7 @@
 
 #include "fail_alloc.h"
 #include "msm/msm.h"
-#include "sanitizer.h"
+#include "sanitize.h"
 
 #define LIMBS ZKPIPE__MSM_SCALAR_LIMBS
 /* The largest random sums checked against the naive one, G1 and G2, with --large (a slow
@@ -197,7 +197,7 @@ static void *alloc_or_fail(size_t bytes)
         G##_affine bases[N];                                                                       \
         uint64_t k[N * LIMBS], seed = 3;                                                           \
         G want, got;                                                                               \
-        unsigned maxw = UNDER_SANITIZER ? 12 : ZKPIPE__MSM_MAX_WINDOW;                             \
+        unsigned maxw = ZKPIPE_TEST_SANITIZED ? 12 : ZKPIPE__MSM_MAX_WINDOW;                       \
         (void)state;                                                                               \
         G##_points(bases, N, &seed);                                                               \
         for (int round = 0; round < 2; round++) {                                                  \
