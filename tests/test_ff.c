@@ -9,9 +9,9 @@
 
 #include <cmocka.h>
 
-#include "ff/bls12_381_fq.h"
+#include "ff/bls12_381_fq12.h"
 #include "ff/bls12_381_fr.h"
-#include "ff/bn254_fq.h"
+#include "ff/bn254_fq12.h"
 #include "ff/bn254_fr.h"
 
 #define ITERS 200
@@ -45,6 +45,126 @@ static void pattern_bytes(uint8_t *out, size_t n, unsigned m, unsigned k)
     out[0] &= 0x0f;
 }
 
+/* Ring axioms and inversion for any field type T with a T_random generator. */
+#define RING_TESTS(T)                                                                              \
+    static void T##_axioms(void **state)                                                           \
+    {                                                                                              \
+        (void)state;                                                                               \
+        rng_state = 1;                                                                             \
+        T zero, one;                                                                               \
+        T##_set_zero(&zero);                                                                       \
+        T##_set_one(&one);                                                                         \
+        for (int it = 0; it < ITERS; it++) {                                                       \
+            T a, b, c, x, y, z;                                                                    \
+            T##_random(&a);                                                                        \
+            T##_random(&b);                                                                        \
+            T##_random(&c);                                                                        \
+            T##_add(&x, &a, &b);                                                                   \
+            T##_add(&y, &b, &a);                                                                   \
+            assert_true(T##_eq(&x, &y));                                                           \
+            T##_mul(&x, &a, &b);                                                                   \
+            T##_mul(&y, &b, &a);                                                                   \
+            assert_true(T##_eq(&x, &y));                                                           \
+            T##_add(&x, &a, &b);                                                                   \
+            T##_add(&x, &x, &c);                                                                   \
+            T##_add(&y, &b, &c);                                                                   \
+            T##_add(&y, &a, &y);                                                                   \
+            assert_true(T##_eq(&x, &y));                                                           \
+            T##_mul(&x, &a, &b);                                                                   \
+            T##_mul(&x, &x, &c);                                                                   \
+            T##_mul(&y, &b, &c);                                                                   \
+            T##_mul(&y, &a, &y);                                                                   \
+            assert_true(T##_eq(&x, &y));                                                           \
+            T##_add(&x, &b, &c); /* a (b + c) = ab + ac */                                         \
+            T##_mul(&x, &a, &x);                                                                   \
+            T##_mul(&y, &a, &b);                                                                   \
+            T##_mul(&z, &a, &c);                                                                   \
+            T##_add(&y, &y, &z);                                                                   \
+            assert_true(T##_eq(&x, &y));                                                           \
+            T##_sub(&x, &a, &b); /* a - b = a + (-b) */                                            \
+            T##_neg(&y, &b);                                                                       \
+            T##_add(&y, &a, &y);                                                                   \
+            assert_true(T##_eq(&x, &y));                                                           \
+            T##_add(&x, &x, &b);                                                                   \
+            assert_true(T##_eq(&x, &a));                                                           \
+            T##_dbl(&x, &a);                                                                       \
+            T##_add(&y, &a, &a);                                                                   \
+            assert_true(T##_eq(&x, &y));                                                           \
+            T##_sqr(&x, &a);                                                                       \
+            T##_mul(&y, &a, &a);                                                                   \
+            assert_true(T##_eq(&x, &y));                                                           \
+            T##_mul(&x, &a, &one);                                                                 \
+            assert_true(T##_eq(&x, &a));                                                           \
+            T##_add(&x, &a, &zero);                                                                \
+            assert_true(T##_eq(&x, &a));                                                           \
+            T##_mul(&x, &a, &zero);                                                                \
+            assert_true(T##_is_zero(&x));                                                          \
+            T##_neg(&x, &a);                                                                       \
+            T##_add(&x, &x, &a);                                                                   \
+            assert_true(T##_is_zero(&x));                                                          \
+        }                                                                                          \
+    }                                                                                              \
+    static void T##_inverse(void **state)                                                          \
+    {                                                                                              \
+        (void)state;                                                                               \
+        rng_state = 3;                                                                             \
+        T a, x, y;                                                                                 \
+        T##_set_one(&x);                                                                           \
+        assert_int_equal(T##_inv(&x, &x), 1);                                                      \
+        assert_true(T##_is_one(&x));                                                               \
+        T##_set_zero(&a);                                                                          \
+        T##_set_one(&x);                                                                           \
+        assert_int_equal(T##_inv(&x, &a), 0);                                                      \
+        assert_true(T##_is_zero(&x));                                                              \
+        for (int it = 0; it < ITERS / 4; it++) {                                                   \
+            T##_random(&a);                                                                        \
+            if (T##_is_zero(&a))                                                                   \
+                continue;                                                                          \
+            assert_int_equal(T##_inv(&x, &a), 1);                                                  \
+            T##_mul(&y, &x, &a);                                                                   \
+            assert_true(T##_is_one(&y));                                                           \
+            y = a; /* output aliasing the input */                                                 \
+            assert_int_equal(T##_inv(&y, &y), 1);                                                  \
+            assert_true(T##_eq(&x, &y));                                                           \
+        }                                                                                          \
+    }
+
+/* Square roots and the Legendre symbol for a field type T; TWEAK (a statement, may be empty)
+ * adjusts each random `a` at iteration `it`. */
+#define SQRT_TESTS(T, TWEAK)                                                                       \
+    static void T##_square_roots(void **state)                                                     \
+    {                                                                                              \
+        (void)state;                                                                               \
+        rng_state = 5;                                                                             \
+        T a, s, x, y;                                                                              \
+        int squares = 0, non_squares = 0;                                                          \
+        T##_set_zero(&a);                                                                          \
+        assert_int_equal(T##_legendre(&a), 0);                                                     \
+        assert_int_equal(T##_sqrt(&x, &a), 1);                                                     \
+        assert_true(T##_is_zero(&x));                                                              \
+        for (int it = 0; it < ITERS / 4; it++) {                                                   \
+            T##_random(&a);                                                                        \
+            TWEAK                                                                                  \
+            T##_sqr(&s, &a);                                                                       \
+            assert_int_equal(T##_legendre(&s), T##_is_zero(&a) ? 0 : 1);                           \
+            assert_int_equal(T##_sqrt(&x, &s), 1);                                                 \
+            T##_sqr(&y, &x);                                                                       \
+            assert_true(T##_eq(&y, &s));                                                           \
+            int l = T##_legendre(&a);                                                              \
+            int ok = T##_sqrt(&x, &a);                                                             \
+            assert_int_equal(ok, l >= 0);                                                          \
+            if (ok) {                                                                              \
+                T##_sqr(&y, &x);                                                                   \
+                assert_true(T##_eq(&y, &a));                                                       \
+                squares++;                                                                         \
+            } else {                                                                               \
+                assert_true(T##_is_zero(&x));                                                      \
+                non_squares++;                                                                     \
+            }                                                                                      \
+        }                                                                                          \
+        assert_true(squares > 5 && non_squares > 5);                                               \
+    }
+
 /* Instantiates the prime-field tests for field F. Every 8th random element is an edge value
  * (0, 1 or p - 1) so the carries at the ends of the range are exercised. */
 #define FIELD_TESTS(F)                                                                             \
@@ -67,63 +187,7 @@ static void pattern_bytes(uint8_t *out, size_t n, unsigned m, unsigned k)
                 (UINT64_C(1) << (64 - __builtin_clzll(F##_MODULUS[F##_LIMBS - 1]))) - 1;           \
         } while (!F##_from_canonical(r, t));                                                       \
     }                                                                                              \
-    static void F##_axioms(void **state)                                                           \
-    {                                                                                              \
-        (void)state;                                                                               \
-        rng_state = 1;                                                                             \
-        F zero, one;                                                                               \
-        F##_set_zero(&zero);                                                                       \
-        F##_set_one(&one);                                                                         \
-        for (int it = 0; it < ITERS; it++) {                                                       \
-            F a, b, c, x, y, z;                                                                    \
-            F##_random(&a);                                                                        \
-            F##_random(&b);                                                                        \
-            F##_random(&c);                                                                        \
-            F##_add(&x, &a, &b);                                                                   \
-            F##_add(&y, &b, &a);                                                                   \
-            assert_true(F##_eq(&x, &y));                                                           \
-            F##_mul(&x, &a, &b);                                                                   \
-            F##_mul(&y, &b, &a);                                                                   \
-            assert_true(F##_eq(&x, &y));                                                           \
-            F##_add(&x, &a, &b);                                                                   \
-            F##_add(&x, &x, &c);                                                                   \
-            F##_add(&y, &b, &c);                                                                   \
-            F##_add(&y, &a, &y);                                                                   \
-            assert_true(F##_eq(&x, &y));                                                           \
-            F##_mul(&x, &a, &b);                                                                   \
-            F##_mul(&x, &x, &c);                                                                   \
-            F##_mul(&y, &b, &c);                                                                   \
-            F##_mul(&y, &a, &y);                                                                   \
-            assert_true(F##_eq(&x, &y));                                                           \
-            F##_add(&x, &b, &c); /* a (b + c) = ab + ac */                                         \
-            F##_mul(&x, &a, &x);                                                                   \
-            F##_mul(&y, &a, &b);                                                                   \
-            F##_mul(&z, &a, &c);                                                                   \
-            F##_add(&y, &y, &z);                                                                   \
-            assert_true(F##_eq(&x, &y));                                                           \
-            F##_sub(&x, &a, &b); /* a - b = a + (-b) */                                            \
-            F##_neg(&y, &b);                                                                       \
-            F##_add(&y, &a, &y);                                                                   \
-            assert_true(F##_eq(&x, &y));                                                           \
-            F##_add(&x, &x, &b);                                                                   \
-            assert_true(F##_eq(&x, &a));                                                           \
-            F##_dbl(&x, &a);                                                                       \
-            F##_add(&y, &a, &a);                                                                   \
-            assert_true(F##_eq(&x, &y));                                                           \
-            F##_sqr(&x, &a);                                                                       \
-            F##_mul(&y, &a, &a);                                                                   \
-            assert_true(F##_eq(&x, &y));                                                           \
-            F##_mul(&x, &a, &one);                                                                 \
-            assert_true(F##_eq(&x, &a));                                                           \
-            F##_add(&x, &a, &zero);                                                                \
-            assert_true(F##_eq(&x, &a));                                                           \
-            F##_mul(&x, &a, &zero);                                                                \
-            assert_true(F##_is_zero(&x));                                                          \
-            F##_neg(&x, &a);                                                                       \
-            F##_add(&x, &x, &a);                                                                   \
-            assert_true(F##_is_zero(&x));                                                          \
-        }                                                                                          \
-    }                                                                                              \
+    RING_TESTS(F)                                                                                  \
     static void F##_edges(void **state)                                                            \
     {                                                                                              \
         (void)state;                                                                               \
@@ -180,30 +244,6 @@ static void pattern_bytes(uint8_t *out, size_t n, unsigned m, unsigned k)
         F##_pow(&x, &a, e, F##_LIMBS);                                                             \
         assert_true(F##_is_one(&x));                                                               \
     }                                                                                              \
-    static void F##_inverse(void **state)                                                          \
-    {                                                                                              \
-        (void)state;                                                                               \
-        rng_state = 3;                                                                             \
-        F a, x, y;                                                                                 \
-        F##_set_one(&x);                                                                           \
-        assert_int_equal(F##_inv(&x, &x), 1);                                                      \
-        assert_true(F##_is_one(&x));                                                               \
-        F##_set_zero(&a);                                                                          \
-        F##_set_one(&x);                                                                           \
-        assert_int_equal(F##_inv(&x, &a), 0);                                                      \
-        assert_true(F##_is_zero(&x));                                                              \
-        for (int it = 0; it < ITERS / 4; it++) {                                                   \
-            F##_random(&a);                                                                        \
-            if (F##_is_zero(&a))                                                                   \
-                continue;                                                                          \
-            assert_int_equal(F##_inv(&x, &a), 1);                                                  \
-            F##_mul(&y, &x, &a);                                                                   \
-            assert_true(F##_is_one(&y));                                                           \
-            y = a; /* output aliasing the input */                                                 \
-            assert_int_equal(F##_inv(&y, &y), 1);                                                  \
-            assert_true(F##_eq(&x, &y));                                                           \
-        }                                                                                          \
-    }                                                                                              \
     static void F##_batch_inverse(void **state)                                                    \
     {                                                                                              \
         (void)state;                                                                               \
@@ -225,37 +265,7 @@ static void pattern_bytes(uint8_t *out, size_t n, unsigned m, unsigned k)
         F##_batch_inv(out, in, 0, scratch);                                                        \
         assert_memory_equal(in, out, sizeof in);                                                   \
     }                                                                                              \
-    static void F##_square_roots(void **state)                                                     \
-    {                                                                                              \
-        (void)state;                                                                               \
-        rng_state = 5;                                                                             \
-        F a, s, x, y;                                                                              \
-        int squares = 0, non_squares = 0;                                                          \
-        F##_set_zero(&a);                                                                          \
-        assert_int_equal(F##_legendre(&a), 0);                                                     \
-        assert_int_equal(F##_sqrt(&x, &a), 1);                                                     \
-        assert_true(F##_is_zero(&x));                                                              \
-        for (int it = 0; it < ITERS / 4; it++) {                                                   \
-            F##_random(&a);                                                                        \
-            F##_sqr(&s, &a);                                                                       \
-            assert_int_equal(F##_legendre(&s), F##_is_zero(&a) ? 0 : 1);                           \
-            assert_int_equal(F##_sqrt(&x, &s), 1);                                                 \
-            F##_sqr(&y, &x);                                                                       \
-            assert_true(F##_eq(&y, &s));                                                           \
-            int l = F##_legendre(&a);                                                              \
-            int ok = F##_sqrt(&x, &a);                                                             \
-            assert_int_equal(ok, l >= 0);                                                          \
-            if (ok) {                                                                              \
-                F##_sqr(&y, &x);                                                                   \
-                assert_true(F##_eq(&y, &a));                                                       \
-                squares++;                                                                         \
-            } else {                                                                               \
-                assert_true(F##_is_zero(&x));                                                      \
-                non_squares++;                                                                     \
-            }                                                                                      \
-        }                                                                                          \
-        assert_true(squares > 5 && non_squares > 5);                                               \
-    }                                                                                              \
+    SQRT_TESTS(F, )                                                                                \
     static void F##_encodings(void **state)                                                        \
     {                                                                                              \
         (void)state;                                                                               \
@@ -386,10 +396,206 @@ static void prime_fields_match_python(void **state)
 ROOT_OF_UNITY_TEST(bls12_381_fr)
 ROOT_OF_UNITY_TEST(bn254_fr)
 
+/* Tower tests for curve P. Extension elements are built from random base coefficients, so
+ * they include 0, 1 and p - 1 coefficients too. */
+#define TOWER_TESTS(P, C)                                                                          \
+    static void P##_fq2_random(P##_fq2 *r)                                                         \
+    {                                                                                              \
+        P##_fq_random(&r->c0);                                                                     \
+        P##_fq_random(&r->c1);                                                                     \
+    }                                                                                              \
+    static void P##_fq6_random(P##_fq6 *r)                                                         \
+    {                                                                                              \
+        P##_fq2_random(&r->c0);                                                                    \
+        P##_fq2_random(&r->c1);                                                                    \
+        P##_fq2_random(&r->c2);                                                                    \
+    }                                                                                              \
+    static void P##_fq12_random(P##_fq12 *r)                                                       \
+    {                                                                                              \
+        P##_fq6_random(&r->c0);                                                                    \
+        P##_fq6_random(&r->c1);                                                                    \
+    }                                                                                              \
+    RING_TESTS(P##_fq2)                                                                            \
+    RING_TESTS(P##_fq6)                                                                            \
+    RING_TESTS(P##_fq12)                                                                           \
+    static void P##_fq2_special(void **state)                                                      \
+    {                                                                                              \
+        (void)state;                                                                               \
+        rng_state = 7;                                                                             \
+        P##_fq2 a, b, x, y, xi;                                                                    \
+        P##_fq n;                                                                                  \
+        P##_fq_from_u64(&xi.c0, C##_XI_C0);                                                        \
+        P##_fq_set_one(&xi.c1);                                                                    \
+        for (int it = 0; it < ITERS / 8; it++) {                                                   \
+            P##_fq2_random(&a);                                                                    \
+            P##_fq2_random(&b);                                                                    \
+            P##_fq2_mul_by_nonresidue(&x, &a);                                                     \
+            P##_fq2_mul(&y, &a, &xi);                                                              \
+            assert_true(P##_fq2_eq(&x, &y));                                                       \
+            P##_fq2_mul_by_fq(&x, &a, &b.c0);                                                      \
+            y = b;                                                                                 \
+            P##_fq_set_zero(&y.c1);                                                                \
+            P##_fq2_mul(&y, &a, &y);                                                               \
+            assert_true(P##_fq2_eq(&x, &y));                                                       \
+            P##_fq2_conjugate(&x, &a); /* a conj(a) = norm(a) */                                   \
+            P##_fq2_mul(&x, &x, &a);                                                               \
+            P##_fq2_norm(&n, &a);                                                                  \
+            assert_true(P##_fq_eq(&x.c0, &n) && P##_fq_is_zero(&x.c1));                            \
+            P##_fq2_pow(&x, &a, P##_fq_MODULUS, P##_fq_LIMBS); /* Frobenius = a^p */               \
+            P##_fq2_frobenius(&y, &a, 1);                                                          \
+            assert_true(P##_fq2_eq(&x, &y));                                                       \
+            P##_fq2_frobenius(&y, &a, 2);                                                          \
+            assert_true(P##_fq2_eq(&y, &a));                                                       \
+            assert_int_equal(P##_fq2_is_square(&a), P##_fq2_legendre(&a) >= 0);                    \
+            P##_fq2_sqr(&x, &a);                                                                   \
+            assert_int_equal(P##_fq2_is_square(&x), 1);                                            \
+        }                                                                                          \
+    }                                                                                              \
+    SQRT_TESTS(P##_fq2, if (it % 5 == 0) P##_fq_set_zero(&a.c1);)                                  \
+    static void P##_fq6_special(void **state)                                                      \
+    {                                                                                              \
+        (void)state;                                                                               \
+        rng_state = 9;                                                                             \
+        P##_fq6 a, b, x, y, v;                                                                     \
+        P##_fq6_set_zero(&v);                                                                      \
+        P##_fq2_set_one(&v.c1);                                                                    \
+        for (int it = 0; it < ITERS / 8; it++) {                                                   \
+            P##_fq6_random(&a);                                                                    \
+            P##_fq6_random(&b);                                                                    \
+            P##_fq6_mul_by_nonresidue(&x, &a);                                                     \
+            P##_fq6_mul(&y, &a, &v);                                                               \
+            assert_true(P##_fq6_eq(&x, &y));                                                       \
+            P##_fq6_mul_by_fq2(&x, &a, &b.c0);                                                     \
+            y = b;                                                                                 \
+            P##_fq2_set_zero(&y.c1);                                                               \
+            P##_fq2_set_zero(&y.c2);                                                               \
+            P##_fq6_mul(&y, &a, &y);                                                               \
+            assert_true(P##_fq6_eq(&x, &y));                                                       \
+            P##_fq6_mul_by_01(&x, &a, &b.c0, &b.c1);                                               \
+            y = b;                                                                                 \
+            P##_fq2_set_zero(&y.c2);                                                               \
+            P##_fq6_mul(&y, &a, &y);                                                               \
+            assert_true(P##_fq6_eq(&x, &y));                                                       \
+            P##_fq6_mul_by_1(&x, &a, &b.c1);                                                       \
+            y = b;                                                                                 \
+            P##_fq2_set_zero(&y.c0);                                                               \
+            P##_fq2_set_zero(&y.c2);                                                               \
+            P##_fq6_mul(&y, &a, &y);                                                               \
+            assert_true(P##_fq6_eq(&x, &y));                                                       \
+            x = a; /* Frobenius^k = (a^p)^...^p, k = 1, 2, 3 */                                    \
+            for (unsigned k = 1; k <= 3; k++) {                                                    \
+                P##_fq6_pow(&x, &x, P##_fq_MODULUS, P##_fq_LIMBS);                                 \
+                P##_fq6_frobenius(&y, &a, k);                                                      \
+                assert_true(P##_fq6_eq(&x, &y));                                                   \
+            }                                                                                      \
+            for (unsigned k = 0; k <= 6; k++) { /* phi^k phi^(6-k) = identity */                   \
+                P##_fq6_frobenius(&x, &a, k);                                                      \
+                P##_fq6_frobenius(&x, &x, 6 - k);                                                  \
+                assert_true(P##_fq6_eq(&x, &a));                                                   \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static void P##_fq12_special(void **state)                                                     \
+    {                                                                                              \
+        (void)state;                                                                               \
+        rng_state = 10;                                                                            \
+        P##_fq12 a, b, x, y;                                                                       \
+        for (int it = 0; it < ITERS / 25; it++) {                                                  \
+            P##_fq12_random(&a);                                                                   \
+            P##_fq12_random(&b);                                                                   \
+            P##_fq12_mul_by_fq6(&x, &a, &b.c0);                                                    \
+            y = b;                                                                                 \
+            P##_fq6_set_zero(&y.c1);                                                               \
+            P##_fq12_mul(&y, &a, &y);                                                              \
+            assert_true(P##_fq12_eq(&x, &y));                                                      \
+            P##_fq12_frobenius(&x, &a, 6); /* a^(p^6) is the conjugate */                          \
+            P##_fq12_conjugate(&y, &a);                                                            \
+            assert_true(P##_fq12_eq(&x, &y));                                                      \
+            P##_fq12_pow(&x, &a, P##_fq_MODULUS, P##_fq_LIMBS);                                    \
+            P##_fq12_frobenius(&y, &a, 1);                                                         \
+            assert_true(P##_fq12_eq(&x, &y));                                                      \
+            P##_fq12_pow(&x, &x, P##_fq_MODULUS, P##_fq_LIMBS);                                    \
+            P##_fq12_frobenius(&y, &a, 2);                                                         \
+            assert_true(P##_fq12_eq(&x, &y));                                                      \
+            for (unsigned k = 0; k <= 12; k++) {                                                   \
+                P##_fq12_frobenius(&x, &a, k);                                                     \
+                P##_fq12_frobenius(&x, &x, 12 - k);                                                \
+                assert_true(P##_fq12_eq(&x, &a));                                                  \
+                P##_fq12_frobenius(&x, &a, k); /* phi^k = phi^(k-1) phi */                         \
+                P##_fq12_frobenius(&y, &a, k + 11);                                                \
+                P##_fq12_frobenius(&y, &y, 1);                                                     \
+                assert_true(P##_fq12_eq(&x, &y));                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
+    static void P##_fq12_cyclotomic(void **state)                                                  \
+    {                                                                                              \
+        (void)state;                                                                               \
+        rng_state = 11;                                                                            \
+        P##_fq12 a, c, x, y;                                                                       \
+        for (int it = 0; it < ITERS / 25; it++) {                                                  \
+            P##_fq12_random(&a);                                                                   \
+            /* c = a^((p^6 - 1)(p^2 + 1)) lies in the cyclotomic subgroup */                       \
+            P##_fq12_conjugate(&c, &a);                                                            \
+            assert_int_equal(P##_fq12_inv(&a, &a), 1);                                             \
+            P##_fq12_mul(&c, &c, &a);                                                              \
+            P##_fq12_frobenius(&x, &c, 2);                                                         \
+            P##_fq12_mul(&c, &c, &x);                                                              \
+            P##_fq12_sqr(&x, &c);                                                                  \
+            P##_fq12_cyclotomic_sqr(&y, &c);                                                       \
+            assert_true(P##_fq12_eq(&x, &y));                                                      \
+            P##_fq12_cyclotomic_sqr(&c, &c); /* in place */                                        \
+            assert_true(P##_fq12_eq(&c, &y));                                                      \
+        }                                                                                          \
+    }
+
+TOWER_TESTS(bls12_381, ZKPIPE__BLS12_381)
+TOWER_TESTS(bn254, ZKPIPE__BN254)
+
+/* Sparse products against the full product with the same line element. */
+static void sparse_line_products(void **state)
+{
+    (void)state;
+    rng_state = 12;
+    for (int it = 0; it < ITERS / 25; it++) {
+        bls12_381_fq12 a, l, x, y;
+        bls12_381_fq12_random(&a);
+        bls12_381_fq12_random(&l);
+        bls12_381_fq2_set_zero(&l.c0.c2);
+        bls12_381_fq2_set_zero(&l.c1.c0);
+        bls12_381_fq2_set_zero(&l.c1.c2);
+        bls12_381_fq12_mul(&x, &a, &l);
+        bls12_381_fq12_mul_by_014(&y, &a, &l.c0.c0, &l.c0.c1, &l.c1.c1);
+        assert_true(bls12_381_fq12_eq(&x, &y));
+        bls12_381_fq12_mul_by_014(&a, &a, &l.c0.c0, &l.c0.c1, &l.c1.c1);
+        assert_true(bls12_381_fq12_eq(&x, &a));
+
+        bn254_fq12 b, m, u, w;
+        bn254_fq12_random(&b);
+        bn254_fq12_random(&m);
+        bn254_fq2_set_zero(&m.c0.c1);
+        bn254_fq2_set_zero(&m.c0.c2);
+        bn254_fq2_set_zero(&m.c1.c2);
+        bn254_fq12_mul(&u, &b, &m);
+        bn254_fq12_mul_by_034(&w, &b, &m.c0.c0, &m.c1.c0, &m.c1.c1);
+        assert_true(bn254_fq12_eq(&u, &w));
+        bn254_fq12_mul_by_034(&b, &b, &m.c0.c0, &m.c1.c0, &m.c1.c1);
+        assert_true(bn254_fq12_eq(&u, &b));
+    }
+}
+
 #define FIELD_CASES(F)                                                                             \
     cmocka_unit_test(F##_axioms), cmocka_unit_test(F##_edges), cmocka_unit_test(F##_inverse),      \
         cmocka_unit_test(F##_batch_inverse), cmocka_unit_test(F##_square_roots),                   \
         cmocka_unit_test(F##_encodings)
+
+#define TOWER_CASES(P)                                                                             \
+    cmocka_unit_test(P##_fq2_axioms), cmocka_unit_test(P##_fq2_inverse),                           \
+        cmocka_unit_test(P##_fq2_special), cmocka_unit_test(P##_fq2_square_roots),                 \
+        cmocka_unit_test(P##_fq6_axioms), cmocka_unit_test(P##_fq6_inverse),                       \
+        cmocka_unit_test(P##_fq6_special), cmocka_unit_test(P##_fq12_axioms),                      \
+        cmocka_unit_test(P##_fq12_inverse), cmocka_unit_test(P##_fq12_special),                    \
+        cmocka_unit_test(P##_fq12_cyclotomic)
 
 int main(void)
 {
@@ -401,6 +607,9 @@ int main(void)
         cmocka_unit_test(prime_fields_match_python),
         cmocka_unit_test(bls12_381_fr_root_of_unity),
         cmocka_unit_test(bn254_fr_root_of_unity),
+        TOWER_CASES(bls12_381),
+        TOWER_CASES(bn254),
+        cmocka_unit_test(sparse_line_products),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,10 +8,10 @@
  * Not constant-time: branches and loop counts depend on the values (inversion, square root,
  * exponentiation, reduction). Do not use these functions where timing may leak a secret.
  *
- * Common rules: every function is ZKPIPE_HD (host and device); outputs come first and may
- * alias any input; pointers must not be NULL; inputs must be reduced (every F produced by
- * these functions is). Nothing allocates and nothing touches global state, so all functions
- * are safe to call concurrently on distinct outputs.
+ * Common rules: every function is ZKPIPE_HD or ZKPIPE_HD_OUTLINED (host and device, see hd.h);
+ * outputs come first and may alias any input; pointers must not be NULL; inputs must be reduced
+ * (every F produced by these functions is). Nothing allocates and nothing touches global state, so
+ * all functions are safe to call concurrently on distinct outputs.
  *
  * Per field F:
  *   void F_set_zero(F *r);  void F_set_one(F *r);  void F_from_u64(F *r, uint64_t v);
@@ -19,6 +19,9 @@
  *       : 1 when true, else 0.
  *   void F_add(r, a, b);  F_sub(r, a, b);  F_neg(r, a);  F_dbl(r, a);  F_mul(r, a, b);
  *   void F_sqr(r, a);
+ *   void F_half(F *r, const F *a) : r = a / 2.
+ *   void F_mul_small(F *r, const F *a, uint64_t k) : r = k a by doubling and adding (cheaper
+ *       than F_mul for small k).
  *   int F_inv(F *r, const F *a)
  *       : r = 1/a and returns 1; for a = 0 sets r = 0 and returns 0.
  *   void F_pow(F *r, const F *a, const uint64_t *exp, size_t nlimbs)
@@ -42,6 +45,27 @@
 #define ZKPIPE_FF_FP_H
 
 #include "limbs.h"
+
+/* Square-and-multiply exponentiation for any type T with T_set_one, T_sqr and T_mul: defines
+ * T_pow(r, a, exp, nlimbs), r = a^exp for an exponent of nlimbs little-endian limbs. */
+#define ZKPIPE__FF_DEFINE_POW(T)                                                                   \
+    ZKPIPE_HD_OUTLINED void T##_pow(T *r, const T *a, const uint64_t *exp, size_t nlimbs)          \
+    {                                                                                              \
+        T base = *a, acc;                                                                          \
+        int started = 0; /* skips squaring 1 through the exponent's leading zeros */               \
+        T##_set_one(&acc);                                                                         \
+        for (size_t i = nlimbs; i-- > 0;) {                                                        \
+            for (int bit = 63; bit >= 0; bit--) {                                                  \
+                if (started)                                                                       \
+                    T##_sqr(&acc, &acc);                                                           \
+                if (exp[i] >> bit & 1) {                                                           \
+                    T##_mul(&acc, &acc, &base);                                                    \
+                    started = 1;                                                                   \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        *r = acc;                                                                                  \
+    }
 
 #define ZKPIPE__FP_DEFINE(F, C)                                                                    \
     typedef struct F {                                                                             \
@@ -121,20 +145,24 @@
         uint64_t t[C##_LIMBS] = {v};                                                               \
         F##_from_canonical(r, t); /* every p here exceeds 2^64 */                                  \
     }                                                                                              \
-    ZKPIPE_HD void F##_pow(F *r, const F *a, const uint64_t *exp, size_t nlimbs)                   \
+    ZKPIPE__FF_DEFINE_POW(F)                                                                       \
+    ZKPIPE_HD void F##_half(F *r, const F *a)                                                      \
+    {                                                                                              \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        zkpipe__mod_half(r->l, a->l, p, C##_LIMBS);                                                \
+    }                                                                                              \
+    ZKPIPE_HD void F##_mul_small(F *r, const F *a, uint64_t k)                                     \
     {                                                                                              \
         F base = *a, acc;                                                                          \
-        F##_set_one(&acc);                                                                         \
-        for (size_t i = nlimbs; i-- > 0;) {                                                        \
-            for (int bit = 63; bit >= 0; bit--) {                                                  \
-                F##_sqr(&acc, &acc);                                                               \
-                if (exp[i] >> bit & 1)                                                             \
-                    F##_mul(&acc, &acc, &base);                                                    \
-            }                                                                                      \
+        F##_set_zero(&acc);                                                                        \
+        for (; k; k >>= 1) {                                                                       \
+            if (k & 1)                                                                             \
+                F##_add(&acc, &acc, &base);                                                        \
+            F##_dbl(&base, &base);                                                                 \
         }                                                                                          \
         *r = acc;                                                                                  \
     }                                                                                              \
-    ZKPIPE_HD int F##_inv(F *r, const F *a)                                                        \
+    ZKPIPE_HD_OUTLINED int F##_inv(F *r, const F *a)                                               \
     {                                                                                              \
         const uint64_t e[C##_LIMBS] = {C##_P_MINUS_2};                                             \
         if (F##_is_zero(a)) {                                                                      \
@@ -144,7 +172,7 @@
         F##_pow(r, a, e, C##_LIMBS);                                                               \
         return 1;                                                                                  \
     }                                                                                              \
-    ZKPIPE_HD int F##_legendre(const F *a)                                                         \
+    ZKPIPE_HD_OUTLINED int F##_legendre(const F *a)                                                \
     {                                                                                              \
         const uint64_t e[C##_LIMBS] = {C##_P_MINUS_1_HALF};                                        \
         F t;                                                                                       \
@@ -175,7 +203,7 @@
         F##_to_canonical(t, a);                                                                    \
         zkpipe__limbs_to_bytes(out, t, C##_LIMBS, 0);                                              \
     }                                                                                              \
-    ZKPIPE_HD void F##_batch_inv(F *out, const F *in, size_t n, F *scratch)                        \
+    ZKPIPE_HD_OUTLINED void F##_batch_inv(F *out, const F *in, size_t n, F *scratch)               \
     {                                                                                              \
         F acc;                                                                                     \
         F##_set_one(&acc);                                                                         \
@@ -198,7 +226,7 @@
 
 /* p = 3 mod 4: a^((p+1)/4) is a root whenever one exists. */
 #define ZKPIPE__FP_DEFINE_SQRT_3MOD4(F, C)                                                         \
-    ZKPIPE_HD int F##_sqrt(F *r, const F *a)                                                       \
+    ZKPIPE_HD_OUTLINED int F##_sqrt(F *r, const F *a)                                              \
     {                                                                                              \
         const uint64_t e[C##_LIMBS] = {C##_P_PLUS_1_QUARTER};                                      \
         F x, check;                                                                                \
@@ -218,7 +246,7 @@
  * w as the correcting factor. */
 #define ZKPIPE__FP_DEFINE_TWO_ADIC(F, C)                                                           \
     static const F F##_ROOT_OF_UNITY = {{C##_ROOT_OF_UNITY}};                                      \
-    ZKPIPE_HD int F##_sqrt(F *r, const F *a)                                                       \
+    ZKPIPE_HD_OUTLINED int F##_sqrt(F *r, const F *a)                                              \
     {                                                                                              \
         const uint64_t e[C##_LIMBS] = {C##_T_MINUS_1_HALF};                                        \
         F w, x, b, z = {{C##_ROOT_OF_UNITY}};                                                      \

@@ -14,9 +14,10 @@
 
 #include "hd.h"
 
-#if defined(__CUDACC__) || defined(__clang__)
+/* nvcc's host pass hands pragmas to the host compiler, which may not know them: none there. */
+#if defined(__CUDA_ARCH__) || (defined(__clang__) && !defined(__CUDACC__))
 #define ZKPIPE__UNROLL _Pragma("unroll")
-#elif defined(__GNUC__)
+#elif defined(__GNUC__) && !defined(__CUDACC__)
 #define ZKPIPE__UNROLL _Pragma("GCC unroll 16")
 #else
 #define ZKPIPE__UNROLL
@@ -152,6 +153,20 @@ ZKPIPE__FF_INLINE void zkpipe__mod_neg(uint64_t *r, const uint64_t *a, const uin
     ZKPIPE__UNROLL
     for (int i = 0; i < n; i++)
         r[i] = zero ? 0 : t[i];
+}
+
+/* r = a / 2 mod p: (a + p) / 2 when a is odd; a + p fits in n limbs since p has a spare bit. */
+ZKPIPE__FF_INLINE void zkpipe__mod_half(uint64_t *r, const uint64_t *a, const uint64_t *p, int n)
+{
+    uint64_t t[ZKPIPE__FF_MAX_LIMBS], q[ZKPIPE__FF_MAX_LIMBS];
+    uint64_t odd = a[0] & 1;
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        q[i] = odd ? p[i] : 0;
+    zkpipe__limbs_add(t, a, q, n);
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        r[i] = t[i] >> 1 | (i + 1 < n ? t[i + 1] << 63 : 0);
 }
 
 /* r = a * b / 2^(64 n) mod p (CIOS with the no-carry shortcut), for a, b < p. r may alias a
