@@ -1,0 +1,81 @@
+/* Multi-scalar multiplication on the CPU (Pippenger's bucket method): out = Σ k_i·P_i over
+ * affine bases P_i and 256-bit scalars k_i, for the groups of ec/ (the prover's A, B, C, H
+ * and L queries). Declared once per group by ZKPIPE__MSM_DECLARE; the functions are
+ * zkpipe__msm_<group>, _dense, _ex and _scratch_bytes, e.g. zkpipe__msm_bls12_381_g1.
+ *
+ * Scalars: `scalars` holds 4 little-endian 64-bit limbs per scalar (scalar i at
+ * scalars[4 i .. 4 i + 4)). By default they are plain integers, any 256-bit value: the sum is
+ * Σ k_i·P_i, which equals Σ (k_i mod r)·P_i for bases in the prime-order subgroup. With
+ * ZKPIPE__MSM_MONTGOMERY they are Montgomery-form Fr elements (as synthesis produces them,
+ * reduced below r) and are converted into scratch memory first.
+ *
+ * Bases may be the point at infinity (then skipped). They must be on the curve. */
+#ifndef ZKPIPE_MSM_MSM_H
+#define ZKPIPE_MSM_MSM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ec/bls12_381_g1.h"
+#include "ec/bn254_g1.h"
+#include "zkpipe/alloc.h"
+#include "zkpipe/pool.h"
+#include "zkpipe/status.h"
+
+/* Limbs per scalar. */
+#define ZKPIPE__MSM_SCALAR_LIMBS 4
+/* Largest window a caller may force (2^15 buckets per thread and window task). */
+#define ZKPIPE__MSM_MAX_WINDOW 16
+/* Scalars are Montgomery-form elements of the group's scalar field. */
+#define ZKPIPE__MSM_MONTGOMERY 1u
+
+typedef struct zkpipe__msm_config {
+    unsigned window; /* 0: chosen from the point and thread counts (see plan.h); else 1..MAX */
+    unsigned flags;  /* 0 or ZKPIPE__MSM_MONTGOMERY */
+} zkpipe__msm_config;
+
+/* For a group G with affine type G_affine and Jacobian type G (ec/jacobian.h):
+ *
+ * zkpipe__msm_G() : *out = Σ_{i<n} scalars_i·bases[i] (Jacobian), with the default config.
+ *
+ * zkpipe__msm_G_dense() : the density-filtered sum for Groth16's A and B queries: over the
+ *   nvars variables v whose bit is set in `density` (bit v % 64 of word v / 64, the layout of
+ *   groth16/synth.h), Σ scalars_v·bases[j], where j counts the set bits below v. `scalars`
+ *   has nvars entries, `bases` one per set bit.
+ *
+ * zkpipe__msm_G_ex() : either of the above with a config (NULL: the default); density NULL
+ *   means every variable is dense.
+ *   @param pool runs the window/range tasks; NULL or a 1-thread pool: the caller alone.
+ *   @param allocator for the scratch block; NULL: the C library.
+ *   @return ZKPIPE_OK; ZKPIPE_EINVAL (out NULL, bases/scalars/density NULL with nvars > 0,
+ *   window above ZKPIPE__MSM_MAX_WINDOW, unknown flags, allocator lacking a callback);
+ *   ZKPIPE_EOVERFLOW (scratch size overflows size_t); ZKPIPE_ENOMEM. *out is untouched on
+ *   error. nvars = 0 gives the point at infinity without allocating.
+ *   Allocates one block of zkpipe__msm_G_scratch_bytes(nvars, nbases, config, threads)
+ *   bytes, freed before returning (none when no scalar or base is non-zero).
+ *   Thread safety: inputs are only read; concurrent calls are fine (they serialise on a
+ *   shared pool). Must not be called from a loop body of `pool` unless the pool has 1 thread
+ *   worth of work to spare: it then runs inline.
+ *
+ * zkpipe__msm_G_scratch_bytes() : the bytes _ex allocates for nvars scalars of which nbases
+ *   are dense, with `config` (NULL: default) on `threads` threads (zkpipe_pool_threads):
+ *   buckets (threads·2^(c-1) XYZZ points), one partial sum per task, and 32 nvars bytes of
+ *   converted scalars with ZKPIPE__MSM_MONTGOMERY. SIZE_MAX when that overflows; 0 when
+ *   nvars is 0. */
+#define ZKPIPE__MSM_DECLARE(G)                                                                     \
+    zkpipe_status zkpipe__msm_##G(G *out, const G##_affine *bases, const uint64_t *scalars,        \
+                                  size_t n, zkpipe_pool *pool, const zkpipe_allocator *allocator); \
+    zkpipe_status zkpipe__msm_##G##_dense(                                                         \
+        G *out, const G##_affine *bases, const uint64_t *scalars, const uint64_t *density,         \
+        size_t nvars, zkpipe_pool *pool, const zkpipe_allocator *allocator);                       \
+    zkpipe_status zkpipe__msm_##G##_ex(G *out, const G##_affine *bases, const uint64_t *scalars,   \
+                                       const uint64_t *density, size_t nvars,                      \
+                                       const zkpipe__msm_config *config, zkpipe_pool *pool,        \
+                                       const zkpipe_allocator *allocator);                         \
+    size_t zkpipe__msm_##G##_scratch_bytes(size_t nvars, size_t nbases,                            \
+                                           const zkpipe__msm_config *config, unsigned threads);
+
+ZKPIPE__MSM_DECLARE(bls12_381_g1)
+ZKPIPE__MSM_DECLARE(bn254_g1)
+
+#endif

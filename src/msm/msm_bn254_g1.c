@@ -1,0 +1,7 @@
+/* Pippenger MSM over G1 of BN254. */
+#include "ec/bn254_g1.h"
+
+#define MSM_G bn254_g1
+#define MSM_F bn254_fq
+#define MSM_FR bn254_fr
+#include "msm/msm_impl.h"

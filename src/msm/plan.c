@@ -1,0 +1,38 @@
+/* The cost model. A task (one window over one point range of n/P points) costs about
+ *   n/P mixed additions into buckets + 2^c bucket-reduction additions
+ * (2^(c-1) buckets, two additions each: running sum and total; a full XYZZ addition is
+ * 1.4 times a mixed one, rounded into the factor 3/2 below, which also stands for the
+ * bucket array falling out of cache as it grows). Tasks are spread over T threads, so the
+ * wall time is ceil(windows·P / T) rounds of one task each. Splitting windows into P ranges
+ * only pays when there are fewer windows than threads or they do not divide evenly: each
+ * extra range repeats the reduction. The final combination (c doublings and one addition per
+ * window, one addition per extra range) is negligible. */
+#include "msm/plan.h"
+
+#include "msm/msm.h"
+
+static double task_rounds(unsigned tasks, unsigned threads)
+{
+    return (double)((tasks + threads - 1) / threads);
+}
+
+void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits, unsigned threads,
+                           unsigned window)
+{
+    double best = -1;
+    unsigned lo = window ? window : 1, hi = window ? window : ZKPIPE__MSM_MAX_WINDOW;
+    for (unsigned c = lo; c <= hi; c++) {
+        unsigned windows = (bits + 1 + c - 1) / c;
+        /* More ranges than threads per window never shorten the critical path. */
+        for (unsigned parts = 1; parts <= threads; parts++) {
+            double per_task = (double)npoints / parts + 1.5 * (double)(1u << c);
+            double cost = task_rounds(windows * parts, threads) * per_task;
+            if (best < 0 || cost < best) {
+                best = cost;
+                out->window = c;
+                out->windows = windows;
+                out->parts = parts;
+            }
+        }
+    }
+}
