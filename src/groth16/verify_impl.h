@@ -1,0 +1,88 @@
+/* The verifier: a prepared verifying key and the pairing check
+ *   e(A, B) = e(alpha, beta) e(IC, gamma) e(C, delta),  IC = IC_0 + sum x_i IC_i,
+ * computed as one multi-Miller loop of (A, B), (IC, -gamma), (C, -delta), one final
+ * exponentiation, and a comparison with e(alpha, beta) computed once. Part of the per-curve
+ * template. */
+
+typedef struct PVK {
+    zkpipe_groth16_pvk base;
+    FQ12 alpha_beta;
+    PREPARED neg_gamma, neg_delta;
+    G1A *ic; /* num_inputs */
+} PVK;
+
+static zkpipe_status pvk_create(zkpipe_groth16_pvk **out, const zkpipe_groth16_vk *vbase,
+                                const zkpipe_allocator *a)
+{
+    const VK *vk = (const VK *)vbase;
+    size_t off_ic = align_up(sizeof(PVK));
+    size_t total = add_array(off_ic, vbase->num_inputs, sizeof(G1A));
+    if (total == SIZE_MAX)
+        return ZKPIPE_EOVERFLOW;
+    unsigned char *block = (unsigned char *)zkpipe__alloc(a, total, KEY_ALIGN);
+    if (block == NULL)
+        return ZKPIPE_ENOMEM;
+    PVK *pvk = (PVK *)block;
+    G2A neg;
+    pvk->base.allocator = *a;
+    pvk->base.ops = &OPS;
+    pvk->base.num_inputs = vbase->num_inputs;
+    PAIRING(pairing)(&pvk->alpha_beta, &vk->alpha1, &vk->beta2);
+    G2F(affine_neg)(&neg, &vk->gamma2);
+    PAIRING(g2_prepare)(&pvk->neg_gamma, &neg);
+    G2F(affine_neg)(&neg, &vk->delta2);
+    PAIRING(g2_prepare)(&pvk->neg_delta, &neg);
+    pvk->ic = (G1A *)(block + off_ic);
+    memcpy(pvk->ic, vk->ic, vbase->num_inputs * sizeof(G1A));
+    *out = &pvk->base;
+    return ZKPIPE_OK;
+}
+
+/* Decodes and validates the three points of a proof. */
+static zkpipe_status proof_read(G1A *A, G2A *B, G1A *C, const uint8_t *proof)
+{
+    zkpipe_status st = proof_g1_read(A, proof);
+    if (st == ZKPIPE_OK)
+        st = proof_g2_read(B, proof + PROOF_G1_BYTES);
+    if (st == ZKPIPE_OK)
+        st = proof_g1_read(C, proof + PROOF_G1_BYTES + PROOF_G2_BYTES);
+    return st;
+}
+
+static zkpipe_status proof_check(const uint8_t *proof)
+{
+    G1A A, C;
+    G2A B;
+    return proof_read(&A, &B, &C, proof);
+}
+
+static zkpipe_status verify(const zkpipe_groth16_pvk *base, const zkpipe_scalar *inputs,
+                            const uint8_t *proof)
+{
+    const PVK *pvk = (const PVK *)base;
+    G1A p[2];
+    G2A B;
+    zkpipe_status st = proof_read(&p[0], &B, &p[1], proof);
+    if (st != ZKPIPE_OK)
+        return st;
+    G1 ic, t;
+    G1F(from_affine)(&ic, &pvk->ic[0]);
+    for (size_t i = 1; i < base->num_inputs; i++) {
+        FR x;
+        if (!FRF(from_canonical)(&x, inputs[i - 1].l))
+            return ZKPIPE_ENONCANONICAL;
+        G1F(from_affine)(&t, &pvk->ic[i]);
+        G1F(mul)(&t, &t, &x);
+        G1F(add)(&ic, &ic, &t);
+    }
+    /* p = (IC, C) against (-gamma, -delta); (A, B) is not prepared. */
+    G1A ab_a = p[0];
+    G1F(to_affine)(&p[0], &ic);
+    const PREPARED *q[2] = {&pvk->neg_gamma, &pvk->neg_delta};
+    FQ12 f, g;
+    PAIRING(multi_miller_loop_prepared)(&f, p, q, 2);
+    PAIRING(miller_loop)(&g, &ab_a, &B);
+    FQ12F(mul)(&f, &f, &g);
+    PAIRING(final_exp)(&f, &f);
+    return FQ12F(eq)(&f, &pvk->alpha_beta) ? ZKPIPE_OK : ZKPIPE_EVERIFY;
+}
