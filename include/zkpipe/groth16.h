@@ -119,8 +119,8 @@ ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
  *        a/b/c, input, aux and density; the prover moves the ledger to ZKPIPE_STAGE_PROVING,
  *        charges h (ZKPIPE_KIND_H) while it exists, releases a/b/c as soon as h exists, moves
  *        to ZKPIPE_STAGE_FINALIZE to assemble the proof and releases everything before
- *        returning. The ledger stays open (in FINALIZE, or where it was on an early error);
- *        the caller closes it. Its counters are back where they were on return.
+ *        returning. The ledger stays open (in FINALIZE on success, else in the stage it
+ *        had reached) and the caller closes it; everything this call charged is released.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL pk, cs or out; zero bytes from getrandom),
  *         ZKPIPE_ESTATE (shape mode), ZKPIPE_EMISMATCH (cs is over another curve or has other
  *         counts than the key's circuit), ZKPIPE_EUNSATISFIED, ZKPIPE_ENOMEM, ZKPIPE_EIO

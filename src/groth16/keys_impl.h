@@ -33,6 +33,20 @@ static size_t add_array(size_t a, size_t count, size_t size)
     return align_up(a + count * size);
 }
 
+/* One zeroed-header block of `total` bytes (SIZE_MAX: the size overflowed) for a key whose
+ * struct takes the first `header` bytes. */
+static zkpipe_status key_block(unsigned char **out, size_t total, size_t header,
+                               const zkpipe_allocator *a)
+{
+    if (total == SIZE_MAX)
+        return ZKPIPE_EOVERFLOW;
+    *out = (unsigned char *)zkpipe__alloc(a, total, KEY_ALIGN);
+    if (*out == NULL)
+        return ZKPIPE_ENOMEM;
+    memset(*out, 0, header);
+    return ZKPIPE_OK;
+}
+
 static zkpipe_status pk_alloc(PK **out, size_t num_inputs, size_t num_aux, unsigned log_n,
                               const zkpipe_allocator *a)
 {
@@ -45,13 +59,11 @@ static zkpipe_status pk_alloc(PK **out, size_t num_inputs, size_t num_aux, unsig
     size_t off_h = add_array(off_l, num_aux, sizeof(G1A));
     size_t off_b2 = add_array(off_h, n - 1, sizeof(G1A));
     size_t total = add_array(off_b2, nv, sizeof(G2A));
-    if (total == SIZE_MAX)
-        return ZKPIPE_EOVERFLOW;
-    unsigned char *block = (unsigned char *)zkpipe__alloc(a, total, KEY_ALIGN);
-    if (block == NULL)
-        return ZKPIPE_ENOMEM;
+    unsigned char *block;
+    zkpipe_status st = key_block(&block, total, sizeof(PK), a);
+    if (st != ZKPIPE_OK)
+        return st;
     PK *pk = (PK *)block;
-    memset(pk, 0, sizeof *pk);
     pk->base.allocator = *a;
     pk->base.ops = &OPS;
     pk->base.num_inputs = num_inputs;
@@ -71,13 +83,11 @@ static zkpipe_status vk_alloc(VK **out, size_t num_inputs, const zkpipe_allocato
 {
     size_t off_ic = align_up(sizeof(VK));
     size_t total = add_array(off_ic, num_inputs, sizeof(G1A));
-    if (total == SIZE_MAX)
-        return ZKPIPE_EOVERFLOW;
-    unsigned char *block = (unsigned char *)zkpipe__alloc(a, total, KEY_ALIGN);
-    if (block == NULL)
-        return ZKPIPE_ENOMEM;
+    unsigned char *block;
+    zkpipe_status st = key_block(&block, total, sizeof(VK), a);
+    if (st != ZKPIPE_OK)
+        return st;
     VK *vk = (VK *)block;
-    memset(vk, 0, sizeof *vk);
     vk->base.allocator = *a;
     vk->base.ops = &OPS;
     vk->base.num_inputs = num_inputs;

@@ -166,10 +166,11 @@ static void assemble(uint8_t *proof, const PK *pk, G1 *A, G2 *B, G1 *B1, G1 *C, 
 }
 
 static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_groth16_timings *t,
-                                 const PK *pk, zkpipe__synth_result *res, FR **h, const FR *r,
-                                 const FR *s, zkpipe_pool *pool)
+                                 const PK *pk, zkpipe__synth_result *res, const FR *r, const FR *s,
+                                 zkpipe_pool *pool)
 {
     zkpipe_status st;
+    FR *h = NULL;
     if (res->ledger != NULL && (st = zkpipe_ledger_move(res->ledger, ZKPIPE_STAGE_PROVING)))
         return st;
     double t0 = zkpipe__g16_now();
@@ -179,7 +180,7 @@ static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_g
             *first_failing = bad;
         return ZKPIPE_EUNSATISFIED;
     }
-    if ((st = compute_h(h, res, pool)) != ZKPIPE_OK)
+    if ((st = compute_h(&h, res, pool)) != ZKPIPE_OK)
         return st;
     t->h = zkpipe__g16_now() - t0;
 
@@ -188,7 +189,7 @@ static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_g
     int threaded =
         zkpipe_pool_threads(pool) > 1 && pthread_create(&thread, NULL, g2_job_run, &job) == 0;
     G1 A, B1, C;
-    st = msm_g1_all(&A, &B1, &C, pk, res, *h, t, pool);
+    st = msm_g1_all(&A, &B1, &C, pk, res, h, t, pool);
     if (threaded)
         pthread_join(thread, NULL);
     else if (st == ZKPIPE_OK)
@@ -196,7 +197,7 @@ static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_g
     t->msm_b2 = job.secs;
     if (st == ZKPIPE_OK)
         st = job.st;
-    h_drop(h, res);
+    h_drop(&h, res);
     if (st != ZKPIPE_OK)
         return st;
     if (res->ledger != NULL && (st = zkpipe_ledger_move(res->ledger, ZKPIPE_STAGE_FINALIZE)))
@@ -212,15 +213,14 @@ static zkpipe_status prove(uint8_t *proof, size_t *first_failing, zkpipe_groth16
     const PK *pk = (const PK *)base;
     zkpipe_groth16_timings unused;
     zkpipe_status st = ZKPIPE_EMISMATCH;
-    FR r, s, *h = NULL;
+    FR r, s;
     double t0 = zkpipe__g16_now();
     memcpy(r.l, r_limbs, sizeof r.l);
     memcpy(s.l, s_limbs, sizeof s.l);
     t = t != NULL ? t : &unused;
     if (res->curve == OPS.curve && res->num_inputs == base->num_inputs &&
         res->num_aux == base->num_aux && res->log_n == base->log_n)
-        st = prove_steps(proof, first_failing, t, pk, res, &h, &r, &s, pool);
-    h_drop(&h, res);
+        st = prove_steps(proof, first_failing, t, pk, res, &r, &s, pool);
     zkpipe__synth_free(res);
     t->total = zkpipe__g16_now() - t0;
     return st;

@@ -17,11 +17,10 @@ static zkpipe_status pvk_create(zkpipe_groth16_pvk **out, const zkpipe_groth16_v
     const VK *vk = (const VK *)vbase;
     size_t off_ic = align_up(sizeof(PVK));
     size_t total = add_array(off_ic, vbase->num_inputs, sizeof(G1A));
-    if (total == SIZE_MAX)
-        return ZKPIPE_EOVERFLOW;
-    unsigned char *block = (unsigned char *)zkpipe__alloc(a, total, KEY_ALIGN);
-    if (block == NULL)
-        return ZKPIPE_ENOMEM;
+    unsigned char *block;
+    zkpipe_status st = key_block(&block, total, sizeof(PVK), a);
+    if (st != ZKPIPE_OK)
+        return st;
     PVK *pvk = (PVK *)block;
     G2A neg;
     pvk->base.allocator = *a;
