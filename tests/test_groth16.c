@@ -1,6 +1,8 @@
 /* Groth16 setup, prover and verifier on both curves: valid proofs verify, anything tampered
  * does not, unsatisfied witnesses are refused, encodings round-trip, the ledger drains, and
  * the NTT quotient equals a naive polynomial division. */
+#include <errno.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +17,21 @@
 #include "poly/ntt.h"
 #include "sanitize.h"
 #include "zkpipe/zkpipe.h"
+
+/* pthread_create goes through this wrapper (--wrap in tests/CMakeLists.txt): while
+ * fail_thread_create is set it fails, and counts the calls it failed. */
+int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
+static int fail_thread_create, failed_thread_creates;
+
+int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
+{
+    if (fail_thread_create) {
+        failed_thread_creates++;
+        return EAGAIN;
+    }
+    return __real_pthread_create(t, a, fn, arg);
+}
 
 static const zkpipe_curve curves[] = {ZKPIPE_CURVE_BLS12_381, ZKPIPE_CURVE_BN254};
 static const uint8_t seed1[32] = {1, 2, 3};
@@ -157,6 +174,30 @@ static void tampered_proofs_fail(void **state)
         keys_free(&other);
         zkpipe_cs_destroy(cs);
     }
+}
+
+/* When the B (G2) thread cannot start, the MSM runs on the caller and the proof is the same. */
+static void g2_thread_failure_falls_back_to_the_caller(void **state)
+{
+    (void)state;
+    zkpipe_pool *pool;
+    assert_int_equal(zkpipe_pool_create(&pool, 2, NULL), ZKPIPE_OK);
+    zkpipe_cs *cs = test_circuit(ZKPIPE_CURVE_BN254, 5, 1);
+    zkpipe_scalar in[8];
+    size_t n = public_inputs(in, cs);
+    keys k;
+    keys_make(&k, cs, seed1);
+    zkpipe_groth16_proof proof;
+    fail_thread_create = 1;
+    failed_thread_creates = 0;
+    zkpipe_status st = zkpipe_groth16_prove(&proof, NULL, NULL, k.pk, cs, pool, NULL);
+    fail_thread_create = 0;
+    assert_int_equal(st, ZKPIPE_OK);
+    assert_int_equal(failed_thread_creates, 1);
+    assert_int_equal(zkpipe_groth16_verify(k.pvk, in, n, &proof), ZKPIPE_OK);
+    keys_free(&k);
+    zkpipe_cs_destroy(cs);
+    zkpipe_pool_destroy(pool);
 }
 
 /* x * x = y for aux x, y; constraint `bad_at` of four gets a wrong y. */
@@ -608,6 +649,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(valid_proofs_verify),
         cmocka_unit_test(tampered_proofs_fail),
+        cmocka_unit_test(g2_thread_failure_falls_back_to_the_caller),
         cmocka_unit_test(unsatisfied_witness_is_refused),
         cmocka_unit_test(ledger_drains_through_proving_and_finalize),
         cmocka_unit_test(keys_round_trip),

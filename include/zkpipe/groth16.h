@@ -78,8 +78,9 @@ typedef struct zkpipe_groth16_timings {
  *         (the domain is too large for the field), ZKPIPE_ENOMEM. On error nothing is
  *         returned and nothing leaks.
  * Allocates: the proving key (about (3 + 2 per variable + 1 per aux) G1 points, 1 per
- * variable G2, n - 1 G1 for H; see zkpipe_groth16_pk_sizeof), the verifying key, and scratch
- * of about 200 n bytes plus window tables (under 2 MB), freed before returning.
+ * variable G2, n - 1 G1 for H; see zkpipe_groth16_pk_sizeof), the verifying key, a domain
+ * (32 n bytes), and scratch freed before returning: 32 (3 n + 3 variables) bytes of scalars
+ * and about 5 MB of window tables and Jacobian points.
  * Thread safety: cs is only read. */
 ZKPIPE_API zkpipe_status zkpipe_groth16_setup_insecure(zkpipe_groth16_pk **out_pk,
                                                        zkpipe_groth16_vk **out_vk,
