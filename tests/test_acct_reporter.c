@@ -1,7 +1,6 @@
 /* The reporter thread: sinks, clean start and stop, and every failure of zkpipe_reporter_start.
- * This executable links with --wrap for the pthread calls the reporter makes, so a test can
- * fail any one of them (the same walk as fail_alloc, over thread resources). */
-#include <errno.h>
+ * This executable links with support/fail_pthread, so a test can fail any one of the pthread
+ * calls the reporter makes (the same walk as fail_alloc, over thread resources). */
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -11,57 +10,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
 
 #include "fail_alloc.h"
+#include "fail_pthread.h"
+#include "nap.h"
 #include "zkpipe/zkpipe.h"
-
-/* Index of the wrapped call that fails (-1: none), calls so far, and which one failed. */
-static atomic_long pt_fail_at = -1, pt_calls;
-static const char *pt_failed;
-
-static int pt_should_fail(const char *name)
-{
-    if (atomic_fetch_add(&pt_calls, 1) != atomic_load(&pt_fail_at))
-        return 0;
-    pt_failed = name;
-    return 1;
-}
-
-int __real_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-int __real_pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *);
-int __real_pthread_cond_init(pthread_cond_t *, const pthread_condattr_t *);
-int __real_pthread_condattr_init(pthread_condattr_t *);
-int __real_pthread_condattr_setclock(pthread_condattr_t *, clockid_t);
-
-int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
-{
-    return pt_should_fail("pthread_create") ? EAGAIN : __real_pthread_create(t, a, fn, arg);
-}
-
-int __wrap_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
-{
-    return pt_should_fail("pthread_mutex_init") ? ENOMEM : __real_pthread_mutex_init(m, a);
-}
-
-int __wrap_pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
-{
-    return pt_should_fail("pthread_cond_init") ? ENOMEM : __real_pthread_cond_init(c, a);
-}
-
-int __wrap_pthread_condattr_init(pthread_condattr_t *a)
-{
-    return pt_should_fail("pthread_condattr_init") ? ENOMEM : __real_pthread_condattr_init(a);
-}
-
-int __wrap_pthread_condattr_setclock(pthread_condattr_t *a, clockid_t c)
-{
-    return pt_should_fail("pthread_condattr_setclock") ? EINVAL
-                                                       : __real_pthread_condattr_setclock(a, c);
-}
 
 /* Lines a callback sink received. */
 typedef struct lines {
@@ -109,13 +65,6 @@ static void lines_wait(lines *l, int n)
     while (l->count < n)
         pthread_cond_wait(&l->more, &l->lock);
     pthread_mutex_unlock(&l->lock);
-}
-
-static void sleep_ms(long ms)
-{
-    struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {
-    }
 }
 
 static void expected_summary(zkpipe_acct *acct, char *buf, size_t cap)
@@ -171,13 +120,12 @@ static void start_survives_thread_resource_failure(void **state)
     for (long site = 0;; site++) {
         fail_alloc fa;
         fail_alloc_init(&fa, -1);
-        pt_failed = NULL;
-        atomic_store(&pt_calls, 0);
-        atomic_store(&pt_fail_at, site);
+        fail_pthread_arm(site);
         zkpipe_reporter *r = NULL;
         zkpipe_status rc = (zkpipe_status)start_attempt(&r, &fa.allocator);
-        atomic_store(&pt_fail_at, -1);
-        if (pt_failed == NULL) {
+        const char *failed = fail_pthread_failed();
+        fail_pthread_arm(-1);
+        if (failed == NULL) {
             assert_int_equal(rc, ZKPIPE_OK);
             zkpipe_reporter_stop(r);
             assert_int_equal(atomic_load(&fa.live), 0);
@@ -187,10 +135,10 @@ static void start_survives_thread_resource_failure(void **state)
         }
         assert_null(r);
         assert_int_equal(atomic_load(&fa.live), 0);
-        if (strcmp(pt_failed, "pthread_create") == 0) {
+        if (strcmp(failed, "pthread_create") == 0) {
             assert_int_equal(rc, ZKPIPE_ETHREAD);
             walked_create = 1;
-        } else if (strcmp(pt_failed, "pthread_condattr_setclock") == 0) {
+        } else if (strcmp(failed, "pthread_condattr_setclock") == 0) {
             assert_int_equal(rc, ZKPIPE_EUNSUPPORTED);
         } else {
             assert_int_equal(rc, ZKPIPE_ENOMEM);
@@ -219,7 +167,7 @@ static void callback_sink_gets_summaries(void **state)
     int at_stop = lines_count(&l);
     assert_string_equal(l.last, want);
     /* Nothing arrives after stop returned, however long we look. */
-    sleep_ms(30);
+    nap_ms(30);
     assert_int_equal(lines_count(&l), at_stop);
     lines_destroy(&l);
     zkpipe_ledger_close(&led);
@@ -237,7 +185,7 @@ static void stop_does_not_wait_for_the_interval(void **state)
     assert_int_equal(
         zkpipe_reporter_start(zkpipe_acct_default(), 3600000, NULL, on_line, &l, NULL, &r),
         ZKPIPE_OK);
-    sleep_ms(5);
+    nap_ms(5);
     zkpipe_reporter_stop(r);
     assert_int_equal(lines_count(&l), 0);
     lines_destroy(&l);

@@ -13,20 +13,10 @@
 
 #include <cmocka.h>
 
+#include "sanitize.h"
 #include "zkpipe/zkpipe.h"
 
-#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
-#define SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer) || __has_feature(address_sanitizer)
-#define SANITIZED 1
-#endif
-#endif
-#ifdef SANITIZED
-#define OPS_PER_MOVER 200000
-#else
-#define OPS_PER_MOVER 2000000
-#endif
+#define OPS_PER_MOVER (ZKPIPE_TEST_SANITIZED ? 200000 : 2000000)
 
 #define MOVERS 4
 #define PER_MOVER 4

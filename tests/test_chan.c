@@ -5,12 +5,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
-#include <time.h>
 
 #include <cmocka.h>
 
 #include "fail_alloc.h"
 #include "fail_pthread.h"
+#include "nap.h"
 #include "zkpipe/chan.h"
 
 typedef struct item {
@@ -30,12 +30,6 @@ static void item_destroy(void *it, void *ctx)
     int *count = ctx;
     ((item *)it)->destroyed++;
     (*count)++;
-}
-
-static void nap(void)
-{
-    struct timespec t = {0, 1000000};
-    nanosleep(&t, NULL);
 }
 
 static zkpipe_chan_counters stats_of(zkpipe_chan *ch)
@@ -410,7 +404,7 @@ static void close_hands_back_blocked_sends_and_drains(void **state)
     sender s = {.ch = f.ch, .it = &blocked, .permit = &permit, .status = ZKPIPE_OK};
     assert_int_equal(pthread_create(&s.thread, NULL, sender_main, &s), 0);
     while (stats_of(f.ch).waiting_senders != 1)
-        nap();
+        nap_ms(1);
     zkpipe_chan_close(f.ch);
     pthread_join(s.thread, NULL);
     /* Refused: the sender keeps its item, its ledger where it was and its permit. */
@@ -454,7 +448,7 @@ static void close_wakes_blocked_receivers(void **state)
         assert_int_equal(pthread_create(&r[i].thread, NULL, receiver_main, &r[i]), 0);
     }
     while (stats_of(ch).waiting_receivers != 2)
-        nap();
+        nap_ms(1);
     zkpipe_chan_close(ch);
     for (int i = 0; i < 2; i++) {
         pthread_join(r[i].thread, NULL);

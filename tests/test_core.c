@@ -1,4 +1,4 @@
-/* Status codes, version and the allocator hook. */
+/* Status codes, version, the allocator hook and the monotonic clock helpers. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -8,6 +8,7 @@
 #include <cmocka.h>
 
 #include "core/alloc_internal.h"
+#include "core/clock_internal.h"
 #include "fail_alloc.h"
 #include "zkpipe/zkpipe.h"
 
@@ -86,6 +87,27 @@ static void fail_alloc_fails_exactly_once(void **state)
     assert_int_equal(atomic_load(&fa.live), 0);
 }
 
+static void timespec_add_carries_and_holds_any_timeout(void **state)
+{
+    (void)state;
+    struct timespec t = {5, 999999999};
+    struct timespec u = zkpipe__timespec_add(t, 1);
+    assert_int_equal(u.tv_sec, 6);
+    assert_int_equal(u.tv_nsec, 0);
+    u = zkpipe__timespec_add(t, 2500000001u);
+    assert_int_equal(u.tv_sec, 8);
+    assert_int_equal(u.tv_nsec, 500000000);
+    /* UINT64_MAX ns = 18446744073 s + 709551615 ns. */
+    u = zkpipe__timespec_add(t, UINT64_MAX);
+    assert_int_equal(u.tv_sec, 18446744073 + 6);
+    assert_int_equal(u.tv_nsec, 709551614);
+
+    struct timespec before = zkpipe__clock_now();
+    struct timespec d = zkpipe__deadline_after(UINT64_MAX);
+    assert_true(d.tv_sec > before.tv_sec + 18446744072);
+    assert_true(d.tv_nsec >= 0 && d.tv_nsec < 1000000000);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -94,6 +116,7 @@ int main(void)
         cmocka_unit_test(default_allocator_aligns),
         cmocka_unit_test(incomplete_allocator_is_rejected),
         cmocka_unit_test(fail_alloc_fails_exactly_once),
+        cmocka_unit_test(timespec_add_carries_and_holds_any_timeout),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -196,6 +196,7 @@ static uint64_t splitmix64(uint64_t *s)
     }                                                                                              \
     static void G##_curve_checks(void **state)                                                     \
     {                                                                                              \
+        uint64_t seed = 4;                                                                         \
         G##_affine g, p;                                                                           \
         F one, y2;                                                                                 \
         (void)state;                                                                               \
@@ -209,15 +210,32 @@ static uint64_t splitmix64(uint64_t *s)
         F##_set_one(&one);                                                                         \
         F##_add(&p.y, &p.y, &one);                                                                 \
         assert_false(G##_is_on_curve(&p));                                                         \
-        /* Walk x = gx + 1, gx + 2, ... to a point on the curve: with a cofactor it is outside     \
-         * the subgroup (all but certainly), without one it is inside. */                          \
+        /* Walk x = gx + 1, gx + 2, ... to points on the curve: with a cofactor they are outside   \
+         * the subgroup (all but certainly), without one inside. The subgroup test must agree      \
+         * with [r]P = O on them, on their sums with subgroup points, and on subgroup points.      \
+         */                                                                                        \
         p = g;                                                                                     \
-        do {                                                                                       \
+        for (int found = 0; found < 3;) {                                                          \
+            G pj, sj, rp;                                                                          \
+            G##_affine s;                                                                          \
             F##_add(&p.x, &p.x, &one);                                                             \
             G##_rhs(&y2, &p.x);                                                                    \
-        } while (!F##_sqrt(&p.y, &y2));                                                            \
-        assert_true(G##_is_on_curve(&p));                                                          \
-        assert_int_equal(G##_is_in_subgroup(&p), !(HAS_COFACTOR));                                 \
+            if (!F##_sqrt(&p.y, &y2))                                                              \
+                continue;                                                                          \
+            found++;                                                                               \
+            assert_true(G##_is_on_curve(&p));                                                      \
+            assert_int_equal(G##_is_in_subgroup(&p), !(HAS_COFACTOR));                             \
+            G##_from_affine(&pj, &p);                                                              \
+            G##_mul_limbs(&rp, &pj, FR##_MODULUS, FR##_LIMBS);                                     \
+            assert_int_equal(G##_is_infinity(&rp), !(HAS_COFACTOR));                               \
+            G##_rand_point(&sj, &seed);                                                            \
+            G##_to_affine(&s, &sj);                                                                \
+            assert_true(G##_is_in_subgroup(&s));                                                   \
+            G##_add(&sj, &sj, &pj);                                                                \
+            G##_to_affine(&s, &sj);                                                                \
+            assert_true(G##_is_on_curve(&s));                                                      \
+            assert_int_equal(G##_is_in_subgroup(&s), !(HAS_COFACTOR));                             \
+        }                                                                                          \
     }
 
 GROUP_TESTS(bls12_381_g1, bls12_381_fq, bls12_381_fr, 1)

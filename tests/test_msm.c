@@ -14,11 +14,11 @@
 
 #include "fail_alloc.h"
 #include "msm/msm.h"
-#include "sanitizer.h"
+#include "sanitize.h"
 
 #define LIMBS ZKPIPE__MSM_SCALAR_LIMBS
 /* The largest random sum checked against the naive one. */
-#define LARGE_N (UNDER_SANITIZER ? 300 : 2000)
+#define LARGE_N (ZKPIPE_TEST_SANITIZED ? 300 : 2000)
 
 static zkpipe_pool *pool2;
 
@@ -194,7 +194,7 @@ static void *alloc_or_fail(size_t bytes)
         G##_affine bases[N];                                                                       \
         uint64_t k[N * LIMBS], seed = 3;                                                           \
         G want, got;                                                                               \
-        unsigned maxw = UNDER_SANITIZER ? 12 : ZKPIPE__MSM_MAX_WINDOW;                             \
+        unsigned maxw = ZKPIPE_TEST_SANITIZED ? 12 : ZKPIPE__MSM_MAX_WINDOW;                       \
         (void)state;                                                                               \
         G##_points(bases, N, &seed);                                                               \
         for (int round = 0; round < 2; round++) {                                                  \

@@ -12,12 +12,12 @@
 #include <cmocka.h>
 
 #include "fail_alloc.h"
-#include "sanitizer.h"
+#include "sanitize.h"
 #include "poly/ntt.h"
 #include "zkpipe/zkpipe.h"
 
 /* The largest transform the size-dependent cases run. */
-static unsigned max_log_n = UNDER_SANITIZER ? 12 : 16;
+static unsigned max_log_n = ZKPIPE_TEST_SANITIZED ? 12 : 16;
 
 static uint64_t next_u64(uint64_t *state) /* splitmix64 */
 {

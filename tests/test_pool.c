@@ -9,7 +9,6 @@
 #include <string.h>
 
 #include <cmocka.h>
-#include <errno.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -17,7 +16,8 @@
 #include <unistd.h>
 
 #include "fail_alloc.h"
-#include "sanitizer.h"
+#include "fail_pthread.h"
+#include "sanitize.h"
 #include "zkpipe/zkpipe.h"
 
 /* What a loop body saw, filled in concurrently by every thread running it. */
@@ -268,7 +268,7 @@ static void concurrent_callers_are_serialised(void **state)
     pthread_t th[CALLERS];
     caller_arg args[CALLERS];
     for (unsigned i = 0; i < CALLERS; i++) {
-        args[i] = (caller_arg){pool, i + 1, UNDER_SANITIZER ? 40 : 300, 0};
+        args[i] = (caller_arg){pool, i + 1, ZKPIPE_TEST_SANITIZED ? 40 : 300, 0};
         assert_int_equal(pthread_create(&th[i], NULL, concurrent_caller, &args[i]), 0);
     }
     for (unsigned i = 0; i < CALLERS; i++) {
@@ -281,7 +281,7 @@ static void concurrent_callers_are_serialised(void **state)
 static void create_destroy_cycles(void **state)
 {
     (void)state;
-    unsigned cycles = UNDER_SANITIZER ? 30 : 200;
+    unsigned cycles = ZKPIPE_TEST_SANITIZED ? 30 : 200;
     for (unsigned i = 0; i < cycles; i++) {
         zkpipe_pool *pool = NULL;
         unsigned threads = 1 + i % 6;
@@ -347,57 +347,8 @@ static void allocation_failures(void **state)
     assert_int_equal(fail_alloc_walk(create_attempt, destroy_cleanup, &pool), 1);
 }
 
-/* This executable links with --wrap for pthread_create, pthread_mutex_init and
- * pthread_cond_init. While a walk is armed (pt_fail_at >= 0) the call with that index fails,
- * and the threads started meanwhile are counted at their end, so the test can check that a
- * failed create joined every worker it had started. */
-static atomic_long pt_fail_at = -1, pt_calls;
-static atomic_uint pt_started, pt_finished;
-static struct trampoline {
-    void *(*start)(void *);
-    void *arg;
-} pt_tramp[ZKPIPE_POOL_MAX_THREADS];
-
-int __real_pthread_create(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-int __real_pthread_mutex_init(pthread_mutex_t *, const pthread_mutexattr_t *);
-int __real_pthread_cond_init(pthread_cond_t *, const pthread_condattr_t *);
-
-static int pt_should_fail(void)
-{
-    long at = atomic_load(&pt_fail_at);
-    return at >= 0 && atomic_fetch_add(&pt_calls, 1) == at;
-}
-
-static void *trampoline_main(void *arg)
-{
-    struct trampoline *t = arg;
-    void *r = t->start(t->arg);
-    atomic_fetch_add(&pt_finished, 1);
-    return r;
-}
-
-int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg)
-{
-    if (atomic_load(&pt_fail_at) < 0)
-        return __real_pthread_create(t, a, fn, arg);
-    if (pt_should_fail())
-        return EAGAIN;
-    struct trampoline *tr = &pt_tramp[atomic_fetch_add(&pt_started, 1)];
-    tr->start = fn;
-    tr->arg = arg;
-    return __real_pthread_create(t, a, trampoline_main, tr);
-}
-
-int __wrap_pthread_mutex_init(pthread_mutex_t *m, const pthread_mutexattr_t *a)
-{
-    return pt_should_fail() ? ENOMEM : __real_pthread_mutex_init(m, a);
-}
-
-int __wrap_pthread_cond_init(pthread_cond_t *c, const pthread_condattr_t *a)
-{
-    return pt_should_fail() ? ENOMEM : __real_pthread_cond_init(c, a);
-}
-
+/* This executable links with support/fail_pthread: each pthread call zkpipe_pool_create makes
+ * fails in turn, and a failed create must have joined every worker it had started. */
 static void thread_resource_failures(void **state)
 {
     (void)state;
@@ -405,30 +356,31 @@ static void thread_resource_failures(void **state)
     for (long fail_at = 0;; fail_at++) {
         fail_alloc fa;
         fail_alloc_init(&fa, -1);
-        atomic_store(&pt_calls, 0);
-        atomic_store(&pt_started, 0);
-        atomic_store(&pt_finished, 0);
-        atomic_store(&pt_fail_at, fail_at);
+        fail_pthread_arm(fail_at);
         zkpipe_pool *pool = NULL;
         zkpipe_status rc = zkpipe_pool_create(&pool, threads, &fa.allocator);
-        atomic_store(&pt_fail_at, -1);
-        if (atomic_load(&pt_calls) <= fail_at) {
+        const char *failed = fail_pthread_failed();
+        unsigned started = fail_pthread_started(), finished = fail_pthread_finished();
+        fail_pthread_arm(-1);
+        if (failed == NULL) {
             /* One mutex, three condition variables, threads - 1 workers: all walked. */
             assert_int_equal(fail_at, 4 + threads - 1);
             assert_int_equal(rc, ZKPIPE_OK);
+            assert_int_equal(started, threads - 1);
             cover c;
             cover_init(&c, 500, 3, threads);
             assert_int_equal(zkpipe_pool_parallel_for(pool, 500, 3, cover_body, &c), ZKPIPE_OK);
             cover_check(&c);
+            /* The workers end only here, after the disarm above reset the count. */
             zkpipe_pool_destroy(pool);
-            assert_int_equal(atomic_load(&pt_finished), threads - 1);
+            assert_int_equal(fail_pthread_finished(), threads - 1);
             assert_int_equal(atomic_load(&fa.live), 0);
             return;
         }
         assert_int_equal(rc, fail_at < 4 ? ZKPIPE_ENOMEM : ZKPIPE_ETHREAD);
         assert_null(pool);
-        assert_int_equal(atomic_load(&pt_started), fail_at < 4 ? 0 : fail_at - 4);
-        assert_int_equal(atomic_load(&pt_finished), atomic_load(&pt_started));
+        assert_int_equal(started, fail_at < 4 ? 0 : fail_at - 4);
+        assert_int_equal(finished, started);
         assert_int_equal(atomic_load(&fa.live), 0);
     }
 }

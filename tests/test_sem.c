@@ -6,26 +6,20 @@
 #include <stdint.h>
 #include <pthread.h>
 #include <stdlib.h>
-#include <time.h>
 
 #include <cmocka.h>
 
 #include "fail_alloc.h"
 #include "fail_pthread.h"
+#include "nap.h"
 #include "sanitize.h"
 #include "zkpipe/sem.h"
-
-static void nap(void)
-{
-    struct timespec t = {0, 1000000};
-    nanosleep(&t, NULL);
-}
 
 /* Waits (without a time limit) until `n` threads are queued on `s`. */
 static void await_waiters(const zkpipe_sem *s, uint64_t n)
 {
     while (zkpipe_sem_waiters(s) != n)
-        nap();
+        nap_ms(1);
 }
 
 typedef struct acquirer {

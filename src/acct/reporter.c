@@ -3,10 +3,10 @@
  * lines and stop wakes it at once. */
 #include <errno.h>
 #include <pthread.h>
-#include <time.h>
 
 #include "acct/acct_internal.h"
 #include "core/alloc_internal.h"
+#include "core/clock_internal.h"
 
 /* Longest summary: 12 stages of a 31-character name, 20 digits and "1023.9 EiB" each, plus
  * the live and peak totals, is well under 1 KiB. */
@@ -26,13 +26,6 @@ struct zkpipe_reporter {
     zkpipe_snapshot snap; /* used by the thread only; kept here to spare its stack */
     char line[LINE_MAX_BYTES];
 };
-
-static void add_ns(struct timespec *t, uint64_t ns)
-{
-    uint64_t sum = (uint64_t)t->tv_nsec + ns % 1000000000u;
-    t->tv_sec += (time_t)(ns / 1000000000u + sum / 1000000000u);
-    t->tv_nsec = (long)(sum % 1000000000u);
-}
 
 static int before(const struct timespec *a, const struct timespec *b)
 {
@@ -55,9 +48,7 @@ static void emit(zkpipe_reporter *r)
 static void *reporter_main(void *arg)
 {
     zkpipe_reporter *r = arg;
-    struct timespec due, now;
-    clock_gettime(CLOCK_MONOTONIC, &due);
-    add_ns(&due, r->interval_ns);
+    struct timespec due = zkpipe__deadline_after(r->interval_ns);
     pthread_mutex_lock(&r->lock);
     while (!r->stopping) {
         if (pthread_cond_timedwait(&r->wake, &r->lock, &due) != ETIMEDOUT)
@@ -65,12 +56,10 @@ static void *reporter_main(void *arg)
         /* Lines are written without the lock, so stop only waits for one line in progress. */
         pthread_mutex_unlock(&r->lock);
         emit(r);
-        add_ns(&due, r->interval_ns);
-        clock_gettime(CLOCK_MONOTONIC, &now);
-        if (before(&due, &now)) { /* fell behind (a slow sink): skip, don't burst */
-            due = now;
-            add_ns(&due, r->interval_ns);
-        }
+        due = zkpipe__timespec_add(due, r->interval_ns);
+        struct timespec now = zkpipe__clock_now();
+        if (before(&due, &now)) /* fell behind (a slow sink): skip, don't burst */
+            due = zkpipe__timespec_add(now, r->interval_ns);
         pthread_mutex_lock(&r->lock);
     }
     pthread_mutex_unlock(&r->lock);
@@ -80,15 +69,7 @@ static void *reporter_main(void *arg)
 /* The lock and a condition variable on CLOCK_MONOTONIC; on failure neither is left. */
 static zkpipe_status init_sync(zkpipe_reporter *r)
 {
-    pthread_condattr_t attr;
-    if (pthread_condattr_init(&attr) != 0)
-        return ZKPIPE_ENOMEM;
-    zkpipe_status rc = ZKPIPE_OK;
-    if (pthread_condattr_setclock(&attr, CLOCK_MONOTONIC) != 0)
-        rc = ZKPIPE_EUNSUPPORTED;
-    else if (pthread_cond_init(&r->wake, &attr) != 0)
-        rc = ZKPIPE_ENOMEM;
-    pthread_condattr_destroy(&attr);
+    zkpipe_status rc = zkpipe__cond_init_monotonic(&r->wake);
     if (rc == ZKPIPE_OK && pthread_mutex_init(&r->lock, NULL) != 0) {
         pthread_cond_destroy(&r->wake);
         rc = ZKPIPE_ENOMEM;

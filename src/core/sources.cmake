@@ -2,4 +2,5 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/status.c
     ${CMAKE_CURRENT_LIST_DIR}/version.c
     ${CMAKE_CURRENT_LIST_DIR}/alloc.c
+    ${CMAKE_CURRENT_LIST_DIR}/clock.c
     ${CMAKE_CURRENT_LIST_DIR}/pool.c)

@@ -1,5 +1,5 @@
 /* BLS12-381 G1: the curve y² = x³ + 4 over Fq and its subgroup of prime order r (the cofactor
- * is about 2^126, so points must be checked: G_is_in_subgroup).
+ * is about 2^126, so points must be checked: G_is_in_subgroup, a fast endomorphism test).
  *
  * Defines bls12_381_g1_affine, bls12_381_g1 (Jacobian) and the header-only arithmetic of
  * ec/jacobian.h, the host functions of ec/group.h, and the zcash/IETF encodings below. */
@@ -13,6 +13,9 @@
 #include "zkpipe/status.h"
 
 ZKPIPE__EC_DEFINE_JACOBIAN(bls12_381_g1, bls12_381_fq)
+
+/* |x| for the curve's parameter x = -0xd201000000010000 (the curve family's seed). */
+#define BLS12_381_X_ABS UINT64_C(0xd201000000010000)
 
 #define BLS12_381_G1_COMPRESSED_BYTES 48
 #define BLS12_381_G1_UNCOMPRESSED_BYTES 96

@@ -1,5 +1,6 @@
 /* BLS12-381 G2: the twist y² = x³ + 4(1 + u) over Fq2 = Fq[u]/(u² + 1) and its subgroup of
- * prime order r (the cofactor is about 2^636, so points must be checked: G_is_in_subgroup).
+ * prime order r (the cofactor is about 2^636, so points must be checked: G_is_in_subgroup, a fast
+ * endomorphism test).
  *
  * Defines bls12_381_g2_affine, bls12_381_g2 (Jacobian) and the header-only arithmetic of
  * ec/jacobian.h, the host functions of ec/group.h, and the zcash/IETF encodings below. */

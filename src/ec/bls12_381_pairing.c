@@ -1,64 +1,77 @@
 #include "ec/bls12_381_pairing.h"
 
-/* |x| = 0xd201000000010000 in binary; x < 0, so the loop's result is conjugated. */
-static const char bls12_381__loop[] =
-    "++0+00+00000000+0000000000000000000000000000000+0000000000000000";
+#include "ec/miller.h"
 
-static const uint64_t bls12_381__abs_x[1] = {UINT64_C(0xd201000000010000)};
+/* The curve parameter is x = -X_ABS; the Miller loop runs over the bits of |x|. */
+#define X_ABS BLS12_381_X_ABS
 
-ZKPIPE__PAIRING_DEFINE(bls12_381, 2, 1)
+ZKPIPE__EC_DEFINE_MILLER_STEPS(bls12_381, bls12_381_fq2, bls12_381_fq, bls12_381_fq12)
 
-static void bls12_381__addends(bls12_381_g2_affine *a, const bls12_381_g2_affine *q)
+/* M-type twist: the line's constant, xP and yP terms land on 1, v and v·w. */
+static void bls12_381__ell(bls12_381_fq12 *f, const bls12_381__line *l,
+                           const bls12_381_g1_affine *p)
 {
-    a[0] = *q;
-    bls12_381_g2_affine_neg(&a[1], q);
+    bls12_381_fq2 b, c;
+    bls12_381_fq2_mul_by_fq(&b, &l->b, &p->x);
+    bls12_381_fq2_mul_by_fq(&c, &l->c, &p->y);
+    bls12_381_fq12_mul_by_014(f, f, &l->a, &b, &c);
 }
 
-/* M-type: the line is c0 + (cx xp) v + (cy yp) v w. */
-static void bls12_381__mul_line(bls12_381_fq12 *f, const bls12_381_pairing_line *l,
-                                const bls12_381_g1_affine *p)
+ZKPIPE__EC_DEFINE_MILLER_LOOP(bls12_381, bls12_381_fq2, bls12_381_fq, bls12_381_fq12, bls12_381_g1,
+                              bls12_381_g2)
+
+void bls12_381_miller_loop(bls12_381_fq12 *f, const bls12_381_g1_affine *p,
+                           const bls12_381_g2_affine *q, size_t n)
 {
-    bls12_381_fq2 a, b;
-    bls12_381_fq2_mul_by_fq(&a, &l->cx, &p->x);
-    bls12_381_fq2_mul_by_fq(&b, &l->cy, &p->y);
-    bls12_381_fq12_mul_by_014(f, f, &l->c0, &a, &b);
+    const uint64_t loop[1] = {X_ABS};
+    bls12_381__miller_product(f, p, q, n, loop, 63, NULL);
+    /* x < 0: f_{x} is 1/f_{|x|} up to factors the final exponentiation removes, and the
+     * conjugate is that inverse once f is unitary. */
+    bls12_381_fq12_conjugate(f, f);
 }
 
-/* r = a^x for the negative x: the inverse of a^|x|, which in the cyclotomic subgroup is the
- * conjugate. */
-static void bls12_381__pow_x(bls12_381_fq12 *r, const bls12_381_fq12 *a)
+/* a^x for a in the cyclotomic subgroup, where inversion is conjugation. */
+static void pow_x(bls12_381_fq12 *r, const bls12_381_fq12 *a)
 {
-    bls12_381__cyclotomic_pow(r, a, bls12_381__abs_x, 1);
+    bls12_381__cyclotomic_pow(r, a, X_ABS);
     bls12_381_fq12_conjugate(r, r);
 }
 
-/* r = a^(x - 1) */
-static void bls12_381__pow_x_minus_1(bls12_381_fq12 *r, const bls12_381_fq12 *a)
+void bls12_381_final_exp(bls12_381_fq12 *r, const bls12_381_fq12 *f)
 {
-    bls12_381_fq12 t;
-    bls12_381_fq12_conjugate(&t, a);
-    bls12_381__pow_x(r, a);
-    bls12_381_fq12_mul(r, r, &t);
-}
-
-/* Three times the hard part, as noble computes it (so values match):
- * 3 (p⁴ - p² + 1)/r = (x - 1)² (x + p)(x² + p² - 1) + 3, which follows from
- * p = (x - 1)² r / 3 + x and only needs exponentiations by x. */
-static void bls12_381__final_exp_hard(bls12_381_fq12 *r, const bls12_381_fq12 *f)
-{
-    bls12_381_fq12 t0, t1, t2;
-    bls12_381__pow_x_minus_1(&t0, f);
-    bls12_381__pow_x_minus_1(&t0, &t0);
-    bls12_381__pow_x(&t1, &t0); /* t0^(x + p) */
-    bls12_381_fq12_frobenius(&t2, &t0, 1);
-    bls12_381_fq12_mul(&t0, &t1, &t2);
-    bls12_381__pow_x(&t1, &t0); /* t0^(x² + p² - 1) */
-    bls12_381__pow_x(&t1, &t1);
-    bls12_381_fq12_frobenius(&t2, &t0, 2);
-    bls12_381_fq12_mul(&t1, &t1, &t2);
+    bls12_381_fq12 m, t0, t1, t2;
+    /* Easy part: m = f^((q^6 - 1)(q^2 + 1)), unitary from here on. */
+    bls12_381_fq12_inv(&t0, f);
+    bls12_381_fq12_conjugate(&m, f);
+    bls12_381_fq12_mul(&m, &m, &t0);
+    bls12_381_fq12_frobenius(&t0, &m, 2);
+    bls12_381_fq12_mul(&m, &t0, &m);
+    /* Hard part: m^(3 (q^4 - q^2 + 1)/r), using 3 (q^4 - q^2 + 1)/r =
+     * (x - 1)² (x + q) (x² + q² - 1) + 3. */
+    bls12_381_fq12_conjugate(&t1, &m); /* t0 = m^(x - 1) */
+    pow_x(&t0, &m);
+    bls12_381_fq12_mul(&t0, &t0, &t1);
+    bls12_381_fq12_conjugate(&t1, &t0); /* t0 = m^((x - 1)²) */
+    pow_x(&t0, &t0);
+    bls12_381_fq12_mul(&t0, &t0, &t1);
+    bls12_381_fq12_frobenius(&t1, &t0, 1); /* t0 = t0^(x + q) */
+    pow_x(&t0, &t0);
+    bls12_381_fq12_mul(&t0, &t0, &t1);
+    bls12_381_fq12_frobenius(&t1, &t0, 2); /* t0 = t0^(x² + q² - 1) */
     bls12_381_fq12_conjugate(&t2, &t0);
     bls12_381_fq12_mul(&t1, &t1, &t2);
-    bls12_381_fq12_cyclotomic_sqr(&t2, f); /* f³ */
-    bls12_381_fq12_mul(&t2, &t2, f);
-    bls12_381_fq12_mul(r, &t1, &t2);
+    pow_x(&t0, &t0);
+    pow_x(&t0, &t0);
+    bls12_381_fq12_mul(&t0, &t0, &t1);
+    bls12_381_fq12_cyclotomic_sqr(&t1, &m); /* times m³ */
+    bls12_381_fq12_mul(&t1, &t1, &m);
+    bls12_381_fq12_mul(r, &t0, &t1);
+}
+
+void bls12_381_pairing(bls12_381_fq12 *r, const bls12_381_g1_affine *p,
+                       const bls12_381_g2_affine *q, size_t n)
+{
+    bls12_381_fq12 f;
+    bls12_381_miller_loop(&f, p, q, n);
+    bls12_381_final_exp(r, &f);
 }

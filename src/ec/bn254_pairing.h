@@ -1,24 +1,33 @@
-/* The optimal ate pairing on BN254 (alt_bn128), e: G1 × G2 → μ_r ⊂ Fq12 (the functions, types
- * and rules of ec/pairing.h with C = bn254). The Miller loop runs over 6x + 2,
- * x = 4965661367192848881, in non-adjacent form on the D-type twist y² = x³ + 3/(9 + u), then
- * adds π(Q) and -π²(Q); the final exponentiation raises to 2x(6x² + 3x + 1)(p¹² - 1)/r, as
- * gnark and noble do, so values match theirs coefficient for coefficient (py_ecc's
- * exact (p¹² - 1)/r gives another generator of the same group; checks agree either way). */
+/* The optimal ate pairing on BN254: e : G1 × G2 → GT ⊂ Fq12* (tower of ff/bn254_fq12.h).
+ *
+ * Values match @noble/curves (and so tests/vectors/bn254_pairing.txt): the Miller loop value f
+ * raised to m (q^12 - 1)/r with m = 2x(6x² + 3x + 1), x = 4965661367192848881, a multiple that
+ * comes from the final exponentiation of Fuentes-Castañeda, Knapp and Rodríguez-Henríquez; it
+ * is coprime to r, so e stays bilinear and non-degenerate.
+ *
+ * Not constant-time. No allocation (up to a few KiB of stack), no global state: every function
+ * may run concurrently on distinct outputs. Pointers must not be NULL (arrays may be when
+ * n = 0). Inputs must be valid group elements (decoded with a subgroup check, or computed). */
 #ifndef ZKPIPE_EC_BN254_PAIRING_H
 #define ZKPIPE_EC_BN254_PAIRING_H
 
 #include "ec/bn254_g1.h"
 #include "ec/bn254_g2.h"
-#include "ec/pairing.h"
 #include "ff/bn254_fq12.h"
-
-/* Lines per prepared point: 65 doublings, 21 additions (the non-zero digits below the top)
- * and the 2 additions of Frobenius images. */
-#define BN254_PAIRING_LINES 88
 
 ZKPIPE_EXTERN_C_BEGIN
 
-ZKPIPE__PAIRING_DECLARE(bn254, BN254_PAIRING_LINES)
+/*! bn254_miller_loop() : f = the product over i < n of the Miller loop values of (p[i], q[i]),
+ * including the two Frobenius additions of the optimal ate loop; pairs with a point at
+ * infinity contribute 1. Apply bn254_final_exp to the product of the loops to compare. */
+void bn254_miller_loop(bn254_fq12 *f, const bn254_g1_affine *p, const bn254_g2_affine *q, size_t n);
+
+/*! bn254_final_exp() : r = f^(m (q^12 - 1)/r), m as above. r may alias f. */
+void bn254_final_exp(bn254_fq12 *r, const bn254_fq12 *f);
+
+/*! bn254_pairing() : r = the product over i < n of e(p[i], q[i]): one Miller loop per pair
+ * (pairs sharing the squarings) and one final exponentiation. n = 0 gives 1. */
+void bn254_pairing(bn254_fq12 *r, const bn254_g1_affine *p, const bn254_g2_affine *q, size_t n);
 
 ZKPIPE_EXTERN_C_END
 

@@ -25,9 +25,6 @@
 #define ZKPIPE__BLS12_381_FR_R3                                                                    \
     UINT64_C(0xc62c1807439b73af), UINT64_C(0x1b3e0d188cf06990), UINT64_C(0x73d13c71c7b5f418),      \
         UINT64_C(0x6e2a5bb9c8db33e9)
-#define ZKPIPE__BLS12_381_FR_P_MINUS_2                                                             \
-    UINT64_C(0xfffffffeffffffff), UINT64_C(0x53bda402fffe5bfe), UINT64_C(0x3339d80809a1d805),      \
-        UINT64_C(0x73eda753299d7d48)
 #define ZKPIPE__BLS12_381_FR_P_MINUS_1_HALF                                                        \
     UINT64_C(0x7fffffff80000000), UINT64_C(0xa9ded2017fff2dff), UINT64_C(0x199cec0404d0ec02),      \
         UINT64_C(0x39f6d3a994cebea4)
@@ -63,9 +60,6 @@
 #define ZKPIPE__BLS12_381_FQ_R3                                                                    \
     UINT64_C(0xed48ac6bd94ca1e0), UINT64_C(0x315f831e03a7adf8), UINT64_C(0x9a53352a615e29dd),      \
         UINT64_C(0x34c04e5e921e1761), UINT64_C(0x2512d43565724728), UINT64_C(0x0aa6346091755d4d)
-#define ZKPIPE__BLS12_381_FQ_P_MINUS_2                                                             \
-    UINT64_C(0xb9feffffffffaaa9), UINT64_C(0x1eabfffeb153ffff), UINT64_C(0x6730d2a0f6b0f624),      \
-        UINT64_C(0x64774b84f38512bf), UINT64_C(0x4b1ba7b6434bacd7), UINT64_C(0x1a0111ea397fe69a)
 #define ZKPIPE__BLS12_381_FQ_P_MINUS_1_HALF                                                        \
     UINT64_C(0xdcff7fffffffd555), UINT64_C(0x0f55ffff58a9ffff), UINT64_C(0xb39869507b587b12),      \
         UINT64_C(0xb23ba5c279c2895f), UINT64_C(0x258dd3db21a5d66b), UINT64_C(0x0d0088f51cbff34d)

@@ -25,9 +25,6 @@
 #define ZKPIPE__BN254_FR_R3                                                                        \
     UINT64_C(0x5e94d8e1b4bf0040), UINT64_C(0x2a489cbe1cfbb6b8), UINT64_C(0x893cc664a19fcfed),      \
         UINT64_C(0x0cf8594b7fcc657c)
-#define ZKPIPE__BN254_FR_P_MINUS_2                                                                 \
-    UINT64_C(0x43e1f593efffffff), UINT64_C(0x2833e84879b97091), UINT64_C(0xb85045b68181585d),      \
-        UINT64_C(0x30644e72e131a029)
 #define ZKPIPE__BN254_FR_P_MINUS_1_HALF                                                            \
     UINT64_C(0xa1f0fac9f8000000), UINT64_C(0x9419f4243cdcb848), UINT64_C(0xdc2822db40c0ac2e),      \
         UINT64_C(0x183227397098d014)
@@ -61,9 +58,6 @@
 #define ZKPIPE__BN254_FQ_R3                                                                        \
     UINT64_C(0xb1cd6dafda1530df), UINT64_C(0x62f210e6a7283db6), UINT64_C(0xef7f0b0c0ada0afb),      \
         UINT64_C(0x20fd6e902d592544)
-#define ZKPIPE__BN254_FQ_P_MINUS_2                                                                 \
-    UINT64_C(0x3c208c16d87cfd45), UINT64_C(0x97816a916871ca8d), UINT64_C(0xb85045b68181585d),      \
-        UINT64_C(0x30644e72e131a029)
 #define ZKPIPE__BN254_FQ_P_MINUS_1_HALF                                                            \
     UINT64_C(0x9e10460b6c3e7ea3), UINT64_C(0xcbc0b548b438e546), UINT64_C(0xdc2822db40c0ac2e),      \
         UINT64_C(0x183227397098d014)

@@ -1,7 +1,7 @@
 /* The prime-field template: ZKPIPE__FP_DEFINE(F, C) defines the value type
  * `typedef struct F { uint64_t l[C##_LIMBS]; } F;` (a in Montgomery form, a R mod p with
  * R = 2^(64 limbs)), the host constant `F_MODULUS` (the limbs of p) and the functions below,
- * from the constant macros C##_MODULUS, _INV, _ONE, _R2, _P_MINUS_2 and _P_MINUS_1_HALF that
+ * from the constant macros C##_MODULUS, _INV, _ONE, _R2, _R3 and _P_MINUS_1_HALF that
  * gen_constants.py writes. The square root comes from ZKPIPE__FP_DEFINE_SQRT_3MOD4 or
  * ZKPIPE__FP_DEFINE_TWO_ADIC, chosen by the shape of p.
  *
@@ -164,12 +164,16 @@
     }                                                                                              \
     ZKPIPE_HD_OUTLINED int F##_inv(F *r, const F *a)                                               \
     {                                                                                              \
-        const uint64_t e[C##_LIMBS] = {C##_P_MINUS_2};                                             \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        const uint64_t r3[C##_LIMBS] = {C##_R3};                                                   \
+        uint64_t t[C##_LIMBS];                                                                     \
         if (F##_is_zero(a)) {                                                                      \
             F##_set_zero(r);                                                                       \
             return 0;                                                                              \
         }                                                                                          \
-        F##_pow(r, a, e, C##_LIMBS);                                                               \
+        /* a holds aR; 1/(aR) = a^-1 R^-1, and a Montgomery product with R^3 restores a^-1 R */    \
+        zkpipe__mod_inv(t, a->l, p, C##_LIMBS);                                                    \
+        zkpipe__mont_mul(r->l, t, r3, p, C##_INV, C##_LIMBS);                                      \
         return 1;                                                                                  \
     }                                                                                              \
     ZKPIPE_HD_OUTLINED int F##_legendre(const F *a)                                                \

@@ -101,7 +101,6 @@ def prime_field(out, prefix, p, is_fr):
     out.define(prefix + "_ONE", fmt(R, n), "R = 2^%d mod p, 1 in Montgomery form" % (W * n))
     out.define(prefix + "_R2", fmt(R * R % p, n), "R^2 mod p")
     out.define(prefix + "_R3", fmt(R * R * R % p, n), "R^3 mod p")
-    out.define(prefix + "_P_MINUS_2", fmt(p - 2, n))
     out.define(prefix + "_P_MINUS_1_HALF", fmt((p - 1) // 2, n))
     if not is_fr:
         assert p % 4 == 3

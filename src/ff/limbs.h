@@ -155,6 +155,14 @@ ZKPIPE__FF_INLINE void zkpipe__mod_neg(uint64_t *r, const uint64_t *a, const uin
         r[i] = zero ? 0 : t[i];
 }
 
+/* r = a >> 1. r may alias a. */
+ZKPIPE__FF_INLINE void zkpipe__limbs_shr1(uint64_t *r, const uint64_t *a, int n)
+{
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        r[i] = a[i] >> 1 | (i + 1 < n ? a[i + 1] << 63 : 0);
+}
+
 /* r = a / 2 mod p: (a + p) / 2 when a is odd; a + p fits in n limbs since p has a spare bit. */
 ZKPIPE__FF_INLINE void zkpipe__mod_half(uint64_t *r, const uint64_t *a, const uint64_t *p, int n)
 {
@@ -164,9 +172,41 @@ ZKPIPE__FF_INLINE void zkpipe__mod_half(uint64_t *r, const uint64_t *a, const ui
     for (int i = 0; i < n; i++)
         q[i] = odd ? p[i] : 0;
     zkpipe__limbs_add(t, a, q, n);
-    ZKPIPE__UNROLL
+    zkpipe__limbs_shr1(r, t, n);
+}
+
+/* r = 1/a mod p for 0 < a < p, on plain integers, by the binary extended Euclidean algorithm:
+ * x1 a = u and x2 a = v (mod p) hold throughout while u and v shrink to 1. Several times
+ * faster than a^(p-2); not constant-time. */
+ZKPIPE__FF_INLINE void zkpipe__mod_inv(uint64_t *r, const uint64_t *a, const uint64_t *p, int n)
+{
+    uint64_t u[ZKPIPE__FF_MAX_LIMBS], v[ZKPIPE__FF_MAX_LIMBS];
+    uint64_t x1[ZKPIPE__FF_MAX_LIMBS] = {1}, x2[ZKPIPE__FF_MAX_LIMBS] = {0};
+    uint64_t one[ZKPIPE__FF_MAX_LIMBS] = {1};
+    for (int i = 0; i < n; i++) {
+        u[i] = a[i];
+        v[i] = p[i];
+    }
+    while (!zkpipe__limbs_eq(u, one, n) && !zkpipe__limbs_eq(v, one, n)) {
+        while ((u[0] & 1) == 0) {
+            zkpipe__limbs_shr1(u, u, n);
+            zkpipe__mod_half(x1, x1, p, n);
+        }
+        while ((v[0] & 1) == 0) {
+            zkpipe__limbs_shr1(v, v, n);
+            zkpipe__mod_half(x2, x2, p, n);
+        }
+        if (zkpipe__limbs_lt(u, v, n)) {
+            zkpipe__limbs_sub(v, v, u, n);
+            zkpipe__mod_sub(x2, x2, x1, p, n);
+        } else {
+            zkpipe__limbs_sub(u, u, v, n);
+            zkpipe__mod_sub(x1, x1, x2, p, n);
+        }
+    }
+    const uint64_t *x = zkpipe__limbs_eq(u, one, n) ? x1 : x2;
     for (int i = 0; i < n; i++)
-        r[i] = t[i] >> 1 | (i + 1 < n ? t[i + 1] << 63 : 0);
+        r[i] = x[i];
 }
 
 /* r = a * b / 2^(64 n) mod p (CIOS with the no-carry shortcut), for a, b < p. r may alias a
@@ -188,7 +228,13 @@ ZKPIPE__FF_INLINE void zkpipe__mont_mul(uint64_t *r, const uint64_t *a, const ui
         }
         t[n - 1] = cm + ca;
     }
-    zkpipe__limbs_reduce_once(r, t, p, n);
+    /* t < 2p. Unlike a sum, a product is rarely >= p (p is well below 2^(64 n)), so a branch
+     * beats the masked select of zkpipe__limbs_reduce_once (this is not constant-time). */
+    if (!zkpipe__limbs_lt(t, p, n))
+        zkpipe__limbs_sub(t, t, p, n);
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        r[i] = t[i];
 }
 
 /* Big-endian / little-endian byte strings of exactly 8 n bytes to and from limbs. */

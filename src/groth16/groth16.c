@@ -1,9 +1,9 @@
 /* The public Groth16 API (zkpipe/groth16.h): argument checks, then dispatch to the curve's
  * code through its ops table. */
 #include <string.h>
-#include <time.h>
 
 #include "core/alloc_internal.h"
+#include "core/clock_internal.h"
 #include "groth16/groth16_internal.h"
 
 const zkpipe__g16_ops *zkpipe__g16_ops_for(zkpipe_curve curve)
@@ -20,8 +20,7 @@ const zkpipe__g16_ops *zkpipe__g16_ops_for(zkpipe_curve curve)
 
 double zkpipe__g16_now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    struct timespec ts = zkpipe__clock_now();
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 

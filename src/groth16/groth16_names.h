@@ -16,7 +16,6 @@
 #define G2 G16_CAT(G16_C, _g2)
 #define G1A G16_CAT(G1, _affine)
 #define G2A G16_CAT(G2, _affine)
-#define PREPARED G16_CAT(G16_C, _g2_prepared)
 #define DOMAIN G16_CAT(G16_CAT(zkpipe__, FR), _domain)
 #define OPS G16_CAT(G16_CAT(zkpipe__g16_, G16_C), _ops)
 

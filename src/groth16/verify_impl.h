@@ -1,13 +1,13 @@
 /* The verifier: a prepared verifying key and the pairing check
  *   e(A, B) = e(alpha, beta) e(IC, gamma) e(C, delta),  IC = IC_0 + sum x_i IC_i,
  * computed as one multi-Miller loop of (A, B), (IC, -gamma), (C, -delta), one final
- * exponentiation, and a comparison with e(alpha, beta) computed once. Part of the per-curve
- * template. */
+ * exponentiation, and a comparison with e(alpha, beta) computed once. ec's pairing takes affine
+ * G2 points, so preparing -gamma and -delta is negating them. Part of the per-curve template. */
 
 typedef struct PVK {
     zkpipe_groth16_pvk base;
     FQ12 alpha_beta;
-    PREPARED neg_gamma, neg_delta;
+    G2A neg_gamma, neg_delta;
     G1A *ic; /* num_inputs */
 } PVK;
 
@@ -22,15 +22,12 @@ static zkpipe_status pvk_create(zkpipe_groth16_pvk **out, const zkpipe_groth16_v
     if (st != ZKPIPE_OK)
         return st;
     PVK *pvk = (PVK *)block;
-    G2A neg;
     pvk->base.allocator = *a;
     pvk->base.ops = &OPS;
     pvk->base.num_inputs = vbase->num_inputs;
-    PAIRING(pairing)(&pvk->alpha_beta, &vk->alpha1, &vk->beta2);
-    G2F(affine_neg)(&neg, &vk->gamma2);
-    PAIRING(g2_prepare)(&pvk->neg_gamma, &neg);
-    G2F(affine_neg)(&neg, &vk->delta2);
-    PAIRING(g2_prepare)(&pvk->neg_delta, &neg);
+    PAIRING(pairing)(&pvk->alpha_beta, &vk->alpha1, &vk->beta2, 1);
+    G2F(affine_neg)(&pvk->neg_gamma, &vk->gamma2);
+    G2F(affine_neg)(&pvk->neg_delta, &vk->delta2);
     pvk->ic = (G1A *)(block + off_ic);
     memcpy(pvk->ic, vk->ic, vbase->num_inputs * sizeof(G1A));
     *out = &pvk->base;
@@ -59,9 +56,9 @@ static zkpipe_status verify(const zkpipe_groth16_pvk *base, const zkpipe_scalar 
                             const uint8_t *proof)
 {
     const PVK *pvk = (const PVK *)base;
-    G1A p[2];
-    G2A B;
-    zkpipe_status st = proof_read(&p[0], &B, &p[1], proof);
+    G1A p[3]; /* A, IC, C */
+    G2A q[3]; /* B, -gamma, -delta */
+    zkpipe_status st = proof_read(&p[0], &q[0], &p[2], proof);
     if (st != ZKPIPE_OK)
         return st;
     G1 ic, t;
@@ -74,14 +71,11 @@ static zkpipe_status verify(const zkpipe_groth16_pvk *base, const zkpipe_scalar 
         G1F(mul)(&t, &t, &x);
         G1F(add)(&ic, &ic, &t);
     }
-    /* p = (IC, C) against (-gamma, -delta); (A, B) is not prepared. */
-    G1A ab_a = p[0];
-    G1F(to_affine)(&p[0], &ic);
-    const PREPARED *q[2] = {&pvk->neg_gamma, &pvk->neg_delta};
-    FQ12 f, g;
-    PAIRING(multi_miller_loop_prepared)(&f, p, q, 2);
-    PAIRING(miller_loop)(&g, &ab_a, &B);
-    FQ12F(mul)(&f, &f, &g);
+    G1F(to_affine)(&p[1], &ic);
+    q[1] = pvk->neg_gamma;
+    q[2] = pvk->neg_delta;
+    FQ12 f;
+    PAIRING(miller_loop)(&f, p, q, 3);
     PAIRING(final_exp)(&f, &f);
     return FQ12F(eq)(&f, &pvk->alpha_beta) ? ZKPIPE_OK : ZKPIPE_EVERIFY;
 }

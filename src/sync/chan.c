@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "core/alloc_internal.h"
+#include "core/clock_internal.h"
 #include "sync/wait_internal.h"
 
 struct zkpipe_chan {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "core/alloc_internal.h"
+#include "core/clock_internal.h"
 #include "sync/wait_internal.h"
 
 /* One blocked acquire; lives on the waiting thread's stack. */

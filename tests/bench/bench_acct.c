@@ -5,30 +5,12 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "zkpipe/zkpipe.h"
 
 #define RUNS 7
 #define MOVES 2000000
 #define SNAPSHOTS 20000
-
-static double now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v)
-{
-    qsort(v, RUNS, sizeof *v, cmp_double);
-    return v[RUNS / 2];
-}
 
 static void check(zkpipe_status rc, const char *what)
 {
@@ -49,10 +31,10 @@ static void open_loaded(zkpipe_ledger *l, zkpipe_acct *acct, uint32_t kinds)
 /* ns per move of `l` between stages `a` and `a + 1`, `n` times. */
 static double time_moves(zkpipe_ledger *l, uint32_t a, long n)
 {
-    double t0 = now_ns();
+    double t0 = bench_clock_ns(CLOCK_MONOTONIC);
     for (long i = 0; i < n; i++)
         zkpipe_ledger_move(l, a + (uint32_t)(i & 1));
-    return (now_ns() - t0) / (double)n;
+    return (bench_clock_ns(CLOCK_MONOTONIC) - t0) / (double)n;
 }
 
 static double moves_uncontended(uint32_t kinds)
@@ -66,7 +48,7 @@ static double moves_uncontended(uint32_t kinds)
         v[r] = time_moves(&l, ZKPIPE_STAGE_QUEUED, MOVES);
     zkpipe_ledger_close(&l);
     zkpipe_acct_destroy(acct);
-    return median(v);
+    return bench_median(v, RUNS);
 }
 
 typedef struct mover {
@@ -103,7 +85,7 @@ static double moves_two_threads(int shared)
         v[r] = (m[0].ns + m[1].ns) / 2;
     }
     zkpipe_acct_destroy(acct);
-    return median(v);
+    return bench_median(v, RUNS);
 }
 
 static double charge_release_pairs(void)
@@ -114,16 +96,16 @@ static double charge_release_pairs(void)
     open_loaded(&l, acct, 3);
     double v[RUNS];
     for (int r = 0; r < RUNS; r++) {
-        double t0 = now_ns();
+        double t0 = bench_clock_ns(CLOCK_MONOTONIC);
         for (long i = 0; i < MOVES; i++) {
             zkpipe_ledger_charge(&l, ZKPIPE_KIND_H, 4096);
             zkpipe_ledger_release(&l, ZKPIPE_KIND_H, 4096);
         }
-        v[r] = (now_ns() - t0) / (2.0 * MOVES);
+        v[r] = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / (2.0 * MOVES);
     }
     zkpipe_ledger_close(&l);
     zkpipe_acct_destroy(acct);
-    return median(v);
+    return bench_median(v, RUNS);
 }
 
 static double snapshots(void)
@@ -135,14 +117,14 @@ static double snapshots(void)
     static zkpipe_snapshot s;
     double v[RUNS];
     for (int r = 0; r < RUNS; r++) {
-        double t0 = now_ns();
+        double t0 = bench_clock_ns(CLOCK_MONOTONIC);
         for (long i = 0; i < SNAPSHOTS; i++)
             zkpipe_acct_snapshot(acct, &s);
-        v[r] = (now_ns() - t0) / SNAPSHOTS;
+        v[r] = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / SNAPSHOTS;
     }
     zkpipe_ledger_close(&l);
     zkpipe_acct_destroy(acct);
-    return median(v);
+    return bench_median(v, RUNS);
 }
 
 int main(void)

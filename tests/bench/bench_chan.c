@@ -11,6 +11,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "zkpipe/chan.h"
 
 #define CAPACITY 64
@@ -29,13 +30,6 @@ typedef struct worker {
     run *r;
     size_t first, count; /* producer: the slice of items it sends */
 } worker;
-
-static double now_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
 
 static zkpipe_ledger *item_is_ledger(void *item, void *ctx)
 {
@@ -76,7 +70,7 @@ static double round_trips(run *r, zkpipe_acct *acct, int accounted)
     pthread_t prod[MAX_THREADS], cons[MAX_THREADS];
     worker pw[MAX_THREADS], cw[MAX_THREADS];
     size_t slice = r->producers > 0 ? r->items / (size_t)r->producers : r->items;
-    double t0 = now_s();
+    double t0 = bench_clock_ns(CLOCK_MONOTONIC);
     for (size_t i = 0; r->producers == 0 && i < r->items; i++) {
         void *item;
         if (zkpipe_chan_send(r->ch, &r->ledgers[i], NULL) != ZKPIPE_OK ||
@@ -96,7 +90,7 @@ static double round_trips(run *r, zkpipe_acct *acct, int accounted)
     zkpipe_chan_close(r->ch);
     for (int i = 0; i < r->consumers; i++)
         pthread_join(cons[i], NULL);
-    double dt = now_s() - t0;
+    double dt = (bench_clock_ns(CLOCK_MONOTONIC) - t0) * 1e-9;
 
     zkpipe_chan_counters c;
     zkpipe_chan_stats(r->ch, &c);
@@ -106,18 +100,6 @@ static double round_trips(run *r, zkpipe_acct *acct, int accounted)
     for (size_t i = 0; i < r->items; i++)
         zkpipe_ledger_close(&r->ledgers[i]);
     return r->failed ? 0 : (double)c.received / dt;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 /* Median ns per acquire + release of one unit, with `threads` threads competing for
@@ -147,15 +129,15 @@ static double sem_ns(int threads, size_t rounds, int reps)
             return 0;
         pthread_t t[MAX_THREADS];
         sem_worker w = {sem, rounds};
-        double t0 = now_s();
+        double t0 = bench_clock_ns(CLOCK_MONOTONIC);
         for (int i = 0; i < threads; i++)
             pthread_create(&t[i], NULL, sem_loop, &w);
         for (int i = 0; i < threads; i++)
             pthread_join(t[i], NULL);
-        v[k] = (now_s() - t0) * 1e9 / (double)(rounds * (size_t)threads);
+        v[k] = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / (double)(rounds * (size_t)threads);
         zkpipe_sem_destroy(sem);
     }
-    return median(v, reps);
+    return bench_median(v, (size_t)reps);
 }
 
 int main(int argc, char **argv)
@@ -188,8 +170,8 @@ int main(int argc, char **argv)
                 }
             }
         }
-        rate[0] = median(v[0], reps);
-        rate[1] = median(v[1], reps);
+        rate[0] = bench_median(v[0], (size_t)reps);
+        rate[1] = bench_median(v[1], (size_t)reps);
         if (shapes[s] == 0)
             printf("1 thread");
         else

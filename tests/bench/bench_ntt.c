@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "poly/ntt.h"
 #include "zkpipe/zkpipe.h"
 
@@ -62,30 +63,16 @@ typedef struct field_ops {
 FIELD_OPS(bls12_381_fr)
 FIELD_OPS(bn254_fr)
 
-static double now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* Median over `reps` runs of op on `a` (each run transforms the previous result). */
 static double median_ms(zkpipe_status (*op)(void *, const void *, zkpipe_pool *), void *a,
                         const void *d, zkpipe_pool *pool, double *times, int reps)
 {
     for (int r = 0; r < reps; r++) {
-        double t0 = now_ms();
+        double t0 = bench_clock_ns(CLOCK_MONOTONIC);
         op(a, d, pool);
-        times[r] = now_ms() - t0;
+        times[r] = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / 1e6;
     }
-    qsort(times, (size_t)reps, sizeof *times, cmp_double);
-    return times[reps / 2];
+    return bench_median(times, (size_t)reps);
 }
 
 /* Returns 0, or 1 when a round trip did not give the input back or something failed. */

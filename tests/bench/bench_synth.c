@@ -11,19 +11,13 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "groth16/synth.h"
 #include "zkpipe/zkpipe.h"
 
 #define REPS 5
 #define NUM_PUBLIC 4
 #define POOL_THREADS 2
-
-static double now_ns(clockid_t clock)
-{
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
 
 typedef struct timing {
     double wall, cpu; /* medians, ns */
@@ -35,27 +29,19 @@ typedef struct stopwatch {
 
 static void start(stopwatch *sw)
 {
-    sw->wall0 = now_ns(CLOCK_MONOTONIC);
-    sw->cpu0 = now_ns(CLOCK_PROCESS_CPUTIME_ID);
+    sw->wall0 = bench_clock_ns(CLOCK_MONOTONIC);
+    sw->cpu0 = bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID);
 }
 
 static void stop(stopwatch *sw, int r)
 {
-    sw->wall[r] = now_ns(CLOCK_MONOTONIC) - sw->wall0;
-    sw->cpu[r] = now_ns(CLOCK_PROCESS_CPUTIME_ID) - sw->cpu0;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    sw->wall[r] = bench_clock_ns(CLOCK_MONOTONIC) - sw->wall0;
+    sw->cpu[r] = bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - sw->cpu0;
 }
 
 static timing medians(stopwatch *sw)
 {
-    qsort(sw->wall, REPS, sizeof(double), cmp_double);
-    qsort(sw->cpu, REPS, sizeof(double), cmp_double);
-    timing t = {sw->wall[REPS / 2], sw->cpu[REPS / 2]};
+    timing t = {bench_median(sw->wall, REPS), bench_median(sw->cpu, REPS)};
     return t;
 }
 

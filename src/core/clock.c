@@ -1,4 +1,4 @@
-#include "sync/wait_internal.h"
+#include "core/clock_internal.h"
 
 zkpipe_status zkpipe__cond_init_monotonic(pthread_cond_t *cond)
 {
@@ -14,22 +14,30 @@ zkpipe_status zkpipe__cond_init_monotonic(pthread_cond_t *cond)
     return st;
 }
 
-struct timespec zkpipe__deadline_after(uint64_t timeout_ns)
+struct timespec zkpipe__clock_now(void)
 {
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
+    return t;
+}
+
+/* 2^64 ns is under 600 years, so even an "infinite" timeout cannot overflow a 64-bit time_t
+ * added to a monotonic clock reading. */
+_Static_assert(sizeof(time_t) >= 8, "time_t must hold a monotonic time plus 2^64 ns");
+
+struct timespec zkpipe__timespec_add(struct timespec t, uint64_t ns)
+{
     const uint64_t ns_per_s = 1000000000u;
-    /* time_t is signed and at least 64 bits here; cap the seconds far below its maximum so
-     * an "infinite" timeout cannot overflow it. */
-    uint64_t add_s = timeout_ns / ns_per_s;
-    const uint64_t cap_s = (uint64_t)1 << 40;
-    if (add_s > cap_s)
-        add_s = cap_s;
-    t.tv_sec += (time_t)add_s;
-    t.tv_nsec += (long)(timeout_ns % ns_per_s);
+    t.tv_sec += (time_t)(ns / ns_per_s);
+    t.tv_nsec += (long)(ns % ns_per_s);
     if (t.tv_nsec >= (long)ns_per_s) {
         t.tv_nsec -= (long)ns_per_s;
         t.tv_sec++;
     }
     return t;
+}
+
+struct timespec zkpipe__deadline_after(uint64_t timeout_ns)
+{
+    return zkpipe__timespec_add(zkpipe__clock_now(), timeout_ns);
 }
