@@ -2,7 +2,6 @@
 #include "ec/bls12_381_g1.h"
 #include "ec/bls12_381_g2.h"
 #include "ec/bls12_381_pairing.h"
-#include "groth16/msm_g2.h"
 
 #define G16_C bls12_381
 #define CURVE ZKPIPE_CURVE_BLS12_381

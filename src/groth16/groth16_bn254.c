@@ -2,7 +2,6 @@
 #include "ec/bn254_g1.h"
 #include "ec/bn254_g2.h"
 #include "ec/bn254_pairing.h"
-#include "groth16/msm_g2.h"
 
 #define G16_C bn254
 #define CURVE ZKPIPE_CURVE_BN254

@@ -9,7 +9,4 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/groth16_bls12_381.c
     ${CMAKE_CURRENT_LIST_DIR}/groth16_bn254.c
     ${CMAKE_CURRENT_LIST_DIR}/keyfile.c
-    ${CMAKE_CURRENT_LIST_DIR}/random.c
-    # TEMPORARY until branch msm has G2 (see msm_g2.h)
-    ${CMAKE_CURRENT_LIST_DIR}/msm_g2_bls12_381.c
-    ${CMAKE_CURRENT_LIST_DIR}/msm_g2_bn254.c)
+    ${CMAKE_CURRENT_LIST_DIR}/random.c)

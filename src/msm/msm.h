@@ -17,7 +17,9 @@
 #include <stdint.h>
 
 #include "ec/bls12_381_g1.h"
+#include "ec/bls12_381_g2.h"
 #include "ec/bn254_g1.h"
+#include "ec/bn254_g2.h"
 #include "zkpipe/alloc.h"
 #include "zkpipe/pool.h"
 #include "zkpipe/status.h"
@@ -76,6 +78,8 @@ typedef struct zkpipe__msm_config {
                                            const zkpipe__msm_config *config, unsigned threads);
 
 ZKPIPE__MSM_DECLARE(bls12_381_g1)
+ZKPIPE__MSM_DECLARE(bls12_381_g2)
 ZKPIPE__MSM_DECLARE(bn254_g1)
+ZKPIPE__MSM_DECLARE(bn254_g2)
 
 #endif

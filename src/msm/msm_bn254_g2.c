@@ -1,6 +1,5 @@
-/* TEMPORARY (see msm_g2.h): Pippenger MSM over G2 of BN254. */
+/* Pippenger MSM over G2 of BN254. */
 #include "ec/bn254_g2.h"
-#include "groth16/msm_g2.h"
 
 #define MSM_G bn254_g2
 #define MSM_F bn254_fq2

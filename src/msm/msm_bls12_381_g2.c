@@ -1,6 +1,5 @@
-/* TEMPORARY (see msm_g2.h): Pippenger MSM over G2 of BLS12-381. */
+/* Pippenger MSM over G2 of BLS12-381. */
 #include "ec/bls12_381_g2.h"
-#include "groth16/msm_g2.h"
 
 #define MSM_G bls12_381_g2
 #define MSM_F bls12_381_fq2

@@ -1,0 +1,154 @@
+/* G1 MSM timings on BLS12-381 and BN254, 1 thread and all threads: median milliseconds of
+ * zkpipe__msm_<group> over random bases and random scalars below r.
+ *
+ *   bench_msm [min_log_n [max_log_n [repetitions [threads]]]]   defaults: 16 20 3 0 (0 = all)
+ *
+ * Each size is also checked: the 1-thread and many-thread sums must agree; a mismatch exits 1. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "msm/msm.h"
+#include "zkpipe/zkpipe.h"
+
+#define LIMBS ZKPIPE__MSM_SCALAR_LIMBS
+
+/* One group's entry points behind untyped pointers, so the driver is written once. */
+typedef struct group_ops {
+    const char *name;
+    size_t affine_bytes;
+    void (*fill_bases)(void *bases, size_t n);
+    int (*run)(void *out, const void *bases, const uint64_t *k, size_t n, zkpipe_pool *pool);
+    int (*eq)(const void *a, const void *b);
+    const uint64_t *modulus;
+} group_ops;
+
+/* n points start + i·step, in batches of 4096 so the Jacobian temporary stays small. */
+#define GROUP_OPS(G, FR)                                                                           \
+    static void G##_fill_bases(void *bases, size_t n)                                              \
+    {                                                                                              \
+        enum { BATCH = 4096 };                                                                     \
+        static G jac[BATCH];                                                                       \
+        G##_affine *out = bases, g;                                                                \
+        G p, step;                                                                                 \
+        uint64_t k[LIMBS] = {0x1234567890abcdefu, 0x0fedcba987654321u, 7, 0};                      \
+        G##_generator(&g);                                                                         \
+        G##_from_affine(&step, &g);                                                                \
+        G##_mul_limbs(&p, &step, k, LIMBS);                                                        \
+        for (size_t i = 0; i < n; i += BATCH) {                                                    \
+            size_t m = n - i < BATCH ? n - i : BATCH;                                              \
+            for (size_t j = 0; j < m; j++) {                                                       \
+                jac[j] = p;                                                                        \
+                G##_add(&p, &p, &step);                                                            \
+            }                                                                                      \
+            G##_batch_to_affine(out + i, jac, m);                                                  \
+        }                                                                                          \
+    }                                                                                              \
+    static int G##_run(void *out, const void *bases, const uint64_t *k, size_t n,                  \
+                       zkpipe_pool *pool)                                                          \
+    {                                                                                              \
+        return zkpipe__msm_##G((G *)out, bases, k, n, pool, NULL);                                 \
+    }                                                                                              \
+    static int G##_eq_void(const void *a, const void *b)                                           \
+    {                                                                                              \
+        return G##_eq(a, b);                                                                       \
+    }                                                                                              \
+    static const group_ops G##_ops = {#G,      sizeof(G##_affine), G##_fill_bases,                 \
+                                      G##_run, G##_eq_void,        FR##_MODULUS};
+
+GROUP_OPS(bls12_381_g1, bls12_381_fr)
+GROUP_OPS(bn254_g1, bn254_fr)
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* Random scalars below the modulus: random limbs with the top limb cut below r's. */
+static void fill_scalars(uint64_t *k, size_t n, const uint64_t *r)
+{
+    uint64_t s = 0x853c49e6748fea9bu;
+    for (size_t i = 0; i < n * LIMBS; i++) {
+        s = s * 6364136223846793005u + 1442695040888963407u;
+        k[i] = s ^ (s >> 29);
+        if (i % LIMBS == LIMBS - 1)
+            k[i] %= r[LIMBS - 1];
+    }
+}
+
+/* Median over reps runs; the last sum is left in out. */
+static double median_ms(const group_ops *g, void *out, const void *bases, const uint64_t *k,
+                        size_t n, zkpipe_pool *pool, int reps)
+{
+    double times[64];
+    for (int r = 0; r < reps; r++) {
+        double t0 = now_ms();
+        if (g->run(out, bases, k, n, pool) != ZKPIPE_OK) {
+            fprintf(stderr, "msm failed\n");
+            exit(1);
+        }
+        times[r] = now_ms() - t0;
+    }
+    qsort(times, (size_t)reps, sizeof times[0], cmp_double);
+    return times[reps / 2];
+}
+
+int main(int argc, char **argv)
+{
+    unsigned lo = argc > 1 ? (unsigned)atoi(argv[1]) : 16;
+    unsigned hi = argc > 2 ? (unsigned)atoi(argv[2]) : 20;
+    int reps = argc > 3 ? atoi(argv[3]) : 3;
+    unsigned threads = argc > 4 ? (unsigned)atoi(argv[4]) : 0;
+    const group_ops *groups[] = {&bls12_381_g1_ops, &bn254_g1_ops};
+    zkpipe_pool *one = NULL, *all = NULL;
+    if (lo > hi || hi > 26 || reps < 1 || reps > 64 ||
+        zkpipe_pool_create(&one, 1, NULL) != ZKPIPE_OK ||
+        zkpipe_pool_create(&all, threads, NULL) != ZKPIPE_OK) {
+        fprintf(stderr, "usage: bench_msm [min_log_n [max_log_n [repetitions [threads]]]]\n");
+        return 2;
+    }
+    size_t nmax = (size_t)1 << hi;
+    uint64_t *k = malloc(nmax * LIMBS * sizeof *k);
+    size_t affine_bytes = 0;
+    for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++)
+        if (groups[gi]->affine_bytes > affine_bytes)
+            affine_bytes = groups[gi]->affine_bytes;
+    void *bases = malloc(nmax * affine_bytes);
+    if (k == NULL || bases == NULL) {
+        fprintf(stderr, "out of memory\n");
+        return 2;
+    }
+    printf("%-14s %6s %12s %12s %8s  (median of %d, %u threads)\n", "group", "log_n", "1 thread",
+           "all threads", "speedup", reps, zkpipe_pool_threads(all));
+    for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
+        const group_ops *g = groups[gi];
+        uint64_t r1[64], rn[64]; /* room for any Jacobian point */
+        g->fill_bases(bases, nmax);
+        fill_scalars(k, nmax, g->modulus);
+        for (unsigned log_n = lo; log_n <= hi; log_n++) {
+            size_t n = (size_t)1 << log_n;
+            double t1 = median_ms(g, r1, bases, k, n, one, reps);
+            double tn = median_ms(g, rn, bases, k, n, all, reps);
+            if (!g->eq(r1, rn)) {
+                fprintf(stderr, "%s 2^%u: 1-thread and all-thread sums differ\n", g->name, log_n);
+                return 1;
+            }
+            printf("%-14s %6u %9.1f ms %9.1f ms %7.2fx\n", g->name, log_n, t1, tn, t1 / tn);
+            fflush(stdout);
+        }
+    }
+    free(k);
+    free(bases);
+    zkpipe_pool_destroy(one);
+    zkpipe_pool_destroy(all);
+    return 0;
+}
