@@ -122,16 +122,16 @@ ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
  *        to ZKPIPE_STAGE_FINALIZE to assemble the proof and releases everything before
  *        returning. The ledger stays open (in FINALIZE on success, else in the stage it
  *        had reached) and the caller closes it; everything this call charged is released.
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL pk, cs or out; zero bytes from getrandom),
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL pk, cs or out; a closed ledger),
  *         ZKPIPE_ESTATE (shape mode), ZKPIPE_EMISMATCH (cs is over another curve or has other
  *         counts than the key's circuit), ZKPIPE_EUNSATISFIED, ZKPIPE_ENOMEM, ZKPIPE_EIO
  *         (getrandom failed), or an error of zkpipe_ledger_charge / _move.
  * Threads: when `pool` has more than one thread, the B (G2) MSM runs on one extra thread the
  * call starts and joins before returning (with one thread, or if it cannot be started, on
  * the caller after the G1 MSMs).
- * Allocates: the synthesis buffers (zkpipe_cs_synth_bytes), h (32 n bytes), a domain
- * (32 n bytes) and MSM scratch (buckets per thread and 32 bytes per scalar), all through
- * the proving key's allocator and freed before returning.
+ * Allocates, all freed before returning: the synthesis buffers (zkpipe_cs_synth_bytes), h
+ * (32 n bytes) and a domain (32 n bytes) through cs's allocator; MSM scratch (buckets per
+ * thread and 32 bytes per scalar) through the proving key's.
  * Thread safety: pk and cs are only read; concurrent proofs with one key are fine. */
 ZKPIPE_API zkpipe_status zkpipe_groth16_prove(zkpipe_groth16_proof *out, size_t *first_failing,
                                               zkpipe_groth16_timings *timings,
