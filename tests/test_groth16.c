@@ -111,6 +111,35 @@ static void valid_proofs_verify(void **state)
     assert_int_equal(zkpipe_groth16_proof_size(ZKPIPE_CURVE_COUNT), 0);
 }
 
+/* The engine's entry with given r and s is deterministic, and its proofs verify. */
+static void given_blinding_gives_the_same_proof(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < 2; c++) {
+        zkpipe_cs *cs = test_circuit(curves[c], 5, 1);
+        zkpipe_scalar in[8];
+        size_t n = public_inputs(in, cs);
+        keys k;
+        keys_make(&k, cs, seed1);
+        uint64_t r[4], s[4];
+        assert_int_equal(zkpipe__g16_random_scalar(r, curves[c]), ZKPIPE_OK);
+        assert_int_equal(zkpipe__g16_random_scalar(s, curves[c]), ZKPIPE_OK);
+        zkpipe_groth16_proof p[3];
+        for (int i = 0; i < 3; i++) {
+            zkpipe__synth_result res;
+            assert_int_equal(zkpipe__synth(&res, cs, NULL, NULL), ZKPIPE_OK);
+            assert_int_equal(
+                zkpipe__groth16_prove_synth(&p[i], NULL, NULL, k.pk, &res, r, i < 2 ? s : r, NULL),
+                ZKPIPE_OK);
+            assert_int_equal(zkpipe_groth16_verify(k.pvk, in, n, &p[i]), ZKPIPE_OK);
+        }
+        assert_memory_equal(p[0].bytes, p[1].bytes, p[0].size);
+        assert_memory_not_equal(p[0].bytes, p[2].bytes, p[0].size);
+        keys_free(&k);
+        zkpipe_cs_destroy(cs);
+    }
+}
+
 /* Replaces part `which` (0 A, 1 B, 2 C) of p with the same part of q. */
 static void splice(zkpipe_groth16_proof *p, const zkpipe_groth16_proof *q, int which)
 {
@@ -649,6 +678,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(valid_proofs_verify),
         cmocka_unit_test(tampered_proofs_fail),
+        cmocka_unit_test(given_blinding_gives_the_same_proof),
         cmocka_unit_test(g2_thread_failure_falls_back_to_the_caller),
         cmocka_unit_test(unsatisfied_witness_is_refused),
         cmocka_unit_test(ledger_drains_through_proving_and_finalize),
