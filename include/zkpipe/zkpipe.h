@@ -12,6 +12,7 @@
 #include "zkpipe/pool.h"
 #include "zkpipe/curve.h"
 #include "zkpipe/circuit.h"
+#include "zkpipe/groth16.h"
 
 ZKPIPE_EXTERN_C_BEGIN
 

@@ -4,4 +4,9 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/cs_bls12_381_fr.c
     ${CMAKE_CURRENT_LIST_DIR}/cs_bn254_fr.c
     ${CMAKE_CURRENT_LIST_DIR}/synth.c
-    ${CMAKE_CURRENT_LIST_DIR}/testcircuit.c)
+    ${CMAKE_CURRENT_LIST_DIR}/testcircuit.c
+    ${CMAKE_CURRENT_LIST_DIR}/groth16.c
+    ${CMAKE_CURRENT_LIST_DIR}/groth16_bls12_381.c
+    ${CMAKE_CURRENT_LIST_DIR}/groth16_bn254.c
+    ${CMAKE_CURRENT_LIST_DIR}/keyfile.c
+    ${CMAKE_CURRENT_LIST_DIR}/random.c)

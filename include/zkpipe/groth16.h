@@ -1,0 +1,198 @@
+/*! zkpipe/groth16.h : Groth16 keys, proofs, setup, prover and verifier on the CPU, for
+ * BLS12-381 and BN254.
+ *
+ * Keys are opaque, curve-tagged handles: a proving key (zkpipe_groth16_pk), a verifying key
+ * (zkpipe_groth16_vk) and a prepared verifying key (zkpipe_groth16_pvk) for fast verification.
+ * A proof is a plain value holding its wire encoding:
+ *   BLS12-381: 192 bytes, A (G1, 48 compressed) ‖ B (G2, 96 compressed) ‖ C (G1, 48
+ *              compressed), the zcash/IETF point layout, as bellman writes proofs;
+ *   BN254:     256 bytes, A (G1, 64) ‖ B (G2, 128) ‖ C (G1, 64) in the uncompressed EIP-196 /
+ *              EIP-197 layout (x ‖ y big-endian; Fq2 as c1 ‖ c0; infinity as zeros).
+ *
+ * Variables follow zkpipe/circuit.h: the inputs come first, input 0 being the constant one.
+ * The verifier takes the public inputs without that one (num_inputs - 1 of them).
+ *
+ * Key bytes (zkpipe_groth16_vk_encode, zkpipe_groth16_pk_encode): a 16-byte header
+ *   magic "ZKG16VK\0" or "ZKG16PK\0" (8 bytes), version (u32 LE, 1), curve (u32 LE)
+ * then u64 LE counts and points, each point uncompressed (BLS12-381: 96 bytes per G1, 192 per
+ * G2, zcash layout; BN254: 64 / 128, EIP-196/197 layout):
+ *   vk: num_inputs, alpha1, beta2, gamma2, delta2, IC[num_inputs]
+ *   pk: num_inputs, num_aux, log_n, alpha1, beta1, beta2, delta1, delta2,
+ *       A[num_inputs + num_aux], B1[num_inputs + num_aux], B2[num_inputs + num_aux],
+ *       L[num_aux], H[2^log_n - 1]
+ * Decoding validates everything (magic, version, curve, sizes, every point on the curve and
+ * in the prime-order subgroup).
+ *
+ * Nothing here is constant-time: do not run the prover where timing may leak the witness. */
+#ifndef ZKPIPE_GROTH16_H
+#define ZKPIPE_GROTH16_H
+
+#include "zkpipe/acct.h"
+#include "zkpipe/alloc.h"
+#include "zkpipe/circuit.h"
+#include "zkpipe/common.h"
+#include "zkpipe/curve.h"
+#include "zkpipe/pool.h"
+#include "zkpipe/status.h"
+
+ZKPIPE_EXTERN_C_BEGIN
+
+#define ZKPIPE_GROTH16_PROOF_MAX_BYTES 256
+#define ZKPIPE_GROTH16_SEED_BYTES 32
+
+/* A proof: `size` bytes of its encoding (see above) in `bytes`, for `curve`. */
+typedef struct zkpipe_groth16_proof {
+    zkpipe_curve curve;
+    size_t size;
+    uint8_t bytes[ZKPIPE_GROTH16_PROOF_MAX_BYTES];
+} zkpipe_groth16_proof;
+
+/* Keys. Opaque and immutable once made: any number of threads may use one key at once. */
+typedef struct zkpipe_groth16_pk zkpipe_groth16_pk;
+typedef struct zkpipe_groth16_vk zkpipe_groth16_vk;
+typedef struct zkpipe_groth16_pvk zkpipe_groth16_pvk;
+
+/* Wall-clock seconds per prover phase (zkpipe_groth16_prove). */
+typedef struct zkpipe_groth16_timings {
+    double synth;  /* synthesis: a, b, c evaluations and assignments */
+    double h;      /* satisfaction check, iNTT, coset NTT, quotient, coset iNTT */
+    double msm_a;  /* A = alpha + sum z_i A_i + r delta */
+    double msm_b1; /* B in G1 (for C) */
+    double msm_b2; /* B in G2 (wall time of its thread, overlapping the G1 MSMs) */
+    double msm_c;  /* the L and H queries */
+    double total;
+} zkpipe_groth16_timings;
+
+/*! zkpipe_groth16_setup_insecure() : a proving and a verifying key for the circuit `cs`
+ * (either mode: only its shape is read), from toxic waste derived deterministically from
+ * `seed`. INSECURE, FOR TESTS AND EXAMPLES ONLY: whoever knows the seed knows the trapdoor
+ * and can forge proofs for these keys.
+ * Expansion: four splitmix64 streams, stream k starting at the seed's k-th little-endian
+ * 64-bit word; each candidate scalar takes limb k from stream k, its top limb masked to the
+ * bit length of r, and is accepted when below r and non-zero. Accepted in turn: tau (also
+ * rejected when tau^n = 1), alpha, beta, gamma, delta.
+ * @param out_pk, out_vk receive the keys (caller owns; free with the destroy functions).
+ * @param pool runs the scalar multiplications (NULL: the caller alone).
+ * @param allocator NULL for the C library; copied into both keys and used for all memory.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL pointer, allocator incomplete), ZKPIPE_ETOOBIG
+ *         (the domain is too large for the field), ZKPIPE_ENOMEM. On error nothing is
+ *         returned and nothing leaks.
+ * Allocates: the proving key (about (3 + 2 per variable + 1 per aux) G1 points, 1 per
+ * variable G2, n - 1 G1 for H; see zkpipe_groth16_pk_sizeof), the verifying key, a domain
+ * (32 n bytes), and scratch freed before returning: 32 (3 n + 3 variables) bytes of scalars
+ * and about 5 MB of window tables and Jacobian points.
+ * Thread safety: cs is only read. */
+ZKPIPE_API zkpipe_status zkpipe_groth16_setup_insecure(zkpipe_groth16_pk **out_pk,
+                                                       zkpipe_groth16_vk **out_vk,
+                                                       const zkpipe_cs *cs, const uint8_t *seed,
+                                                       zkpipe_pool *pool,
+                                                       const zkpipe_allocator *allocator);
+
+/*! zkpipe_groth16_pk_destroy() / _vk_destroy() / _pvk_destroy() : free a key. NULL is a no-op.
+ * Thread safety: no other call may be using the key. */
+ZKPIPE_API void zkpipe_groth16_pk_destroy(zkpipe_groth16_pk *pk);
+ZKPIPE_API void zkpipe_groth16_vk_destroy(zkpipe_groth16_vk *vk);
+ZKPIPE_API void zkpipe_groth16_pvk_destroy(zkpipe_groth16_pvk *pvk);
+
+/*! Key properties; NULL gives ZKPIPE_CURVE_COUNT or 0.
+ * zkpipe_groth16_pk_curve() / _vk_curve() : the curve.
+ * zkpipe_groth16_pk_num_inputs() / _vk_num_inputs() : inputs including the one.
+ * zkpipe_groth16_pk_num_aux() : aux variables.
+ * zkpipe_groth16_pk_sizeof() : bytes the proving key holds.
+ * Thread safety: any thread. They do not allocate. */
+ZKPIPE_API zkpipe_curve zkpipe_groth16_pk_curve(const zkpipe_groth16_pk *pk);
+ZKPIPE_API zkpipe_curve zkpipe_groth16_vk_curve(const zkpipe_groth16_vk *vk);
+ZKPIPE_API size_t zkpipe_groth16_pk_num_inputs(const zkpipe_groth16_pk *pk);
+ZKPIPE_API size_t zkpipe_groth16_pk_num_aux(const zkpipe_groth16_pk *pk);
+ZKPIPE_API size_t zkpipe_groth16_vk_num_inputs(const zkpipe_groth16_vk *vk);
+ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
+
+/*! zkpipe_groth16_prove() : a proof that the witness in `cs` satisfies it, under `pk`, with
+ * blinding factors r and s read from the operating system (getrandom).
+ * The witness is checked before any proving work: an unsatisfied system gives
+ * ZKPIPE_EUNSATISFIED and the index of its first failing constraint, never a proof.
+ * @param out receives the proof (untouched on error).
+ * @param first_failing receives the failing constraint's index on ZKPIPE_EUNSATISFIED; may be
+ *        NULL.
+ * @param timings receives per-phase times on ZKPIPE_OK; may be NULL.
+ * @param pool runs synthesis, the NTTs and the G1 MSMs (NULL: the caller alone).
+ * @param ledger NULL, or an open ledger the call accounts its buffers in: synthesis charges
+ *        a/b/c, input, aux and density; the prover moves the ledger to ZKPIPE_STAGE_PROVING,
+ *        charges h (ZKPIPE_KIND_H) while it exists, releases a/b/c as soon as h exists, moves
+ *        to ZKPIPE_STAGE_FINALIZE to assemble the proof and releases everything before
+ *        returning. The ledger stays open (in FINALIZE on success, else in the stage it
+ *        had reached) and the caller closes it; everything this call charged is released.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL pk, cs or out; a closed ledger),
+ *         ZKPIPE_ESTATE (shape mode), ZKPIPE_EMISMATCH (cs is over another curve or has other
+ *         counts than the key's circuit), ZKPIPE_EUNSATISFIED, ZKPIPE_ENOMEM, ZKPIPE_EIO
+ *         (getrandom failed), or an error of zkpipe_ledger_charge / _move.
+ * Threads: when `pool` has more than one thread, the B (G2) MSM runs on one extra thread the
+ * call starts and joins before returning (with one thread, or if it cannot be started, on
+ * the caller after the G1 MSMs).
+ * Allocates, all freed before returning: the synthesis buffers (zkpipe_cs_synth_bytes), h
+ * (32 n bytes) and a domain (32 n bytes) through cs's allocator; MSM scratch (buckets per
+ * thread and 32 bytes per scalar) through the proving key's.
+ * Thread safety: pk and cs are only read; concurrent proofs with one key are fine. */
+ZKPIPE_API zkpipe_status zkpipe_groth16_prove(zkpipe_groth16_proof *out, size_t *first_failing,
+                                              zkpipe_groth16_timings *timings,
+                                              const zkpipe_groth16_pk *pk, const zkpipe_cs *cs,
+                                              zkpipe_pool *pool, zkpipe_ledger *ledger);
+
+/*! zkpipe_groth16_pvk_create() : a verifying key prepared for zkpipe_groth16_verify: e(alpha,
+ * beta) computed once, -gamma and -delta negated for the Miller loop, IC copied.
+ * @param allocator NULL for the C library; copied.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, allocator incomplete), ZKPIPE_ENOMEM.
+ * Allocates one block of about 1.5 KB plus the IC points. Thread safety: vk is only read. */
+ZKPIPE_API zkpipe_status zkpipe_groth16_pvk_create(zkpipe_groth16_pvk **out,
+                                                   const zkpipe_groth16_vk *vk,
+                                                   const zkpipe_allocator *allocator);
+
+/*! zkpipe_groth16_verify() : checks `proof` for the public inputs `inputs` (canonical
+ * scalars, num_inputs - 1 of them: the constant one is implied).
+ * @return ZKPIPE_OK (the proof verifies), ZKPIPE_EVERIFY (it does not), ZKPIPE_EINVAL (NULL
+ *         pvk or proof, inputs NULL with n > 0, n not num_inputs - 1), ZKPIPE_EMISMATCH (proof
+ *         for another curve), ZKPIPE_ENONCANONICAL (an input >= r), or the decoding errors of
+ *         zkpipe_groth16_proof_decode for a malformed proof.
+ * Thread safety: everything is only read. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_groth16_verify(const zkpipe_groth16_pvk *pvk,
+                                               const zkpipe_scalar *inputs, size_t n,
+                                               const zkpipe_groth16_proof *proof);
+
+/*! zkpipe_groth16_proof_size() : the encoded size of a proof on `curve` (192 or 256), 0 for
+ * an unknown curve. Thread safety: any thread. */
+ZKPIPE_API size_t zkpipe_groth16_proof_size(zkpipe_curve curve);
+
+/*! zkpipe_groth16_proof_decode() : a proof from `len` bytes, fully validated (flags,
+ * canonical coordinates, on the curve, in the subgroup).
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, unknown curve), ZKPIPE_EFORMAT (len is not
+ *         zkpipe_groth16_proof_size(curve)), ZKPIPE_EFLAGS, ZKPIPE_ENONCANONICAL,
+ *         ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP. *out untouched on error.
+ * Thread safety: any thread. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_groth16_proof_decode(zkpipe_groth16_proof *out, zkpipe_curve curve,
+                                                     const uint8_t *in, size_t len);
+
+/*! zkpipe_groth16_vk_encode() / zkpipe_groth16_pk_encode() : write the key's bytes (layout
+ * above). Call with out NULL to learn the size in *out_len, then with a buffer of that size.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (key or out_len NULL), ZKPIPE_ELIMIT (cap too small; the
+ *         needed size is in *out_len). Thread safety: the key is only read. No allocation. */
+ZKPIPE_API zkpipe_status zkpipe_groth16_vk_encode(uint8_t *out, size_t cap, size_t *out_len,
+                                                  const zkpipe_groth16_vk *vk);
+ZKPIPE_API zkpipe_status zkpipe_groth16_pk_encode(uint8_t *out, size_t cap, size_t *out_len,
+                                                  const zkpipe_groth16_pk *pk);
+
+/*! zkpipe_groth16_vk_decode() / zkpipe_groth16_pk_decode() : a key from `len` bytes, fully
+ * validated.
+ * @param allocator NULL for the C library; copied into the key.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, allocator incomplete), ZKPIPE_EFORMAT (magic,
+ *         version, curve, counts or length wrong), ZKPIPE_EFLAGS, ZKPIPE_ENONCANONICAL,
+ *         ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP (a point), ZKPIPE_ENOMEM.
+ * Allocates the key (as setup does). Thread safety: any thread. Decoding a large proving
+ * key is slow: every point gets a subgroup check. */
+ZKPIPE_API zkpipe_status zkpipe_groth16_vk_decode(zkpipe_groth16_vk **out, const uint8_t *in,
+                                                  size_t len, const zkpipe_allocator *allocator);
+ZKPIPE_API zkpipe_status zkpipe_groth16_pk_decode(zkpipe_groth16_pk **out, const uint8_t *in,
+                                                  size_t len, const zkpipe_allocator *allocator);
+
+ZKPIPE_EXTERN_C_END
+
+#endif

@@ -1,0 +1,227 @@
+/* The prover on a synthesis result: satisfaction check, h on the NTT (quotient_impl.h), the
+ * five MSMs and the blinding. Part of the per-curve template.
+ *
+ * A = alpha + sum z_i A_i + r delta          (G1)
+ * B = beta + sum z_i B_i + s delta           (G2, and in G1 for C)
+ * C = sum aux_i L_i + sum h_i H_i + s A + r B1 - r s delta   (G1)
+ * z is the full assignment: inputs (synthesis's `input`, input 0 = 1) then aux. */
+
+static const zkpipe__msm_config mont_msm = {0, ZKPIPE__MSM_MONTGOMERY};
+
+/* sum z_i bases[i] over the full assignment, as two MSMs (inputs and aux live apart). */
+static zkpipe_status msm_z_g1(G1 *out, const G1A *bases, const zkpipe__synth_result *res,
+                              zkpipe_pool *pool, const zkpipe_allocator *a)
+{
+    G1 aux;
+    zkpipe_status st = MSM1(out, bases, res->input, NULL, res->num_inputs, &mont_msm, pool, a);
+    if (st == ZKPIPE_OK)
+        st = MSM1(&aux, bases + res->num_inputs, res->aux, NULL, res->num_aux, &mont_msm, pool, a);
+    if (st == ZKPIPE_OK)
+        G1F(add)(out, out, &aux);
+    return st;
+}
+
+/* The B (G2) MSM, run on its own thread while the G1 MSMs use the pool. */
+typedef struct g2_job {
+    G2 out;
+    const PK *pk;
+    const zkpipe__synth_result *res;
+    zkpipe_status st;
+    double secs;
+} g2_job;
+
+static void *g2_job_run(void *arg)
+{
+    g2_job *job = (g2_job *)arg;
+    const zkpipe__synth_result *res = job->res;
+    const zkpipe_allocator *a = &job->pk->base.allocator;
+    double t0 = zkpipe__g16_now();
+    G2 aux;
+    job->st = MSM2(&job->out, job->pk->b2, res->input, NULL, res->num_inputs, &mont_msm, NULL, a);
+    if (job->st == ZKPIPE_OK)
+        job->st = MSM2(&aux, job->pk->b2 + res->num_inputs, res->aux, NULL, res->num_aux, &mont_msm,
+                       NULL, a);
+    if (job->st == ZKPIPE_OK)
+        G2F(add)(&job->out, &job->out, &aux);
+    job->secs = zkpipe__g16_now() - t0;
+    return NULL;
+}
+
+/* The first row i < num_constraints with a_i b_i != c_i, or num_constraints. */
+static size_t first_unsatisfied(const zkpipe__synth_result *res)
+{
+    const FR *a = (const FR *)res->a, *b = (const FR *)res->b, *c = (const FR *)res->c;
+    for (size_t i = 0; i < res->num_constraints; i++) {
+        FR p;
+        FRF(mul)(&p, &a[i], &b[i]);
+        if (!FRF(eq)(&p, &c[i]))
+            return i;
+    }
+    return res->num_constraints;
+}
+
+/* h's buffer, charged to the ledger as kind H while it exists. */
+static zkpipe_status h_take(FR **h, zkpipe__synth_result *res)
+{
+    size_t bytes = res->n * sizeof(FR);
+    *h = (FR *)zkpipe__alloc(&res->allocator, bytes, KEY_ALIGN);
+    if (*h == NULL)
+        return ZKPIPE_ENOMEM;
+    if (res->ledger != NULL) {
+        zkpipe_status st = zkpipe_ledger_charge(res->ledger, ZKPIPE_KIND_H, bytes);
+        if (st != ZKPIPE_OK) {
+            zkpipe__free(&res->allocator, *h);
+            *h = NULL;
+            return st;
+        }
+    }
+    return ZKPIPE_OK;
+}
+
+static void h_drop(FR **h, zkpipe__synth_result *res)
+{
+    if (*h == NULL)
+        return;
+    if (res->ledger != NULL)
+        zkpipe_ledger_release(res->ledger, ZKPIPE_KIND_H, res->n * sizeof(FR));
+    zkpipe__free(&res->allocator, *h);
+    *h = NULL;
+}
+
+/* h from a, b, c, releasing a, b and c as soon as h exists. */
+static zkpipe_status compute_h(FR **h, zkpipe__synth_result *res, zkpipe_pool *pool)
+{
+    DOMAIN *d;
+    zkpipe_status st = NTT(domain_create)(&d, res->log_n, pool, &res->allocator);
+    if (st != ZKPIPE_OK)
+        return st;
+    st = h_take(h, res);
+    if (st == ZKPIPE_OK) {
+        quotient_on_coset(*h, (FR *)res->a, (FR *)res->b, (FR *)res->c, d, pool);
+        zkpipe__synth_free_abc(res);
+        quotient_finish(*h, d, pool);
+    }
+    NTT(domain_destroy)(d);
+    return st;
+}
+
+/* The G1 MSMs: A, B1 and the L + H part of C. */
+static zkpipe_status msm_g1_all(G1 *A, G1 *B1, G1 *C, const PK *pk, const zkpipe__synth_result *res,
+                                const FR *h, zkpipe_groth16_timings *t, zkpipe_pool *pool)
+{
+    const zkpipe_allocator *a = &pk->base.allocator;
+    double t0 = zkpipe__g16_now();
+    G1 hs;
+    zkpipe_status st = msm_z_g1(A, pk->a, res, pool, a);
+    double t1 = zkpipe__g16_now();
+    if (st == ZKPIPE_OK)
+        st = msm_z_g1(B1, pk->b1, res, pool, a);
+    double t2 = zkpipe__g16_now();
+    if (st == ZKPIPE_OK)
+        st = MSM1(C, pk->l, res->aux, NULL, res->num_aux, &mont_msm, pool, a);
+    if (st == ZKPIPE_OK)
+        st = MSM1(&hs, pk->h, (const uint64_t *)h, NULL, res->n - 1, &mont_msm, pool, a);
+    if (st == ZKPIPE_OK)
+        G1F(add)(C, C, &hs);
+    t->msm_a = t1 - t0;
+    t->msm_b1 = t2 - t1;
+    t->msm_c = zkpipe__g16_now() - t2;
+    return st;
+}
+
+/* A, B, C from the MSM sums, r and s; written to `proof`. */
+static void assemble(uint8_t *proof, const PK *pk, G1 *A, G2 *B, G1 *B1, G1 *C, const FR *r,
+                     const FR *s)
+{
+    G1 d1, t1;
+    G2 d2, t2;
+    FR rs;
+    G1F(from_affine)(&d1, &pk->delta1);
+    G2F(from_affine)(&d2, &pk->delta2);
+    G1F(add_affine)(A, A, &pk->alpha1);
+    G1F(mul)(&t1, &d1, r);
+    G1F(add)(A, A, &t1);
+    G2F(add_affine)(B, B, &pk->beta2);
+    G2F(mul)(&t2, &d2, s);
+    G2F(add)(B, B, &t2);
+    G1F(add_affine)(B1, B1, &pk->beta1);
+    G1F(mul)(&t1, &d1, s);
+    G1F(add)(B1, B1, &t1);
+    G1F(mul)(&t1, A, s);
+    G1F(add)(C, C, &t1);
+    G1F(mul)(&t1, B1, r);
+    G1F(add)(C, C, &t1);
+    FRF(mul)(&rs, r, s);
+    G1F(mul)(&t1, &d1, &rs);
+    G1F(neg)(&t1, &t1);
+    G1F(add)(C, C, &t1);
+    G1A a1, c1;
+    G2A b2;
+    G1F(to_affine)(&a1, A);
+    G2F(to_affine)(&b2, B);
+    G1F(to_affine)(&c1, C);
+    proof_g1_write(proof, &a1);
+    proof_g2_write(proof + PROOF_G1_BYTES, &b2);
+    proof_g1_write(proof + PROOF_G1_BYTES + PROOF_G2_BYTES, &c1);
+}
+
+static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_groth16_timings *t,
+                                 const PK *pk, zkpipe__synth_result *res, const FR *r, const FR *s,
+                                 zkpipe_pool *pool)
+{
+    zkpipe_status st;
+    FR *h = NULL;
+    if (res->ledger != NULL && (st = zkpipe_ledger_move(res->ledger, ZKPIPE_STAGE_PROVING)))
+        return st;
+    double t0 = zkpipe__g16_now();
+    size_t bad = first_unsatisfied(res);
+    if (bad < res->num_constraints) {
+        if (first_failing != NULL)
+            *first_failing = bad;
+        return ZKPIPE_EUNSATISFIED;
+    }
+    if ((st = compute_h(&h, res, pool)) != ZKPIPE_OK)
+        return st;
+    t->h = zkpipe__g16_now() - t0;
+
+    g2_job job = {.pk = pk, .res = res};
+    pthread_t thread;
+    int threaded =
+        zkpipe_pool_threads(pool) > 1 && pthread_create(&thread, NULL, g2_job_run, &job) == 0;
+    G1 A, B1, C;
+    st = msm_g1_all(&A, &B1, &C, pk, res, h, t, pool);
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (st == ZKPIPE_OK)
+        g2_job_run(&job);
+    t->msm_b2 = job.secs;
+    if (st == ZKPIPE_OK)
+        st = job.st;
+    h_drop(&h, res);
+    if (st != ZKPIPE_OK)
+        return st;
+    if (res->ledger != NULL && (st = zkpipe_ledger_move(res->ledger, ZKPIPE_STAGE_FINALIZE)))
+        return st;
+    assemble(proof, pk, &A, &job.out, &B1, &C, r, s);
+    return ZKPIPE_OK;
+}
+
+static zkpipe_status prove(uint8_t *proof, size_t *first_failing, zkpipe_groth16_timings *t,
+                           const zkpipe_groth16_pk *base, zkpipe__synth_result *res,
+                           const uint64_t *r_limbs, const uint64_t *s_limbs, zkpipe_pool *pool)
+{
+    const PK *pk = (const PK *)base;
+    zkpipe_groth16_timings unused;
+    zkpipe_status st = ZKPIPE_EMISMATCH;
+    FR r, s;
+    double t0 = zkpipe__g16_now();
+    memcpy(r.l, r_limbs, sizeof r.l);
+    memcpy(s.l, s_limbs, sizeof s.l);
+    t = t != NULL ? t : &unused;
+    if (res->curve == OPS.curve && res->num_inputs == base->num_inputs &&
+        res->num_aux == base->num_aux && res->log_n == base->log_n)
+        st = prove_steps(proof, first_failing, t, pk, res, &r, &s, pool);
+    zkpipe__synth_free(res);
+    t->total = zkpipe__g16_now() - t0;
+    return st;
+}
