@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "ec/bls12_381_g1.h"
 #include "ec/bls12_381_g2.h"
 #include "ec/bn254_g1.h"
@@ -14,9 +15,7 @@
 
 static double now(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+    return bench_clock_ns(CLOCK_MONOTONIC) * 1e-9;
 }
 
 static void report(const char *group, const char *op, double seconds, long n)

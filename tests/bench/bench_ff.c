@@ -9,6 +9,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "ff/bls12_381_fq12.h"
 #include "ff/bls12_381_fr.h"
 #include "ff/bn254_fq12.h"
@@ -20,21 +21,13 @@ static uint64_t sink; /* results feed this so the chains cannot be optimised awa
 
 static double now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return bench_clock_ns(CLOCK_MONOTONIC);
 }
 
 static void report(const char *field, const char *op, double *t)
 {
-    qsort(t, RUNS, sizeof t[0], cmp_double);
-    printf("%-14s %-4s median %10.1f ns   min %10.1f ns\n", field, op, t[RUNS / 2], t[0]);
+    double median = bench_median(t, RUNS); /* sorts t, so t[0] is then the minimum */
+    printf("%-14s %-4s median %10.1f ns   min %10.1f ns\n", field, op, median, t[0]);
 }
 
 /* Benchmarks for a type T made of `nbase` elements of the prime field B (every type here is a

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "msm/msm.h"
 #include "zkpipe/zkpipe.h"
 
@@ -63,15 +64,7 @@ GROUP_OPS(bn254_g1, bn254_fr)
 
 static double clock_ms(clockid_t clock)
 {
-    struct timespec ts;
-    clock_gettime(clock, &ts);
-    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
+    return bench_clock_ns(clock) / 1e6;
 }
 
 /* Random scalars below the modulus: random limbs with the top limb cut below r's. */
@@ -100,10 +93,8 @@ static void median_ms(double *wall, double *cpu, const group_ops *g, void *out, 
         walls[r] = clock_ms(CLOCK_MONOTONIC) - w0;
         cpus[r] = clock_ms(CLOCK_PROCESS_CPUTIME_ID) - c0;
     }
-    qsort(walls, (size_t)reps, sizeof walls[0], cmp_double);
-    qsort(cpus, (size_t)reps, sizeof cpus[0], cmp_double);
-    *wall = walls[reps / 2];
-    *cpu = cpus[reps / 2];
+    *wall = bench_median(walls, (size_t)reps);
+    *cpu = bench_median(cpus, (size_t)reps);
 }
 
 int main(int argc, char **argv)

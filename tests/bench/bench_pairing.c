@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "bench_stats.h"
 #include "ec/bls12_381_pairing.h"
 #include "ec/bn254_pairing.h"
 
@@ -13,9 +14,7 @@
 
 static double now_ns(void)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+    return bench_clock_ns(CLOCK_MONOTONIC);
 }
 
 /* The best over RUNS of the time per iteration of BODY run n times, in unit ns (1 or 1000):
