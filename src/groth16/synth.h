@@ -53,6 +53,14 @@ void zkpipe__synth_free_abc(zkpipe__synth_result *r);
  * or NULL is a no-op. */
 void zkpipe__synth_free(zkpipe__synth_result *r);
 
+/* 64-bit words of one density bitmap over num_vars variables. */
+size_t zkpipe__density_words(size_t num_vars);
+
+/* Writes cs's two density bitmaps (A, then B; 2 zkpipe__density_words(num_vars) words) into
+ * `density`, as synthesis does; they depend on the constraints alone, not on the witness, so
+ * setup uses the same function. */
+void zkpipe__density_fill(uint64_t *density, const zkpipe_cs *cs);
+
 /* 1 when bit `v` of `bitmap` is set. */
 static inline int zkpipe__density_test(const uint64_t *bitmap, size_t v)
 {
