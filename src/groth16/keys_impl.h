@@ -108,11 +108,11 @@ static zkpipe_status pk_alloc(PK **out, size_t num_inputs, size_t num_aux, unsig
 /* aux_density and inputs_dense from density. */
 static void pk_density_derive(PK *pk)
 {
-    size_t ni = pk->base.num_inputs, nv = ni + pk->base.num_aux, aux_words = pk->words;
-    memset(pk->aux_density, 0, 2 * aux_words * sizeof(uint64_t));
+    size_t ni = pk->base.num_inputs, nv = ni + pk->base.num_aux;
+    memset(pk->aux_density, 0, 2 * pk->words * sizeof(uint64_t));
     for (int k = 0; k < 2; k++) {
         const uint64_t *full = pk->density + (size_t)k * pk->words;
-        uint64_t *aux = pk->aux_density + (size_t)k * aux_words;
+        uint64_t *aux = pk->aux_density + (size_t)k * pk->words;
         pk->inputs_dense[k] = 0;
         for (size_t v = 0; v < nv; v++) {
             if (!zkpipe__density_test(full, v))

@@ -9,8 +9,9 @@
  *
  * Density: bit v of density_a (density_b) is set when variable v, in full-assignment order
  * (inputs then aux, see zkpipe__var_index), appears with a non-zero coefficient in some row
- * of A (B) including the input-consistency rows, so the prover can skip the others in the A
- * and B queries. Each bitmap has density_words 64-bit words; bits past the variables are 0.
+ * of A (B) including the input-consistency rows. The proving key holds A and B query points
+ * for those variables only, so the prover refuses a result whose bitmaps differ from the
+ * key's. Each bitmap has density_words 64-bit words; bits past the variables are 0.
  *
  * Element buffers hold 4-limb Montgomery elements of the curve's Fr (see r1cs.h). */
 #ifndef ZKPIPE_GROTH16_SYNTH_H
