@@ -766,8 +766,8 @@ static void setup_is_deterministic_and_shape_only(void **state)
 typedef struct walk_ctx {
     zkpipe_cs *cs;
     keys k;
-    uint8_t *vk_bytes;
-    size_t vk_len;
+    uint8_t *vk_bytes, *pk_bytes;
+    size_t vk_len, pk_len;
     zkpipe_acct *acct;
 } walk_ctx;
 
@@ -792,9 +792,14 @@ static int walk_decode(void *arg, const zkpipe_allocator *a)
 {
     walk_ctx *w = (walk_ctx *)arg;
     zkpipe_groth16_vk *vk;
+    zkpipe_groth16_pk *pk;
     zkpipe_status st = zkpipe_groth16_vk_decode(&vk, w->vk_bytes, w->vk_len, a);
+    if (st != ZKPIPE_OK)
+        return st;
+    zkpipe_groth16_vk_destroy(vk);
+    st = zkpipe_groth16_pk_decode(&pk, w->pk_bytes, w->pk_len, a);
     if (st == ZKPIPE_OK)
-        zkpipe_groth16_vk_destroy(vk);
+        zkpipe_groth16_pk_destroy(pk);
     return st;
 }
 
@@ -845,10 +850,14 @@ static void allocation_failures_are_clean(void **state)
     assert_int_equal(zkpipe_groth16_vk_encode(NULL, 0, &w.vk_len, w.k.vk), ZKPIPE_OK);
     w.vk_bytes = test_malloc(w.vk_len);
     assert_int_equal(zkpipe_groth16_vk_encode(w.vk_bytes, w.vk_len, &w.vk_len, w.k.vk), ZKPIPE_OK);
+    assert_int_equal(zkpipe_groth16_pk_encode(NULL, 0, &w.pk_len, w.k.pk), ZKPIPE_OK);
+    w.pk_bytes = test_malloc(w.pk_len);
+    assert_int_equal(zkpipe_groth16_pk_encode(w.pk_bytes, w.pk_len, &w.pk_len, w.k.pk), ZKPIPE_OK);
     assert_true(fail_alloc_walk(walk_setup, NULL, &w) >= 6);
-    assert_true(fail_alloc_walk(walk_decode, NULL, &w) >= 1);
+    assert_true(fail_alloc_walk(walk_decode, NULL, &w) >= 2);
     assert_true(fail_alloc_walk(walk_prove, NULL, &w) >= 10);
     test_free(w.vk_bytes);
+    test_free(w.pk_bytes);
     zkpipe_acct_destroy(w.acct);
     keys_free(&w.k);
     zkpipe_cs_destroy(w.cs);
