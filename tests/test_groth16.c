@@ -1,6 +1,7 @@
 /* Groth16 setup, prover and verifier on both curves: valid proofs verify, anything tampered
- * does not, unsatisfied witnesses are refused, encodings round-trip, the ledger drains, and
- * the NTT quotient equals a naive polynomial division. */
+ * does not, unsatisfied witnesses are refused, encodings round-trip, the ledger drains, the
+ * A and B queries shrink to the dense variables, and the NTT quotient equals a naive
+ * polynomial division. */
 #include <errno.h>
 #include <pthread.h>
 #include <setjmp.h>
@@ -421,6 +422,184 @@ static void keys_round_trip(void **state)
     }
 }
 
+/* x public; y = x^2, w = y + x, v = w^2, u = x v (or v x with `swap`, which moves v from A to
+ * B and x from B to A). Variables: one, x | y, w, v, u. Without swap, A holds one, x, y, w, v
+ * (not u) and B holds one, x, w (not y, v, u); with swap, A: one, x, y, w; B: one, x, w, v. */
+static zkpipe_cs *sparse_circuit(zkpipe_curve curve, int swap)
+{
+    zkpipe_cs *cs;
+    int64_t x = 3, y = x * x, w = y + x, v = w * w, u = x * v;
+    zkpipe_scalar val, one;
+    zkpipe_var vx, vy, vw, vv, vu;
+    assert_int_equal(zkpipe_cs_create(&cs, curve, ZKPIPE_CS_WITNESS, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_scalar_from_i64(&one, curve, 1), ZKPIPE_OK);
+    const int64_t values[5] = {x, y, w, v, u};
+    zkpipe_var *vars[5] = {&vx, &vy, &vw, &vv, &vu};
+    for (int i = 0; i < 5; i++) {
+        assert_int_equal(zkpipe_scalar_from_i64(&val, curve, values[i]), ZKPIPE_OK);
+        assert_int_equal(i == 0 ? zkpipe_cs_alloc_input(cs, vars[i], &val)
+                                : zkpipe_cs_alloc_aux(cs, vars[i], &val),
+                         ZKPIPE_OK);
+    }
+    zkpipe_term tx = {vx, one}, ty = {vy, one}, tw = {vw, one}, tv = {vv, one}, tu = {vu, one};
+    zkpipe_term t1 = {ZKPIPE_VAR_ONE, one}, yx[2] = {ty, tx};
+    assert_int_equal(zkpipe_cs_enforce(cs, &tx, 1, &tx, 1, &ty, 1), ZKPIPE_OK);
+    assert_int_equal(zkpipe_cs_enforce(cs, yx, 2, &t1, 1, &tw, 1), ZKPIPE_OK);
+    assert_int_equal(zkpipe_cs_enforce(cs, &tw, 1, &tw, 1, &tv, 1), ZKPIPE_OK);
+    if (swap)
+        assert_int_equal(zkpipe_cs_enforce(cs, &tx, 1, &tv, 1, &tu, 1), ZKPIPE_OK);
+    else
+        assert_int_equal(zkpipe_cs_enforce(cs, &tv, 1, &tx, 1, &tu, 1), ZKPIPE_OK);
+    return cs;
+}
+
+/* Uncompressed point sizes of the key files, per curve. */
+static size_t key_g1_bytes(zkpipe_curve curve)
+{
+    return curve == ZKPIPE_CURVE_BLS12_381 ? 96 : 64;
+}
+
+/* Where the density bitmaps start in a proving key file. */
+static size_t pk_bitmaps_at(zkpipe_curve curve)
+{
+    return 16 + 40 + 3 * key_g1_bytes(curve) + 2 * 2 * key_g1_bytes(curve);
+}
+
+static void sparse_queries_hold_only_dense_variables(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < 2; c++) {
+        zkpipe_cs *cs = sparse_circuit(curves[c], 0);
+        zkpipe_scalar in[8];
+        size_t n = public_inputs(in, cs);
+        keys k;
+        keys_make(&k, cs, seed1);
+        assert_int_equal(zkpipe_groth16_pk_num_a(k.pk), 5);
+        assert_int_equal(zkpipe_groth16_pk_num_b(k.pk), 3);
+        /* log_n = 3 (4 constraints + 2 inputs); one density word per bitmap */
+        size_t g1 = key_g1_bytes(curves[c]), g2 = 2 * g1, plen;
+        assert_int_equal(zkpipe_groth16_pk_encode(NULL, 0, &plen, k.pk), ZKPIPE_OK);
+        assert_int_equal(plen, pk_bitmaps_at(curves[c]) + 16 + (5 + 3 + 4 + 7) * g1 + 3 * g2);
+        zkpipe_groth16_proof proof;
+        assert_int_equal(zkpipe_groth16_prove(&proof, NULL, NULL, k.pk, cs, NULL, NULL), ZKPIPE_OK);
+        assert_int_equal(zkpipe_groth16_verify(k.pvk, in, n, &proof), ZKPIPE_OK);
+
+        uint8_t *pb = test_malloc(plen);
+        assert_int_equal(zkpipe_groth16_pk_encode(pb, plen, &plen, k.pk), ZKPIPE_OK);
+        uint8_t *bits = pb + pk_bitmaps_at(curves[c]);
+        assert_int_equal(zkpipe__g16_get_u64(bits), 0x1f);    /* one, x, y, w, v */
+        assert_int_equal(zkpipe__g16_get_u64(bits + 8), 0xb); /* one, x, w */
+        zkpipe_groth16_pk *pk = NULL;
+        assert_int_equal(zkpipe_groth16_pk_decode(&pk, pb, plen, NULL), ZKPIPE_OK);
+        assert_int_equal(zkpipe_groth16_pk_num_a(pk), 5);
+        assert_int_equal(zkpipe_groth16_pk_num_b(pk), 3);
+        assert_int_equal(zkpipe_groth16_prove(&proof, NULL, NULL, pk, cs, NULL, NULL), ZKPIPE_OK);
+        assert_int_equal(zkpipe_groth16_verify(k.pvk, in, n, &proof), ZKPIPE_OK);
+        zkpipe_groth16_pk_destroy(pk);
+        pk = NULL;
+
+        /* counts (at 40 and 48) that disagree with the bitmaps, with the length kept (a B
+         * point takes the bytes of three A points): A - 3, B + 1 */
+        zkpipe__g16_put_u64(pb + 40, 2);
+        zkpipe__g16_put_u64(pb + 48, 4);
+        assert_int_equal(zkpipe_groth16_pk_decode(&pk, pb, plen, NULL), ZKPIPE_EFORMAT);
+        zkpipe__g16_put_u64(pb + 48, 7); /* more than the variables */
+        assert_int_equal(zkpipe_groth16_pk_decode(&pk, pb, plen, NULL), ZKPIPE_EFORMAT);
+        zkpipe__g16_put_u64(pb + 40, 5);
+        zkpipe__g16_put_u64(pb + 48, 3);
+        assert_int_equal(zkpipe_groth16_pk_decode(&pk, pb, plen, NULL), ZKPIPE_OK);
+        zkpipe_groth16_pk_destroy(pk);
+        pk = NULL;
+        /* a bit past the six variables */
+        zkpipe__g16_put_u64(bits + 8, 0x4b & ~(uint64_t)0x8);
+        assert_int_equal(zkpipe_groth16_pk_decode(&pk, pb, plen, NULL), ZKPIPE_EFORMAT);
+        /* an input missing from A, the count kept (u instead of one) */
+        zkpipe__g16_put_u64(bits + 8, 0xb);
+        zkpipe__g16_put_u64(bits, 0x3e);
+        assert_int_equal(zkpipe_groth16_pk_decode(&pk, pb, plen, NULL), ZKPIPE_EFORMAT);
+        /* a well-formed key for another density (y in B instead of w) decodes, and the
+         * prover then refuses this witness */
+        zkpipe__g16_put_u64(bits, 0x1f);
+        zkpipe__g16_put_u64(bits + 8, 0x7);
+        assert_int_equal(zkpipe_groth16_pk_decode(&pk, pb, plen, NULL), ZKPIPE_OK);
+        assert_int_equal(zkpipe_groth16_prove(&proof, NULL, NULL, pk, cs, NULL, NULL),
+                         ZKPIPE_EMISMATCH);
+        zkpipe_groth16_pk_destroy(pk);
+        test_free(pb);
+        keys_free(&k);
+        zkpipe_cs_destroy(cs);
+    }
+}
+
+/* The built-in circuit's key holds as many A and B points as synthesis finds dense
+ * variables, every input among the A ones; that circuit has variables absent from B. */
+static void key_counts_match_synthesis_density(void **state)
+{
+    (void)state;
+    for (size_t c = 0; c < 2; c++) {
+        zkpipe_cs *cs = test_circuit(curves[c], 6, 3);
+        keys k;
+        keys_make(&k, cs, seed1);
+        zkpipe__synth_result res;
+        assert_int_equal(zkpipe__synth(&res, cs, NULL, NULL), ZKPIPE_OK);
+        size_t count[2] = {0, 0}, nv = res.num_inputs + res.num_aux;
+        for (int q = 0; q < 2; q++)
+            for (size_t v = 0; v < nv; v++)
+                count[q] += (size_t)zkpipe__density_test(res.density + q * res.density_words, v);
+        for (size_t v = 0; v < res.num_inputs; v++)
+            assert_true(zkpipe__density_test(res.density, v));
+        assert_int_equal(zkpipe_groth16_pk_num_a(k.pk), count[0]);
+        assert_int_equal(zkpipe_groth16_pk_num_b(k.pk), count[1]);
+        assert_int_equal(count[0], nv); /* every variable of the hash chain is in some A row */
+        assert_true(count[1] < nv);     /* but not in some B row */
+        zkpipe__synth_free(&res);
+        keys_free(&k);
+        zkpipe_cs_destroy(cs);
+    }
+}
+
+/* A witness whose constraints put other variables in A or B than the key's circuit does is
+ * refused, though the counts agree, and nothing stays charged. */
+static void density_mismatch_is_refused(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct;
+    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
+    for (size_t c = 0; c < 2; c++) {
+        zkpipe_cs *cs = sparse_circuit(curves[c], 0), *swapped = sparse_circuit(curves[c], 1);
+        keys k;
+        keys_make(&k, cs, seed1);
+        zkpipe_groth16_proof proof;
+        zkpipe_ledger ledger;
+        assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+        assert_int_equal(zkpipe_groth16_prove(&proof, NULL, NULL, k.pk, swapped, NULL, &ledger),
+                         ZKPIPE_EMISMATCH);
+        snapshot_is_empty(acct);
+        zkpipe_ledger_close(&ledger);
+        zkpipe__synth_result res;
+        uint64_t r[4] = {1}, s[4] = {1};
+        assert_int_equal(zkpipe__synth(&res, swapped, NULL, NULL), ZKPIPE_OK);
+        assert_int_equal(zkpipe__groth16_prove_synth(&proof, NULL, NULL, k.pk, &res, r, s, NULL),
+                         ZKPIPE_EMISMATCH);
+        assert_null(res.density);
+        /* the swapped circuit has its own key, with its own counts */
+        keys k2;
+        keys_make(&k2, swapped, seed1);
+        assert_int_equal(zkpipe_groth16_pk_num_a(k2.pk), 4);
+        assert_int_equal(zkpipe_groth16_pk_num_b(k2.pk), 4);
+        zkpipe_scalar in[8];
+        size_t n = public_inputs(in, swapped);
+        assert_int_equal(zkpipe_groth16_prove(&proof, NULL, NULL, k2.pk, swapped, NULL, NULL),
+                         ZKPIPE_OK);
+        assert_int_equal(zkpipe_groth16_verify(k2.pvk, in, n, &proof), ZKPIPE_OK);
+        keys_free(&k2);
+        keys_free(&k);
+        zkpipe_cs_destroy(swapped);
+        zkpipe_cs_destroy(cs);
+    }
+    zkpipe_acct_destroy(acct);
+}
+
 /* Naive: interpolate by the inverse DFT, multiply, subtract, divide by x^n - 1. */
 static void naive_h(bls12_381_fr *h, const bls12_381_fr *a, const bls12_381_fr *b,
                     const bls12_381_fr *c, unsigned log_n)
@@ -538,6 +717,8 @@ static void argument_errors(void **state)
     assert_int_equal(zkpipe_groth16_vk_curve(NULL), ZKPIPE_CURVE_COUNT);
     assert_int_equal(zkpipe_groth16_pk_num_inputs(NULL), 0);
     assert_int_equal(zkpipe_groth16_pk_num_aux(NULL), 0);
+    assert_int_equal(zkpipe_groth16_pk_num_a(NULL), 0);
+    assert_int_equal(zkpipe_groth16_pk_num_b(NULL), 0);
     assert_int_equal(zkpipe_groth16_vk_num_inputs(NULL), 0);
     assert_int_equal(zkpipe_groth16_pk_sizeof(NULL), 0);
     zkpipe_groth16_pk_destroy(NULL);
@@ -585,8 +766,8 @@ static void setup_is_deterministic_and_shape_only(void **state)
 typedef struct walk_ctx {
     zkpipe_cs *cs;
     keys k;
-    uint8_t *vk_bytes;
-    size_t vk_len;
+    uint8_t *vk_bytes, *pk_bytes;
+    size_t vk_len, pk_len;
     zkpipe_acct *acct;
 } walk_ctx;
 
@@ -611,9 +792,14 @@ static int walk_decode(void *arg, const zkpipe_allocator *a)
 {
     walk_ctx *w = (walk_ctx *)arg;
     zkpipe_groth16_vk *vk;
+    zkpipe_groth16_pk *pk;
     zkpipe_status st = zkpipe_groth16_vk_decode(&vk, w->vk_bytes, w->vk_len, a);
+    if (st != ZKPIPE_OK)
+        return st;
+    zkpipe_groth16_vk_destroy(vk);
+    st = zkpipe_groth16_pk_decode(&pk, w->pk_bytes, w->pk_len, a);
     if (st == ZKPIPE_OK)
-        zkpipe_groth16_vk_destroy(vk);
+        zkpipe_groth16_pk_destroy(pk);
     return st;
 }
 
@@ -664,10 +850,14 @@ static void allocation_failures_are_clean(void **state)
     assert_int_equal(zkpipe_groth16_vk_encode(NULL, 0, &w.vk_len, w.k.vk), ZKPIPE_OK);
     w.vk_bytes = test_malloc(w.vk_len);
     assert_int_equal(zkpipe_groth16_vk_encode(w.vk_bytes, w.vk_len, &w.vk_len, w.k.vk), ZKPIPE_OK);
+    assert_int_equal(zkpipe_groth16_pk_encode(NULL, 0, &w.pk_len, w.k.pk), ZKPIPE_OK);
+    w.pk_bytes = test_malloc(w.pk_len);
+    assert_int_equal(zkpipe_groth16_pk_encode(w.pk_bytes, w.pk_len, &w.pk_len, w.k.pk), ZKPIPE_OK);
     assert_true(fail_alloc_walk(walk_setup, NULL, &w) >= 6);
-    assert_true(fail_alloc_walk(walk_decode, NULL, &w) >= 1);
+    assert_true(fail_alloc_walk(walk_decode, NULL, &w) >= 2);
     assert_true(fail_alloc_walk(walk_prove, NULL, &w) >= 10);
     test_free(w.vk_bytes);
+    test_free(w.pk_bytes);
     zkpipe_acct_destroy(w.acct);
     keys_free(&w.k);
     zkpipe_cs_destroy(w.cs);
@@ -683,6 +873,9 @@ int main(void)
         cmocka_unit_test(unsatisfied_witness_is_refused),
         cmocka_unit_test(ledger_drains_through_proving_and_finalize),
         cmocka_unit_test(keys_round_trip),
+        cmocka_unit_test(sparse_queries_hold_only_dense_variables),
+        cmocka_unit_test(key_counts_match_synthesis_density),
+        cmocka_unit_test(density_mismatch_is_refused),
         cmocka_unit_test(ntt_quotient_matches_naive_division),
         cmocka_unit_test(argument_errors),
         cmocka_unit_test(setup_is_deterministic_and_shape_only),

@@ -13,15 +13,21 @@
  * The verifier takes the public inputs without that one (num_inputs - 1 of them).
  *
  * Key bytes (zkpipe_groth16_vk_encode, zkpipe_groth16_pk_encode): a 16-byte header
- *   magic "ZKG16VK\0" or "ZKG16PK\0" (8 bytes), version (u32 LE, 1), curve (u32 LE)
+ *   magic "ZKG16VK\0" or "ZKG16PK\0" (8 bytes), version (u32 LE, 2), curve (u32 LE)
  * then u64 LE counts and points, each point uncompressed (BLS12-381: 96 bytes per G1, 192 per
  * G2, zcash layout; BN254: 64 / 128, EIP-196/197 layout):
  *   vk: num_inputs, alpha1, beta2, gamma2, delta2, IC[num_inputs]
- *   pk: num_inputs, num_aux, log_n, alpha1, beta1, beta2, delta1, delta2,
- *       A[num_inputs + num_aux], B1[num_inputs + num_aux], B2[num_inputs + num_aux],
- *       L[num_aux], H[2^log_n - 1]
- * Decoding validates everything (magic, version, curve, sizes, every point on the curve and
- * in the prime-order subgroup).
+ *   pk: num_inputs, num_aux, log_n, num_a, num_b, alpha1, beta1, beta2, delta1, delta2,
+ *       density_a[w], density_b[w] (u64 LE words, w = ceil((num_inputs + num_aux) / 64)),
+ *       A[num_a], B1[num_b], B2[num_b], L[num_aux], H[2^log_n - 1]
+ * Bit v of density_a (density_b), bit v % 64 of word v / 64, is set when variable v (inputs
+ * first) has a non-zero coefficient in some A (B) row of the constraint system, every input
+ * counting in A; the A and B queries hold points for those variables only, in order, so
+ * num_a and num_b are the bitmaps' popcounts. A witness whose constraints have another
+ * density is refused by the prover (ZKPIPE_EMISMATCH).
+ * Decoding validates everything (magic, version, curve, sizes, the bitmaps against num_a and
+ * num_b with no bit past the variables and every input set in A, every point on the curve
+ * and in the prime-order subgroup).
  *
  * Nothing here is constant-time: do not run the prover where timing may leak the witness. */
 #ifndef ZKPIPE_GROTH16_H
@@ -77,10 +83,11 @@ typedef struct zkpipe_groth16_timings {
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL pointer, allocator incomplete), ZKPIPE_ETOOBIG
  *         (the domain is too large for the field), ZKPIPE_ENOMEM. On error nothing is
  *         returned and nothing leaks.
- * Allocates: the proving key (about (3 + 2 per variable + 1 per aux) G1 points, 1 per
- * variable G2, n - 1 G1 for H; see zkpipe_groth16_pk_sizeof), the verifying key, a domain
- * (32 n bytes), and scratch freed before returning: 32 (3 n + 3 variables) bytes of scalars
- * and about 5 MB of window tables and Jacobian points.
+ * Allocates: the proving key (about 3 G1 points, 1 G1 per A-dense variable, 1 G1 and 1 G2 per
+ * B-dense variable, 1 G1 per aux, n - 1 G1 for H, and 4 density bitmaps of 1 bit per variable;
+ * see zkpipe_groth16_pk_sizeof), the verifying key, a domain (32 n bytes), and scratch freed
+ * before returning: 32 (3 n + 3 variables) bytes of scalars, the 2 density bitmaps, and about
+ * 5 MB of window tables and Jacobian points.
  * Thread safety: cs is only read. */
 ZKPIPE_API zkpipe_status zkpipe_groth16_setup_insecure(zkpipe_groth16_pk **out_pk,
                                                        zkpipe_groth16_vk **out_vk,
@@ -98,12 +105,16 @@ ZKPIPE_API void zkpipe_groth16_pvk_destroy(zkpipe_groth16_pvk *pvk);
  * zkpipe_groth16_pk_curve() / _vk_curve() : the curve.
  * zkpipe_groth16_pk_num_inputs() / _vk_num_inputs() : inputs including the one.
  * zkpipe_groth16_pk_num_aux() : aux variables.
+ * zkpipe_groth16_pk_num_a() / _num_b() : variables dense in A / B (see the key bytes above):
+ *   the points of the A query / of each B query.
  * zkpipe_groth16_pk_sizeof() : bytes the proving key holds.
  * Thread safety: any thread. They do not allocate. */
 ZKPIPE_API zkpipe_curve zkpipe_groth16_pk_curve(const zkpipe_groth16_pk *pk);
 ZKPIPE_API zkpipe_curve zkpipe_groth16_vk_curve(const zkpipe_groth16_vk *vk);
 ZKPIPE_API size_t zkpipe_groth16_pk_num_inputs(const zkpipe_groth16_pk *pk);
 ZKPIPE_API size_t zkpipe_groth16_pk_num_aux(const zkpipe_groth16_pk *pk);
+ZKPIPE_API size_t zkpipe_groth16_pk_num_a(const zkpipe_groth16_pk *pk);
+ZKPIPE_API size_t zkpipe_groth16_pk_num_b(const zkpipe_groth16_pk *pk);
 ZKPIPE_API size_t zkpipe_groth16_vk_num_inputs(const zkpipe_groth16_vk *vk);
 ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
 
@@ -124,8 +135,8 @@ ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
  *        had reached) and the caller closes it; everything this call charged is released.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL pk, cs or out; a closed ledger),
  *         ZKPIPE_ESTATE (shape mode), ZKPIPE_EMISMATCH (cs is over another curve or has other
- *         counts than the key's circuit), ZKPIPE_EUNSATISFIED, ZKPIPE_ENOMEM, ZKPIPE_EIO
- *         (getrandom failed), or an error of zkpipe_ledger_charge / _move.
+ *         counts or another A/B density than the key's circuit), ZKPIPE_EUNSATISFIED,
+ * ZKPIPE_ENOMEM, ZKPIPE_EIO (getrandom failed), or an error of zkpipe_ledger_charge / _move.
  * Threads: when `pool` has more than one thread, the B (G2) MSM runs on one extra thread the
  * call starts and joins before returning (with one thread, or if it cannot be started, on
  * the caller after the G1 MSMs).

@@ -81,6 +81,16 @@ size_t zkpipe_groth16_pk_num_aux(const zkpipe_groth16_pk *pk)
     return pk != NULL ? pk->num_aux : 0;
 }
 
+size_t zkpipe_groth16_pk_num_a(const zkpipe_groth16_pk *pk)
+{
+    return pk != NULL ? pk->num_a : 0;
+}
+
+size_t zkpipe_groth16_pk_num_b(const zkpipe_groth16_pk *pk)
+{
+    return pk != NULL ? pk->num_b : 0;
+}
+
 size_t zkpipe_groth16_vk_num_inputs(const zkpipe_groth16_vk *vk)
 {
     return vk != NULL ? vk->num_inputs : 0;

@@ -17,7 +17,8 @@ struct zkpipe_groth16_pk {
     const zkpipe__g16_ops *ops;
     size_t num_inputs, num_aux;
     unsigned log_n;
-    size_t bytes; /* the whole block */
+    size_t num_a, num_b; /* points in the A query and in each B query: the dense variables */
+    size_t bytes;        /* the whole block */
 };
 
 struct zkpipe_groth16_vk {
@@ -68,7 +69,7 @@ const zkpipe__g16_ops *zkpipe__g16_ops_for(zkpipe_curve curve);
 
 /* The key-file header: magic (8 bytes), version, curve. */
 #define ZKPIPE__G16_HEADER_BYTES 16
-#define ZKPIPE__G16_VERSION 1u
+#define ZKPIPE__G16_VERSION 2u
 void zkpipe__g16_write_header(uint8_t *out, const char *magic, zkpipe_curve curve);
 /* ZKPIPE_OK or ZKPIPE_EFORMAT (short, wrong magic, version or curve). */
 zkpipe_status zkpipe__g16_check_header(const uint8_t *in, size_t len, const char *magic,

@@ -2,13 +2,21 @@
  * zkpipe/groth16.h). Part of the per-curve template: included by groth16_<curve>.c after
  * groth16_names.h and the curve's point codecs (key_g1_read/_write, KEY_G1_BYTES, and G2). */
 
-/* The proving key: the common header, then the points; the queries live in the same block. */
+/* The proving key: the common header, then the points; the queries and bitmaps live in the
+ * same block. The A query holds a point for each A-dense variable only, B1 and B2 for each
+ * B-dense one (in variable order), as the density bitmaps say. */
 typedef struct PK {
     zkpipe_groth16_pk base;
     G1A alpha1, beta1, delta1;
     G2A beta2, delta2;
-    G1A *a, *b1, *l, *h; /* num_vars, num_vars, num_aux, n - 1 */
-    G2A *b2;             /* num_vars */
+    G1A *a, *b1, *l, *h; /* num_a, num_b, num_aux, n - 1 */
+    G2A *b2;             /* num_b */
+    size_t words;        /* per bitmap */
+    uint64_t *density;   /* A then B over all variables, synth.h's layout */
+    /* The same bitmaps over the aux variables alone (bit j: variable num_inputs + j), because
+     * the prover's MSMs take inputs and aux from separate buffers. */
+    uint64_t *aux_density;
+    size_t inputs_dense[2]; /* A- and B-dense inputs: where the aux part of each query starts */
 } PK;
 
 typedef struct VK {
@@ -47,18 +55,31 @@ static zkpipe_status key_block(unsigned char **out, size_t total, size_t header,
     return ZKPIPE_OK;
 }
 
+static size_t popcount(const uint64_t *words, size_t n)
+{
+    size_t count = 0;
+    for (size_t i = 0; i < n; i++)
+        count += (size_t)__builtin_popcountll(words[i]);
+    return count;
+}
+
+/* A key for these counts with num_a A-dense and num_b B-dense variables; the caller writes
+ * pk->density and then calls pk_density_derive. */
 static zkpipe_status pk_alloc(PK **out, size_t num_inputs, size_t num_aux, unsigned log_n,
-                              const zkpipe_allocator *a)
+                              size_t num_a, size_t num_b, const zkpipe_allocator *a)
 {
     size_t nv = num_inputs + num_aux, n = (size_t)1 << log_n;
     if (nv < num_inputs)
         return ZKPIPE_EOVERFLOW;
+    size_t words = zkpipe__density_words(nv);
     size_t off_a = align_up(sizeof(PK));
-    size_t off_b1 = add_array(off_a, nv, sizeof(G1A));
-    size_t off_l = add_array(off_b1, nv, sizeof(G1A));
+    size_t off_b1 = add_array(off_a, num_a, sizeof(G1A));
+    size_t off_l = add_array(off_b1, num_b, sizeof(G1A));
     size_t off_h = add_array(off_l, num_aux, sizeof(G1A));
     size_t off_b2 = add_array(off_h, n - 1, sizeof(G1A));
-    size_t total = add_array(off_b2, nv, sizeof(G2A));
+    size_t off_d = add_array(off_b2, num_b, sizeof(G2A));
+    size_t off_ad = add_array(off_d, 2 * words, sizeof(uint64_t));
+    size_t total = add_array(off_ad, 2 * words, sizeof(uint64_t));
     unsigned char *block;
     zkpipe_status st = key_block(&block, total, sizeof(PK), a);
     if (st != ZKPIPE_OK)
@@ -69,7 +90,12 @@ static zkpipe_status pk_alloc(PK **out, size_t num_inputs, size_t num_aux, unsig
     pk->base.num_inputs = num_inputs;
     pk->base.num_aux = num_aux;
     pk->base.log_n = log_n;
+    pk->base.num_a = num_a;
+    pk->base.num_b = num_b;
     pk->base.bytes = total;
+    pk->words = words;
+    pk->density = (uint64_t *)(block + off_d);
+    pk->aux_density = (uint64_t *)(block + off_ad);
     pk->a = (G1A *)(block + off_a);
     pk->b1 = (G1A *)(block + off_b1);
     pk->l = (G1A *)(block + off_l);
@@ -77,6 +103,26 @@ static zkpipe_status pk_alloc(PK **out, size_t num_inputs, size_t num_aux, unsig
     pk->b2 = (G2A *)(block + off_b2);
     *out = pk;
     return ZKPIPE_OK;
+}
+
+/* aux_density and inputs_dense from density. */
+static void pk_density_derive(PK *pk)
+{
+    size_t ni = pk->base.num_inputs, nv = ni + pk->base.num_aux;
+    memset(pk->aux_density, 0, 2 * pk->words * sizeof(uint64_t));
+    for (int k = 0; k < 2; k++) {
+        const uint64_t *full = pk->density + (size_t)k * pk->words;
+        uint64_t *aux = pk->aux_density + (size_t)k * pk->words;
+        pk->inputs_dense[k] = 0;
+        for (size_t v = 0; v < nv; v++) {
+            if (!zkpipe__density_test(full, v))
+                continue;
+            if (v < ni)
+                pk->inputs_dense[k]++;
+            else
+                aux[(v - ni) / 64] |= (uint64_t)1 << ((v - ni) % 64);
+        }
+    }
 }
 
 static zkpipe_status vk_alloc(VK **out, size_t num_inputs, const zkpipe_allocator *a)
@@ -182,42 +228,73 @@ static zkpipe_status vk_decode(zkpipe_groth16_vk **out, const uint8_t *in, size_
     return ZKPIPE_OK;
 }
 
-#define PK_FIXED_BYTES (ZKPIPE__G16_HEADER_BYTES + 24 + 3 * KEY_G1_BYTES + 2 * KEY_G2_BYTES)
+#define PK_FIXED_BYTES (ZKPIPE__G16_HEADER_BYTES + 40 + 3 * KEY_G1_BYTES + 2 * KEY_G2_BYTES)
 
-/* Bytes of a proving key file with these counts, or 0 when that overflows. */
-static uint64_t pk_file_bytes(uint64_t ni, uint64_t na, unsigned log_n)
+/* Bytes of a proving key file with these counts, or 0 when that overflows or num_a or num_b
+ * exceeds the variables. */
+static uint64_t pk_file_bytes(uint64_t ni, uint64_t na, unsigned log_n, uint64_t num_a,
+                              uint64_t num_b)
 {
-    uint64_t nv = ni + na, n = (uint64_t)1 << log_n;
-    uint64_t g1 = 2 * nv + na + n - 1, g2 = nv;
-    if (ni > UINT32_MAX || na > UINT32_MAX)
+    if (ni > UINT32_MAX || na > UINT32_MAX || num_a > ni + na || num_b > ni + na)
         return 0;
-    return PK_FIXED_BYTES + g1 * KEY_G1_BYTES + g2 * KEY_G2_BYTES;
+    uint64_t nv = ni + na, n = (uint64_t)1 << log_n;
+    uint64_t g1 = num_a + num_b + na + n - 1, words = zkpipe__density_words((size_t)nv);
+    return PK_FIXED_BYTES + 16 * words + g1 * KEY_G1_BYTES + num_b * KEY_G2_BYTES;
 }
 
 static size_t pk_encoded_bytes(const zkpipe_groth16_pk *base)
 {
-    return (size_t)pk_file_bytes(base->num_inputs, base->num_aux, base->log_n);
+    return (size_t)pk_file_bytes(base->num_inputs, base->num_aux, base->log_n, base->num_a,
+                                 base->num_b);
 }
 
 static void pk_encode(uint8_t *out, const zkpipe_groth16_pk *base)
 {
     const PK *pk = (const PK *)base;
-    size_t nv = base->num_inputs + base->num_aux, n = (size_t)1 << base->log_n;
+    size_t n = (size_t)1 << base->log_n;
     zkpipe__g16_write_header(out, "ZKG16PK", OPS.curve);
     out += ZKPIPE__G16_HEADER_BYTES;
     zkpipe__g16_put_u64(out, base->num_inputs);
     zkpipe__g16_put_u64(out + 8, base->num_aux);
     zkpipe__g16_put_u64(out + 16, base->log_n);
-    out = write_g1s(out + 24, &pk->alpha1, 1);
+    zkpipe__g16_put_u64(out + 24, base->num_a);
+    zkpipe__g16_put_u64(out + 32, base->num_b);
+    out = write_g1s(out + 40, &pk->alpha1, 1);
     out = write_g1s(out, &pk->beta1, 1);
     out = write_g2s(out, &pk->beta2, 1);
     out = write_g1s(out, &pk->delta1, 1);
     out = write_g2s(out, &pk->delta2, 1);
-    out = write_g1s(out, pk->a, nv);
-    out = write_g1s(out, pk->b1, nv);
-    out = write_g2s(out, pk->b2, nv);
+    for (size_t i = 0; i < 2 * pk->words; i++, out += 8)
+        zkpipe__g16_put_u64(out, pk->density[i]);
+    out = write_g1s(out, pk->a, base->num_a);
+    out = write_g1s(out, pk->b1, base->num_b);
+    out = write_g2s(out, pk->b2, base->num_b);
     out = write_g1s(out, pk->l, base->num_aux);
     write_g1s(out, pk->h, n - 1);
+}
+
+/* ZKPIPE_OK when each of the two bitmaps at `in` (words each, over nv variables) has no bit
+ * set past the variables, every input set in A (the input-consistency rows), and as many bits
+ * set as its query has points. */
+static zkpipe_status check_density(const uint8_t *in, size_t words, size_t ni, size_t nv,
+                                   const uint64_t *counts)
+{
+    uint64_t tail = nv % 64 != 0 ? ~(uint64_t)0 << (nv % 64) : 0;
+    for (int k = 0; k < 2; k++) {
+        uint64_t count = 0, w = 0;
+        for (size_t i = 0; i < words; i++) {
+            w = zkpipe__g16_get_u64(in + 8 * ((size_t)k * words + i));
+            if (k == 0 && i < ni / 64 + (ni % 64 != 0)) {
+                uint64_t inputs = i < ni / 64 ? ~(uint64_t)0 : ((uint64_t)1 << (ni % 64)) - 1;
+                if ((w & inputs) != inputs)
+                    return ZKPIPE_EFORMAT;
+            }
+            count += (uint64_t)__builtin_popcountll(w);
+        }
+        if ((w & tail) != 0 || count != counts[k])
+            return ZKPIPE_EFORMAT;
+    }
+    return ZKPIPE_OK;
 }
 
 static zkpipe_status pk_decode(zkpipe_groth16_pk **out, const uint8_t *in, size_t len,
@@ -231,24 +308,34 @@ static zkpipe_status pk_decode(zkpipe_groth16_pk **out, const uint8_t *in, size_
     const uint8_t *p = in + ZKPIPE__G16_HEADER_BYTES;
     uint64_t ni = zkpipe__g16_get_u64(p), na = zkpipe__g16_get_u64(p + 8);
     uint64_t log_n = zkpipe__g16_get_u64(p + 16);
-    if (ni == 0 || log_n > FR_TWO_ADICITY || pk_file_bytes(ni, na, (unsigned)log_n) != len)
+    uint64_t counts[2] = {zkpipe__g16_get_u64(p + 24), zkpipe__g16_get_u64(p + 32)};
+    if (ni == 0 || log_n > FR_TWO_ADICITY ||
+        pk_file_bytes(ni, na, (unsigned)log_n, counts[0], counts[1]) != len)
         return ZKPIPE_EFORMAT;
+    size_t nv = (size_t)(ni + na), n = (size_t)1 << log_n, words = zkpipe__density_words(nv);
+    const uint8_t *bitmaps = p + PK_FIXED_BYTES - ZKPIPE__G16_HEADER_BYTES;
+    if ((st = check_density(bitmaps, words, (size_t)ni, nv, counts)) != ZKPIPE_OK)
+        return st;
     PK *pk;
-    st = pk_alloc(&pk, (size_t)ni, (size_t)na, (unsigned)log_n, a);
+    st = pk_alloc(&pk, (size_t)ni, (size_t)na, (unsigned)log_n, (size_t)counts[0],
+                  (size_t)counts[1], a);
     if (st != ZKPIPE_OK)
         return st;
-    size_t nv = (size_t)(ni + na), n = (size_t)1 << log_n;
-    reader r = {p + 24, ZKPIPE_OK};
+    for (size_t i = 0; i < 2 * words; i++)
+        pk->density[i] = zkpipe__g16_get_u64(bitmaps + 8 * i);
+    pk_density_derive(pk);
+    reader r = {p + 40, ZKPIPE_OK};
     read_g1(&r, &pk->alpha1);
     read_g1(&r, &pk->beta1);
     read_g2(&r, &pk->beta2);
     read_g1(&r, &pk->delta1);
     read_g2(&r, &pk->delta2);
-    for (size_t i = 0; i < nv; i++)
+    r.p += 16 * words;
+    for (size_t i = 0; i < counts[0]; i++)
         read_g1(&r, &pk->a[i]);
-    for (size_t i = 0; i < nv; i++)
+    for (size_t i = 0; i < counts[1]; i++)
         read_g1(&r, &pk->b1[i]);
-    for (size_t i = 0; i < nv; i++)
+    for (size_t i = 0; i < counts[1]; i++)
         read_g2(&r, &pk->b2[i]);
     for (size_t i = 0; i < na; i++)
         read_g1(&r, &pk->l[i]);

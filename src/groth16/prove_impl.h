@@ -8,14 +8,19 @@
 
 static const zkpipe__msm_config mont_msm = {0, ZKPIPE__MSM_MONTGOMERY};
 
-/* sum z_i bases[i] over the full assignment, as two MSMs (inputs and aux live apart). */
-static zkpipe_status msm_z_g1(G1 *out, const G1A *bases, const zkpipe__synth_result *res,
-                              zkpipe_pool *pool, const zkpipe_allocator *a)
+/* sum z_i Q_i over the variables dense in query k (0: A, 1: B) of the key, whose points are
+ * `bases`; as two MSMs because inputs and aux live apart. */
+static zkpipe_status msm_z_g1(G1 *out, const G1A *bases, int k, const PK *pk,
+                              const zkpipe__synth_result *res, zkpipe_pool *pool)
 {
+    const zkpipe_allocator *a = &pk->base.allocator;
+    const uint64_t *in_bits = pk->density + (size_t)k * pk->words;
+    const uint64_t *aux_bits = pk->aux_density + (size_t)k * pk->words;
     G1 aux;
-    zkpipe_status st = MSM1(out, bases, res->input, NULL, res->num_inputs, &mont_msm, pool, a);
+    zkpipe_status st = MSM1(out, bases, res->input, in_bits, res->num_inputs, &mont_msm, pool, a);
     if (st == ZKPIPE_OK)
-        st = MSM1(&aux, bases + res->num_inputs, res->aux, NULL, res->num_aux, &mont_msm, pool, a);
+        st = MSM1(&aux, bases + pk->inputs_dense[k], res->aux, aux_bits, res->num_aux, &mont_msm,
+                  pool, a);
     if (st == ZKPIPE_OK)
         G1F(add)(out, out, &aux);
     return st;
@@ -34,13 +39,15 @@ static void *g2_job_run(void *arg)
 {
     g2_job *job = (g2_job *)arg;
     const zkpipe__synth_result *res = job->res;
-    const zkpipe_allocator *a = &job->pk->base.allocator;
+    const PK *pk = job->pk;
+    const zkpipe_allocator *a = &pk->base.allocator;
+    const uint64_t *in_bits = pk->density + pk->words, *aux_bits = pk->aux_density + pk->words;
     double t0 = zkpipe__g16_now();
     G2 aux;
-    job->st = MSM2(&job->out, job->pk->b2, res->input, NULL, res->num_inputs, &mont_msm, NULL, a);
+    job->st = MSM2(&job->out, pk->b2, res->input, in_bits, res->num_inputs, &mont_msm, NULL, a);
     if (job->st == ZKPIPE_OK)
-        job->st = MSM2(&aux, job->pk->b2 + res->num_inputs, res->aux, NULL, res->num_aux, &mont_msm,
-                       NULL, a);
+        job->st = MSM2(&aux, pk->b2 + pk->inputs_dense[1], res->aux, aux_bits, res->num_aux,
+                       &mont_msm, NULL, a);
     if (job->st == ZKPIPE_OK)
         G2F(add)(&job->out, &job->out, &aux);
     job->secs = zkpipe__g16_now() - t0;
@@ -112,10 +119,10 @@ static zkpipe_status msm_g1_all(G1 *A, G1 *B1, G1 *C, const PK *pk, const zkpipe
     const zkpipe_allocator *a = &pk->base.allocator;
     double t0 = zkpipe__g16_now();
     G1 hs;
-    zkpipe_status st = msm_z_g1(A, pk->a, res, pool, a);
+    zkpipe_status st = msm_z_g1(A, pk->a, 0, pk, res, pool);
     double t1 = zkpipe__g16_now();
     if (st == ZKPIPE_OK)
-        st = msm_z_g1(B1, pk->b1, res, pool, a);
+        st = msm_z_g1(B1, pk->b1, 1, pk, res, pool);
     double t2 = zkpipe__g16_now();
     if (st == ZKPIPE_OK)
         st = MSM1(C, pk->l, res->aux, NULL, res->num_aux, &mont_msm, pool, a);
@@ -218,8 +225,12 @@ static zkpipe_status prove(uint8_t *proof, size_t *first_failing, zkpipe_groth16
     memcpy(r.l, r_limbs, sizeof r.l);
     memcpy(s.l, s_limbs, sizeof s.l);
     t = t != NULL ? t : &unused;
+    /* The queries hold points for the key's dense variables only: a witness whose constraints
+     * use other variables in A or B would be proved against the wrong points. */
     if (res->curve == OPS.curve && res->num_inputs == base->num_inputs &&
-        res->num_aux == base->num_aux && res->log_n == base->log_n)
+        res->num_aux == base->num_aux && res->log_n == base->log_n &&
+        res->density_words == pk->words &&
+        memcmp(res->density, pk->density, 2 * pk->words * sizeof(uint64_t)) == 0)
         st = prove_steps(proof, first_failing, t, pk, res, &r, &s, pool);
     zkpipe__synth_free(res);
     t->total = zkpipe__g16_now() - t0;

@@ -14,7 +14,7 @@ static unsigned two_adicity(zkpipe_curve curve)
                                            : 0;
 }
 
-static size_t density_words(size_t num_vars)
+size_t zkpipe__density_words(size_t num_vars)
 {
     return num_vars / 64 + (num_vars % 64 != 0);
 }
@@ -38,7 +38,7 @@ zkpipe_status zkpipe_synth_estimate(uint64_t *out_bytes, unsigned *out_log_n, zk
         return ZKPIPE_EOVERFLOW;
     /* Both bitmaps together take at most vars / 4 + 16 bytes, well inside the margin. */
     *out_bytes = (((uint64_t)3 << log_n) + vars) * ZKPIPE__FE_BYTES +
-                 2 * sizeof(uint64_t) * density_words(vars);
+                 2 * sizeof(uint64_t) * zkpipe__density_words(vars);
     if (out_log_n != NULL)
         *out_log_n = log_n;
     return ZKPIPE_OK;
@@ -151,6 +151,17 @@ static void set_density(uint64_t *bitmap, const zkpipe_cs *cs, const zkpipe__mat
     }
 }
 
+void zkpipe__density_fill(uint64_t *density, const zkpipe_cs *cs)
+{
+    size_t words = zkpipe__density_words(cs->num_inputs + cs->num_aux);
+    uint64_t *density_a = density, *density_b = density + words;
+    memset(density, 0, 2 * words * sizeof(uint64_t));
+    for (size_t j = 0; j < cs->num_inputs; j++)
+        density_a[j / 64] |= (uint64_t)1 << (j % 64); /* the input-consistency rows */
+    set_density(density_a, cs, &cs->m[ZKPIPE__MAT_A]);
+    set_density(density_b, cs, &cs->m[ZKPIPE__MAT_B]);
+}
+
 zkpipe_status zkpipe__synth(zkpipe__synth_result *out, const zkpipe_cs *cs, zkpipe_pool *pool,
                             zkpipe_ledger *ledger)
 {
@@ -171,7 +182,7 @@ zkpipe_status zkpipe__synth(zkpipe__synth_result *out, const zkpipe_cs *cs, zkpi
     r.num_constraints = cs->num_constraints;
     r.num_inputs = cs->num_inputs;
     r.num_aux = cs->num_aux;
-    r.density_words = density_words(cs->num_inputs + cs->num_aux);
+    r.density_words = zkpipe__density_words(cs->num_inputs + cs->num_aux);
     r.ledger = ledger;
     r.allocator = cs->allocator;
     for (int which = 0; which < BUF_COUNT; which++) {
@@ -197,12 +208,7 @@ zkpipe_status zkpipe__synth(zkpipe__synth_result *out, const zkpipe_cs *cs, zkpi
     if (cs->num_aux > 0)
         memcpy(r.aux, cs->aux_values, cs->num_aux * ZKPIPE__FE_BYTES);
 
-    uint64_t *density_a = r.density, *density_b = r.density + r.density_words;
-    memset(r.density, 0, 2 * r.density_words * sizeof(uint64_t));
-    for (size_t j = 0; j < cs->num_inputs; j++)
-        density_a[j / 64] |= (uint64_t)1 << (j % 64); /* the input-consistency rows */
-    set_density(density_a, cs, &cs->m[ZKPIPE__MAT_A]);
-    set_density(density_b, cs, &cs->m[ZKPIPE__MAT_B]);
+    zkpipe__density_fill(r.density, cs);
     *out = r;
     return ZKPIPE_OK;
 }

@@ -9,8 +9,9 @@
  *
  * Density: bit v of density_a (density_b) is set when variable v, in full-assignment order
  * (inputs then aux, see zkpipe__var_index), appears with a non-zero coefficient in some row
- * of A (B) including the input-consistency rows, so the prover can skip the others in the A
- * and B queries. Each bitmap has density_words 64-bit words; bits past the variables are 0.
+ * of A (B) including the input-consistency rows. The proving key holds A and B query points
+ * for those variables only, so the prover refuses a result whose bitmaps differ from the
+ * key's. Each bitmap has density_words 64-bit words; bits past the variables are 0.
  *
  * Element buffers hold 4-limb Montgomery elements of the curve's Fr (see r1cs.h). */
 #ifndef ZKPIPE_GROTH16_SYNTH_H
@@ -52,6 +53,14 @@ void zkpipe__synth_free_abc(zkpipe__synth_result *r);
 /* Frees every buffer still held, releases it from the ledger and zeroes *r. A zeroed result
  * or NULL is a no-op. */
 void zkpipe__synth_free(zkpipe__synth_result *r);
+
+/* 64-bit words of one density bitmap over num_vars variables. */
+size_t zkpipe__density_words(size_t num_vars);
+
+/* Writes cs's two density bitmaps (A, then B; 2 zkpipe__density_words(num_vars) words) into
+ * `density`, as synthesis does; they depend on the constraints alone, not on the witness, so
+ * setup uses the same function. */
+void zkpipe__density_fill(uint64_t *density, const zkpipe_cs *cs);
 
 /* 1 when bit `v` of `bitmap` is set. */
 static inline int zkpipe__density_test(const uint64_t *bitmap, size_t v)
