@@ -108,6 +108,40 @@ static void timespec_add_carries_and_holds_any_timeout(void **state)
     assert_true(d.tv_nsec >= 0 && d.tv_nsec < 1000000000);
 }
 
+static void backend_names_parse_and_resolve(void **state)
+{
+    (void)state;
+    zkpipe_backend b = ZKPIPE_BACKEND_CUDA;
+    assert_int_equal(zkpipe_backend_parse(&b, "CPU"), ZKPIPE_OK);
+    assert_int_equal(b, ZKPIPE_BACKEND_CPU);
+    assert_int_equal(zkpipe_backend_parse(&b, "auto"), ZKPIPE_OK);
+    assert_int_equal(b, ZKPIPE_BACKEND_AUTO);
+    assert_int_equal(zkpipe_backend_parse(&b, "gpu"), ZKPIPE_EINVAL);
+    assert_int_equal(b, ZKPIPE_BACKEND_AUTO);
+    assert_int_equal(zkpipe_backend_parse(NULL, "cpu"), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_backend_parse(&b, NULL), ZKPIPE_EINVAL);
+    assert_string_equal(zkpipe_backend_name(ZKPIPE_BACKEND_CUDA), "cuda");
+    assert_null(zkpipe_backend_name((zkpipe_backend)3));
+
+    const char *why = NULL;
+    assert_int_equal(zkpipe_backend_resolve(&b, ZKPIPE_BACKEND_CPU, &why), ZKPIPE_OK);
+    assert_int_equal(b, ZKPIPE_BACKEND_CPU);
+    assert_non_null(why);
+    /* AUTO always resolves; CUDA resolves exactly when AUTO picks it. */
+    assert_int_equal(zkpipe_backend_resolve(&b, ZKPIPE_BACKEND_AUTO, &why), ZKPIPE_OK);
+    zkpipe_backend cuda = ZKPIPE_BACKEND_AUTO;
+    zkpipe_status st = zkpipe_backend_resolve(&cuda, ZKPIPE_BACKEND_CUDA, NULL);
+    if (b == ZKPIPE_BACKEND_CPU) {
+        assert_int_equal(st, ZKPIPE_ENODEVICE);
+        assert_int_equal(cuda, ZKPIPE_BACKEND_AUTO);
+    } else {
+        assert_int_equal(st, ZKPIPE_OK);
+        assert_int_equal(cuda, ZKPIPE_BACKEND_CUDA);
+    }
+    assert_int_equal(zkpipe_backend_resolve(NULL, ZKPIPE_BACKEND_CPU, NULL), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_backend_resolve(&b, (zkpipe_backend)7, NULL), ZKPIPE_EINVAL);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -117,6 +151,7 @@ int main(void)
         cmocka_unit_test(incomplete_allocator_is_rejected),
         cmocka_unit_test(fail_alloc_fails_exactly_once),
         cmocka_unit_test(timespec_add_carries_and_holds_any_timeout),
+        cmocka_unit_test(backend_names_parse_and_resolve),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

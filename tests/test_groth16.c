@@ -129,9 +129,9 @@ static void given_blinding_gives_the_same_proof(void **state)
         for (int i = 0; i < 3; i++) {
             zkpipe__synth_result res;
             assert_int_equal(zkpipe__synth(&res, cs, NULL, NULL), ZKPIPE_OK);
-            assert_int_equal(
-                zkpipe__groth16_prove_synth(&p[i], NULL, NULL, k.pk, &res, r, i < 2 ? s : r, NULL),
-                ZKPIPE_OK);
+            assert_int_equal(zkpipe__groth16_prove_synth(&p[i], NULL, NULL, k.pk, &res, r,
+                                                         i < 2 ? s : r, NULL, ZKPIPE_BACKEND_CPU),
+                             ZKPIPE_OK);
             assert_int_equal(zkpipe_groth16_verify(k.pvk, in, n, &p[i]), ZKPIPE_OK);
         }
         assert_memory_equal(p[0].bytes, p[1].bytes, p[0].size);
@@ -286,9 +286,9 @@ static void unsatisfied_witness_is_refused(void **state)
             assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
             assert_int_equal(zkpipe__synth(&res, cs, NULL, &ledger), ZKPIPE_OK);
             first = 1000;
-            assert_int_equal(
-                zkpipe__groth16_prove_synth(&proof, &first, NULL, k.pk, &res, r, s, NULL),
-                ZKPIPE_EUNSATISFIED);
+            assert_int_equal(zkpipe__groth16_prove_synth(&proof, &first, NULL, k.pk, &res, r, s,
+                                                         NULL, ZKPIPE_BACKEND_CPU),
+                             ZKPIPE_EUNSATISFIED);
             assert_int_equal(first, bad_at);
             assert_null(res.a);
             snapshot_is_empty(acct);
@@ -579,7 +579,8 @@ static void density_mismatch_is_refused(void **state)
         zkpipe__synth_result res;
         uint64_t r[4] = {1}, s[4] = {1};
         assert_int_equal(zkpipe__synth(&res, swapped, NULL, NULL), ZKPIPE_OK);
-        assert_int_equal(zkpipe__groth16_prove_synth(&proof, NULL, NULL, k.pk, &res, r, s, NULL),
+        assert_int_equal(zkpipe__groth16_prove_synth(&proof, NULL, NULL, k.pk, &res, r, s, NULL,
+                                                     ZKPIPE_BACKEND_CPU),
                          ZKPIPE_EMISMATCH);
         assert_null(res.density);
         /* the swapped circuit has its own key, with its own counts */
@@ -706,9 +707,21 @@ static void argument_errors(void **state)
     zkpipe__synth_result res;
     uint64_t r[4] = {1}, s[4] = {1};
     assert_int_equal(zkpipe__synth(&res, other, NULL, NULL), ZKPIPE_OK);
-    assert_int_equal(zkpipe__groth16_prove_synth(&proof, NULL, NULL, k.pk, &res, r, s, NULL),
-                     ZKPIPE_EMISMATCH);
+    assert_int_equal(
+        zkpipe__groth16_prove_synth(&proof, NULL, NULL, k.pk, &res, r, s, NULL, ZKPIPE_BACKEND_CPU),
+        ZKPIPE_EMISMATCH);
     assert_null(res.aux);
+    /* a backend this build lacks: refused, and the result is still freed */
+    assert_int_equal(zkpipe__synth(&res, cs, NULL, NULL), ZKPIPE_OK);
+    zkpipe_backend gpu;
+    if (zkpipe_backend_resolve(&gpu, ZKPIPE_BACKEND_CUDA, NULL) == ZKPIPE_ENODEVICE) {
+        assert_int_equal(zkpipe__groth16_prove_synth(&proof, NULL, NULL, k.pk, &res, r, s, NULL,
+                                                     ZKPIPE_BACKEND_CUDA),
+                         ZKPIPE_ENODEVICE);
+        assert_null(res.aux);
+    } else {
+        zkpipe__synth_free(&res);
+    }
     assert_int_equal(zkpipe_groth16_pvk_create(NULL, k.vk, NULL), ZKPIPE_EINVAL);
     zkpipe_groth16_pvk *pvk;
     assert_int_equal(zkpipe_groth16_pvk_create(&pvk, NULL, NULL), ZKPIPE_EINVAL);

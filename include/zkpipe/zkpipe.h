@@ -10,6 +10,7 @@
 #include "zkpipe/sem.h"
 #include "zkpipe/chan.h"
 #include "zkpipe/pool.h"
+#include "zkpipe/backend.h"
 #include "zkpipe/curve.h"
 #include "zkpipe/circuit.h"
 #include "zkpipe/groth16.h"

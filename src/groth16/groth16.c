@@ -104,8 +104,13 @@ size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk)
 zkpipe_status zkpipe__groth16_prove_synth(zkpipe_groth16_proof *out, size_t *first_failing,
                                           zkpipe_groth16_timings *timings,
                                           const zkpipe_groth16_pk *pk, zkpipe__synth_result *res,
-                                          const uint64_t *r, const uint64_t *s, zkpipe_pool *pool)
+                                          const uint64_t *r, const uint64_t *s, zkpipe_pool *pool,
+                                          zkpipe_backend backend)
 {
+    if (backend != ZKPIPE_BACKEND_CPU) {
+        zkpipe__synth_free(res);
+        return ZKPIPE_ENODEVICE;
+    }
     zkpipe_groth16_proof proof;
     proof.curve = pk->ops->curve;
     proof.size = pk->ops->proof_bytes;
@@ -139,7 +144,8 @@ zkpipe_status zkpipe_groth16_prove(zkpipe_groth16_proof *out, size_t *first_fail
     if ((st = zkpipe__synth(&res, cs, pool, ledger)) != ZKPIPE_OK)
         return st;
     double t1 = zkpipe__g16_now();
-    st = zkpipe__groth16_prove_synth(out, first_failing, timings, pk, &res, r, s, pool);
+    st = zkpipe__groth16_prove_synth(out, first_failing, timings, pk, &res, r, s, pool,
+                                     ZKPIPE_BACKEND_CPU);
     if (timings != NULL && st == ZKPIPE_OK) {
         timings->synth = t1 - t0;
         timings->total += t1 - t0;

@@ -8,6 +8,7 @@
 #define ZKPIPE_GROTH16_GROTH16_INTERNAL_H
 
 #include "groth16/synth.h"
+#include "zkpipe/backend.h"
 #include "zkpipe/groth16.h"
 
 typedef struct zkpipe__g16_ops zkpipe__g16_ops;
@@ -92,11 +93,14 @@ void zkpipe__g16_toxic_from_seed(uint64_t *toxic, zkpipe_curve curve, const uint
 /* The prover on a synthesis result (the engine's entry): consumes *res (every buffer is freed
  * and released from res->ledger before it returns, whatever the status) and uses r and s
  * (Montgomery Fr) as the blinding factors. The ledger moves as zkpipe_groth16_prove says.
+ * `backend` is a resolved one (zkpipe_backend_resolve): ZKPIPE_BACKEND_CPU, or
+ * ZKPIPE_BACKEND_CUDA where the CUDA backend is built (else ZKPIPE_ENODEVICE, res consumed).
  * Returns as zkpipe_groth16_prove. timings may be NULL; its synth field is left alone. */
 zkpipe_status zkpipe__groth16_prove_synth(zkpipe_groth16_proof *out, size_t *first_failing,
                                           zkpipe_groth16_timings *timings,
                                           const zkpipe_groth16_pk *pk, zkpipe__synth_result *res,
-                                          const uint64_t *r, const uint64_t *s, zkpipe_pool *pool);
+                                          const uint64_t *r, const uint64_t *s, zkpipe_pool *pool,
+                                          zkpipe_backend backend);
 
 /* Seconds on CLOCK_MONOTONIC. */
 double zkpipe__g16_now(void);
