@@ -119,7 +119,7 @@ static uint64_t splitmix64(uint64_t *s)
         G##_neg(&t, &o);                                                                           \
         assert_true(G##_eq(&t, &o));                                                               \
         G##_to_affine(&qa, &o);                                                                    \
-        assert_true(qa.infinity);                                                                  \
+        assert_true(G##_affine_is_infinity(&qa));                                                  \
         G##_add_affine(&t, &o, &qa);                                                               \
         assert_true(G##_is_infinity(&t));                                                          \
     }                                                                                              \
@@ -186,7 +186,7 @@ static uint64_t splitmix64(uint64_t *s)
         G##_batch_to_affine(out, in, 6);                                                           \
         for (int i = 0; i < 6; i++) {                                                              \
             G##_to_affine(&one, &in[i]);                                                           \
-            assert_int_equal(out[i].infinity, i == 0 || i == 3);                                   \
+            assert_int_equal(G##_affine_is_infinity(&out[i]), i == 0 || i == 3);                   \
             assert_true(G##_affine_eq(&out[i], &one));                                             \
             assert_true(G##_is_on_curve(&out[i]));                                                 \
         }                                                                                          \
@@ -206,6 +206,10 @@ static uint64_t splitmix64(uint64_t *s)
         G##_affine_set_infinity(&p);                                                               \
         assert_true(G##_is_on_curve(&p));                                                          \
         assert_true(G##_is_in_subgroup(&p));                                                       \
+        /* affine points are bare x, y (the zkey layout); infinity is x = y = 0 */                 \
+        assert_int_equal(sizeof p, 2 * sizeof(F));                                                 \
+        assert_true(F##_is_zero(&p.x) && F##_is_zero(&p.y));                                       \
+        assert_false(G##_affine_is_infinity(&g));                                                  \
         p = g;                                                                                     \
         F##_set_one(&one);                                                                         \
         F##_add(&p.y, &p.y, &one);                                                                 \
@@ -247,6 +251,24 @@ GROUP_TESTS(bn254_g2, bn254_fq2, bn254_fr, 1)
     cmocka_unit_test(G##_group_laws), cmocka_unit_test(G##_scalar_mul),                            \
         cmocka_unit_test(G##_batch_affine), cmocka_unit_test(G##_curve_checks)
 
+/* Zero coordinates without the infinity flag are not a point, although (0, 0) is how an
+ * affine point holds infinity. */
+static void zcash_zero_coordinates_are_not_infinity(void **state)
+{
+    uint8_t g1[96] = {0}, g2[192] = {0};
+    bls12_381_g1_affine p;
+    bls12_381_g2_affine q;
+    (void)state;
+    assert_int_equal(bls12_381_g1_from_uncompressed(&p, g1), ZKPIPE_ENOTONCURVE);
+    assert_int_equal(bls12_381_g2_from_uncompressed(&q, g2), ZKPIPE_ENOTONCURVE);
+    g1[0] = 0x40; /* the infinity flag */
+    g2[0] = 0x40;
+    assert_int_equal(bls12_381_g1_from_uncompressed(&p, g1), ZKPIPE_OK);
+    assert_true(bls12_381_g1_affine_is_infinity(&p));
+    assert_int_equal(bls12_381_g2_from_uncompressed(&q, g2), ZKPIPE_OK);
+    assert_true(bls12_381_g2_affine_is_infinity(&q));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -254,6 +276,7 @@ int main(void)
         GROUP_CASES(bls12_381_g2),
         GROUP_CASES(bn254_g1),
         GROUP_CASES(bn254_g2),
+        cmocka_unit_test(zcash_zero_coordinates_are_not_infinity),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,7 +41,7 @@ static void write_infinity(uint8_t *out, size_t len, int compressed)
     ZKPIPE__EC_DEFINE_X_CODEC(G, F)                                                                \
     void G##_to_compressed(uint8_t *out, const G##_affine *p)                                      \
     {                                                                                              \
-        if (p->infinity) {                                                                         \
+        if (G##_affine_is_infinity(p)) {                                                           \
             write_infinity(out, NB, 1);                                                            \
             return;                                                                                \
         }                                                                                          \
@@ -50,7 +50,7 @@ static void write_infinity(uint8_t *out, size_t len, int compressed)
     }                                                                                              \
     void G##_to_uncompressed(uint8_t *out, const G##_affine *p)                                    \
     {                                                                                              \
-        if (p->infinity)                                                                           \
+        if (G##_affine_is_infinity(p))                                                             \
             write_infinity(out, 2 * (NB), 0);                                                      \
         else                                                                                       \
             G##__write_xy(out, p);                                                                 \

@@ -21,7 +21,6 @@ void bls12_381_g1_generator(bls12_381_g1_affine *out)
     };
     bls12_381_fq_from_bytes_be(&out->x, x);
     bls12_381_fq_from_bytes_be(&out->y, y);
-    out->infinity = 0;
 }
 
 ZKPIPE__EC_DEFINE_GROUP(bls12_381_g1, bls12_381_fq, bls12_381_fr)
@@ -42,7 +41,7 @@ int bls12_381_g1_is_in_subgroup(const bls12_381_g1_affine *p)
     bls12_381_g1_affine s = *p;
     bls12_381_g1 t, sj;
     bls12_381_fq beta;
-    if (p->infinity)
+    if (bls12_381_g1_affine_is_infinity(p))
         return 1;
     bls12_381_fq_from_bytes_be(&beta, beta_bytes);
     bls12_381_fq_mul(&s.x, &s.x, &beta);

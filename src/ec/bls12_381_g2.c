@@ -41,7 +41,6 @@ void bls12_381_g2_generator(bls12_381_g2_affine *out)
     bls12_381_fq_from_bytes_be(&out->x.c1, coords[1]);
     bls12_381_fq_from_bytes_be(&out->y.c0, coords[2]);
     bls12_381_fq_from_bytes_be(&out->y.c1, coords[3]);
-    out->infinity = 0;
 }
 
 ZKPIPE__EC_DEFINE_GROUP(bls12_381_g2, bls12_381_fq2, bls12_381_fr)
@@ -77,7 +76,7 @@ int bls12_381_g2_is_in_subgroup(const bls12_381_g2_affine *p)
     bls12_381_g2 t, sj;
     bls12_381_fq2 c2;
     bls12_381_fq c1;
-    if (p->infinity)
+    if (bls12_381_g2_affine_is_infinity(p))
         return 1;
     bls12_381_fq_from_bytes_be(&c1, c[0]);
     bls12_381_fq_from_bytes_be(&c2.c0, c[1]);
@@ -87,7 +86,6 @@ int bls12_381_g2_is_in_subgroup(const bls12_381_g2_affine *p)
     bls12_381_fq_mul(&s.x.c1, &p->x.c0, &c1);
     bls12_381_fq2_conjugate(&s.y, &p->y);
     bls12_381_fq2_mul(&s.y, &s.y, &c2);
-    s.infinity = 0;
     bls12_381_g2_from_affine(&sj, &s);
     bls12_381_g2_from_affine(&t, p);
     bls12_381_g2_mul_limbs(&t, &t, &x_abs, 1);

@@ -15,7 +15,7 @@ static int all_zero(const uint8_t *in, size_t len)
     ZKPIPE__EC_DEFINE_XY_CODEC(G, F, NB)                                                           \
     void G##_to_uncompressed(uint8_t *out, const G##_affine *p)                                    \
     {                                                                                              \
-        if (p->infinity)                                                                           \
+        if (G##_affine_is_infinity(p))                                                             \
             memset(out, 0, 2 * (NB));                                                              \
         else                                                                                       \
             G##__write_xy(out, p);                                                                 \

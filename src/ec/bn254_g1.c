@@ -9,7 +9,6 @@ void bn254_g1_generator(bn254_g1_affine *out)
 {
     bn254_fq_from_u64(&out->x, 1);
     bn254_fq_from_u64(&out->y, 2);
-    out->infinity = 0;
 }
 
 ZKPIPE__EC_DEFINE_GROUP(bn254_g1, bn254_fq, bn254_fr)

@@ -40,7 +40,6 @@ void bn254_g2_generator(bn254_g2_affine *out)
     bn254_fq_from_bytes_be(&out->x.c1, coords[1]);
     bn254_fq_from_bytes_be(&out->y.c0, coords[2]);
     bn254_fq_from_bytes_be(&out->y.c1, coords[3]);
-    out->infinity = 0;
 }
 
 ZKPIPE__EC_DEFINE_GROUP(bn254_g2, bn254_fq2, bn254_fr)

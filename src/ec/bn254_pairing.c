@@ -20,7 +20,6 @@ static void bn254__twist_frobenius(bn254_g2_affine *r, const bn254_g2_affine *q,
     bn254_fq2_mul(&r->x, &r->x, &g2);
     bn254_fq2_frobenius(&r->y, &q->y, k);
     bn254_fq2_mul(&r->y, &r->y, &g3);
-    r->infinity = q->infinity;
 }
 
 /* q, -q, and the points the optimal ate loop adds at its end: π(q) and -π²(q). */

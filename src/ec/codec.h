@@ -79,9 +79,11 @@
     static zkpipe_status G##__read_xy(G##_affine *out, const uint8_t *in)                          \
     {                                                                                              \
         G##_affine p;                                                                              \
-        p.infinity = 0;                                                                            \
         if (!F##__coord_read(&p.x, in) || !F##__coord_read(&p.y, in + (NB)))                       \
             return ZKPIPE_ENONCANONICAL;                                                           \
+        if (G##_affine_is_infinity(                                                                \
+                &p)) /* (0, 0) is how infinity is held, not an encoding of it */                   \
+            return ZKPIPE_ENOTONCURVE;                                                             \
         return G##__check(out, &p);                                                                \
     }
 
@@ -90,7 +92,6 @@
     {                                                                                              \
         G##_affine p;                                                                              \
         F y2;                                                                                      \
-        p.infinity = 0;                                                                            \
         if (!F##__coord_read(&p.x, in))                                                            \
             return ZKPIPE_ENONCANONICAL;                                                           \
         G##_rhs(&y2, &p.x);                                                                        \

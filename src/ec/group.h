@@ -53,7 +53,7 @@
     int G##_is_on_curve(const G##_affine *p)                                                       \
     {                                                                                              \
         F l, r;                                                                                    \
-        if (p->infinity)                                                                           \
+        if (G##_affine_is_infinity(p))                                                             \
             return 1;                                                                              \
         F##_sqr(&l, &p->y);                                                                        \
         G##_rhs(&r, &p->x);                                                                        \
@@ -114,7 +114,6 @@
             F##_mul(&out[i].x, &in[i].x, &zi2);                                                    \
             F##_mul(&zi2, &zi2, &zi);                                                              \
             F##_mul(&out[i].y, &in[i].y, &zi2);                                                    \
-            out[i].infinity = 0;                                                                   \
         }                                                                                          \
     }
 

@@ -1,7 +1,8 @@
 /* The point template: ZKPIPE__EC_DEFINE_JACOBIAN(G, F) defines, for a curve y² = x³ + b (a = 0)
  * over the field F (any field with the ff/fp.h operations: Fq for G1, Fq2 for G2):
  *
- *   typedef struct G_affine { F x, y; int infinity; } G_affine;
+ *   typedef struct G_affine { F x, y; } G_affine;  x = y = 0 is the point at infinity (never on
+ *       the curve, as b != 0), the layout of snarkjs zkey files
  *   typedef struct G { F x, y, z; } G;  Jacobian (x/z², y/z³); z = 0 is the point at infinity
  *
  * and the header-only (ZKPIPE_HD, host and device) functions below, which the MSM kernels reuse.
@@ -10,11 +11,11 @@
  * or to infinity when both inputs have the same x.
  *
  * Common rules: outputs first and may alias any input; pointers must not be NULL; inputs must
- * be valid points (on the curve; an affine point with infinity set may hold any x and y).
+ * be valid points (on the curve, or infinity).
  * Not constant-time. No allocation, no global state.
  *
  *   void G_set_infinity(G *r);  int G_is_infinity(const G *p);
- *   void G_affine_set_infinity(G_affine *r);
+ *   void G_affine_set_infinity(G_affine *r);  int G_affine_is_infinity(const G_affine *p);
  *   void G_from_affine(G *r, const G_affine *a);
  *   void G_to_affine(G_affine *r, const G *p)        : one field inversion.
  *   void G_neg(G *r, const G *p);  void G_affine_neg(G_affine *r, const G_affine *a);
@@ -30,7 +31,6 @@
 #define ZKPIPE__EC_DEFINE_JACOBIAN(G, F)                                                           \
     typedef struct G##_affine {                                                                    \
         F x, y;                                                                                    \
-        int infinity;                                                                              \
     } G##_affine;                                                                                  \
     typedef struct G {                                                                             \
         F x, y, z;                                                                                 \
@@ -49,11 +49,14 @@
     {                                                                                              \
         F##_set_zero(&r->x);                                                                       \
         F##_set_zero(&r->y);                                                                       \
-        r->infinity = 1;                                                                           \
+    }                                                                                              \
+    ZKPIPE_HD int G##_affine_is_infinity(const G##_affine *p)                                      \
+    {                                                                                              \
+        return F##_is_zero(&p->x) && F##_is_zero(&p->y);                                           \
     }                                                                                              \
     ZKPIPE_HD void G##_from_affine(G *r, const G##_affine *a)                                      \
     {                                                                                              \
-        if (a->infinity) {                                                                         \
+        if (G##_affine_is_infinity(a)) {                                                           \
             G##_set_infinity(r);                                                                   \
             return;                                                                                \
         }                                                                                          \
@@ -73,7 +76,6 @@
         F##_mul(&zi3, &zi2, &zi);                                                                  \
         F##_mul(&r->x, &p->x, &zi2);                                                               \
         F##_mul(&r->y, &p->y, &zi3);                                                               \
-        r->infinity = 0;                                                                           \
     }                                                                                              \
     ZKPIPE_HD void G##_neg(G *r, const G *p)                                                       \
     {                                                                                              \
@@ -85,7 +87,6 @@
     {                                                                                              \
         r->x = a->x;                                                                               \
         F##_neg(&r->y, &a->y);                                                                     \
-        r->infinity = a->infinity;                                                                 \
     }                                                                                              \
     ZKPIPE_HD void G##_dbl(G *r, const G *p)                                                       \
     {                                                                                              \
@@ -180,7 +181,7 @@
     {                                                                                              \
         F z1z1, u2, s2, H, HH, I, R;                                                               \
         G out;                                                                                     \
-        if (b->infinity) {                                                                         \
+        if (G##_affine_is_infinity(b)) {                                                           \
             *r = *a;                                                                               \
             return;                                                                                \
         }                                                                                          \
@@ -230,8 +231,9 @@
     }                                                                                              \
     ZKPIPE_HD int G##_affine_eq(const G##_affine *a, const G##_affine *b)                          \
     {                                                                                              \
-        if (a->infinity || b->infinity)                                                            \
-            return a->infinity && b->infinity;                                                     \
+        int ia = G##_affine_is_infinity(a), ib = G##_affine_is_infinity(b);                        \
+        if (ia || ib)                                                                              \
+            return ia && ib;                                                                       \
         return F##_eq(&a->x, &b->x) && F##_eq(&a->y, &b->y);                                       \
     }
 

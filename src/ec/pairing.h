@@ -246,8 +246,8 @@
         C##__pair s;                                                                               \
         C##_fq12 unused;                                                                           \
         size_t k;                                                                                  \
-        out->infinity = q->infinity;                                                               \
-        if (q->infinity)                                                                           \
+        out->infinity = C##_g2_affine_is_infinity(q);                                              \
+        if (out->infinity)                                                                         \
             return;                                                                                \
         C##__pair_init(&s, NULL, q);                                                               \
         k = C##__miller(&unused, out->lines, &s, 1);                                               \
@@ -264,7 +264,8 @@
         size_t m = 0;                                                                              \
         C##_fq12_set_one(out);                                                                     \
         for (size_t i = 0; i < n; i++) {                                                           \
-            if (p[i].infinity || (q ? q[i].infinity : qp[i]->infinity))                            \
+            if (C##_g1_affine_is_infinity(&p[i]) ||                                                \
+                (q ? C##_g2_affine_is_infinity(&q[i]) : qp[i]->infinity))                          \
                 continue;                                                                          \
             if (q) {                                                                               \
                 C##__pair_init(&s[m], &p[i], &q[i]);                                               \

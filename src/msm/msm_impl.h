@@ -184,7 +184,9 @@ static void accumulate(const task_ctx *ctx, XYZZ *buckets, unsigned window, size
         if (ctx->density && !(ctx->density[v / 64] >> (v % 64) & 1))
             continue;
         const AFFINE *p = &ctx->bases[base++];
-        int d = p->infinity ? 0 : booth_digit(ctx->scalars + v * LIMBS, window, ctx->plan.window);
+        int d = GOP(affine_is_infinity)(p)
+                    ? 0
+                    : booth_digit(ctx->scalars + v * LIMBS, window, ctx->plan.window);
         if (d == 0)
             continue;
         const char *next = (const char *)&buckets[(d > 0 ? d : -d) - 1];
