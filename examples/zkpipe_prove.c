@@ -1,0 +1,291 @@
+/* zkpipe-prove: a Groth16 proof from a snarkjs .zkey and a .wtns, written as snarkjs's
+ * proof.json and public.json, with the argument order of rapidsnark's `prover`:
+ *
+ *   zkpipe-prove [--threads N] [--metrics FILE] [--r1cs FILE]
+ *                <circuit.zkey> <witness.wtns> <proof.json> <public.json>
+ *
+ * Exits 0 when both files are written; otherwise prints one line on stderr naming the file and
+ * the problem, exits non-zero and leaves nothing at the output paths. A proof that does not
+ * verify against the zkey's verification key is never written (the witness does not satisfy
+ * the circuit); --r1cs also checks every constraint first and names the first that fails. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli_files.h"
+#include "zkpipe/io.h"
+#include "zkpipe/zkpipe.h"
+
+static const char *prog = "zkpipe-prove";
+
+typedef struct options {
+    unsigned threads;
+    const char *metrics, *r1cs, *zkey, *wtns, *proof, *pub;
+} options;
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: %s [--threads N] [--metrics FILE] [--r1cs FILE] <circuit.zkey> "
+            "<witness.wtns> <proof.json> <public.json>\n"
+            "  --threads N     threads for the NTTs and MSMs (0, the default: every CPU)\n"
+            "  --metrics FILE  write the accounting snapshot and phase timings as JSON\n"
+            "  --r1cs FILE     check every constraint against the witness first\n",
+            prog);
+}
+
+/* 0: parsed; 1: exit 0 (help, version); 2: usage error (already reported). */
+static int parse(options *o, int argc, char **argv)
+{
+    const char *pos[4];
+    int npos = 0;
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *arg = argv[i];
+        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+            usage(stdout);
+            return 1;
+        }
+        if (strcmp(arg, "--version") == 0) {
+            printf("%s (zkpipe) %s\n", prog, zkpipe_version_string());
+            return 1;
+        }
+        if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
+            if (strcmp(arg, "--") == 0 && ++i >= argc)
+                break;
+            if (npos == 4) {
+                fprintf(stderr, "%s: too many arguments (see --help)\n", prog);
+                return 2;
+            }
+            pos[npos++] = argv[i];
+            continue;
+        }
+        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
+        if (val == NULL) {
+            fprintf(stderr, "%s: %s needs a value (see --help)\n", prog, arg);
+            return 2;
+        }
+        i++;
+        if (strcmp(arg, "--threads") == 0) {
+            char *end;
+            unsigned long t = strtoul(val, &end, 10);
+            if (*val == '\0' || *end != '\0' || t > ZKPIPE_POOL_MAX_THREADS) {
+                fprintf(stderr, "%s: --threads %s: not a count up to %d\n", prog, val,
+                        ZKPIPE_POOL_MAX_THREADS);
+                return 2;
+            }
+            o->threads = (unsigned)t;
+        } else if (strcmp(arg, "--metrics") == 0) {
+            o->metrics = val;
+        } else if (strcmp(arg, "--r1cs") == 0) {
+            o->r1cs = val;
+        } else {
+            fprintf(stderr, "%s: unknown option %s (see --help)\n", prog, arg);
+            return 2;
+        }
+    }
+    if (npos != 4) {
+        fprintf(stderr, "%s: expected 4 files, got %d (see --help)\n", prog, npos);
+        return 2;
+    }
+    o->zkey = pos[0];
+    o->wtns = pos[1];
+    o->proof = pos[2];
+    o->pub = pos[3];
+    return 0;
+}
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static int fail(const char *file, zkpipe_status st, const char *detail)
+{
+    fprintf(stderr, "%s: %s: %s (%s)\n", prog, file, detail, zkpipe_status_name(st));
+    return 1;
+}
+
+/* Everything the run holds, released in one place. */
+typedef struct run {
+    zkpipe_acct *acct;
+    zkpipe_pool *pool;
+    zkpipe_zkey *zkey;
+    zkpipe_wtns *wtns;
+    zkpipe_r1cs *r1cs;
+    zkpipe_ledger ledger;
+    char *proof_json, *public_json, *metrics_json;
+    cli_output outs[3];
+    size_t nouts;
+} run;
+
+static void run_free(run *r)
+{
+    cli_discard(r->outs, r->nouts);
+    zkpipe_ledger_close(&r->ledger);
+    zkpipe_r1cs_destroy(r->r1cs);
+    zkpipe_wtns_destroy(r->wtns);
+    zkpipe_zkey_destroy(r->zkey);
+    zkpipe_pool_destroy(r->pool);
+    zkpipe_acct_destroy(r->acct);
+    free(r->proof_json);
+    free(r->public_json);
+    free(r->metrics_json);
+}
+
+/* The r1cs's sizes against the zkey's, then every constraint against the witness. */
+static int check_r1cs(run *r, const options *o, char *detail)
+{
+    zkpipe_r1cs_info ri;
+    zkpipe_zkey_info zi;
+    zkpipe_r1cs_info_get(&ri, r->r1cs);
+    zkpipe_zkey_info_get(&zi, r->zkey);
+    if (ri.curve != zi.curve || ri.num_wires != zi.num_vars ||
+        ri.num_outputs + ri.num_pub_inputs != zi.num_public) {
+        snprintf(detail, ZKPIPE_IO_DETAIL_MAX,
+                 "does not match the zkey (%s, %u wires, %u public; the zkey: %s, %u, %u)",
+                 zkpipe_curve_name(ri.curve), (unsigned)ri.num_wires,
+                 (unsigned)(ri.num_outputs + ri.num_pub_inputs), zkpipe_curve_name(zi.curve),
+                 (unsigned)zi.num_vars, (unsigned)zi.num_public);
+        return fail(o->r1cs, ZKPIPE_EMISMATCH, detail);
+    }
+    zkpipe_status st = zkpipe_r1cs_check(NULL, detail, ZKPIPE_IO_DETAIL_MAX, r->r1cs, r->wtns);
+    if (st != ZKPIPE_OK)
+        return fail(st == ZKPIPE_EUNSATISFIED ? o->wtns : o->r1cs, st, detail);
+    return 0;
+}
+
+/* proof.json and public.json into malloc'd strings (the writers' two-call pattern). */
+static zkpipe_status render(run *r, const zkpipe_groth16_proof *proof, const zkpipe_scalar *pub,
+                            size_t npub)
+{
+    size_t plen, qlen;
+    zkpipe_status st = zkpipe_snarkjs_proof_write(NULL, 0, &plen, proof);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_snarkjs_public_write(NULL, 0, &qlen, pub, npub);
+    if (st != ZKPIPE_OK)
+        return st;
+    r->proof_json = malloc(plen + 1);
+    r->public_json = malloc(qlen + 1);
+    if (r->proof_json == NULL || r->public_json == NULL)
+        return ZKPIPE_ENOMEM;
+    st = zkpipe_snarkjs_proof_write(r->proof_json, plen + 1, &plen, proof);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_snarkjs_public_write(r->public_json, qlen + 1, &qlen, pub, npub);
+    return st;
+}
+
+static zkpipe_status write_metrics(run *r, const zkpipe_zkey_timings *t, double open_s,
+                                   double check_s)
+{
+    zkpipe_snapshot snap;
+    size_t snap_len = 0;
+    zkpipe_status st = zkpipe_acct_snapshot(r->acct, &snap);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_snapshot_json(NULL, 0, &snap_len, &snap);
+    if (st != ZKPIPE_OK)
+        return st;
+    size_t cap = snap_len + 1024;
+    char *buf = r->metrics_json = malloc(cap);
+    if (buf == NULL)
+        return ZKPIPE_ENOMEM;
+    int n = snprintf(buf, cap,
+                     "{\"timings\":{\"open\":%.6f,\"r1cs_check\":%.6f,\"abc\":%.6f,\"h\":%.6f,"
+                     "\"msm_a\":%.6f,\"msm_b1\":%.6f,\"msm_c\":%.6f,\"msm_b2\":%.6f,"
+                     "\"verify\":%.6f,\"prove_total\":%.6f},\"threads\":%u,\"accounting\":",
+                     open_s, check_s, t->abc, t->h, t->msm_a, t->msm_b1, t->msm_c, t->msm_b2,
+                     t->verify, t->total, zkpipe_pool_threads(r->pool));
+    size_t len;
+    st = zkpipe_snapshot_json(buf + n, cap - (size_t)n, &len, &snap);
+    if (st == ZKPIPE_OK) {
+        /* the snapshot ends in a newline: close the object after it */
+        snprintf(buf + n + len - 1, cap - (size_t)n - len + 1, "}\n");
+    }
+    return st;
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    int rc = parse(&o, argc, argv);
+    if (rc != 0)
+        return rc == 1 ? 0 : 2;
+    run r;
+    memset(&r, 0, sizeof r);
+    char detail[ZKPIPE_IO_DETAIL_MAX];
+    zkpipe_status st = zkpipe_acct_create(NULL, &r.acct);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_pool_create(&r.pool, o.threads, NULL);
+    if (st != ZKPIPE_OK) {
+        fprintf(stderr, "%s: cannot start: %s\n", prog, zkpipe_status_str(st));
+        run_free(&r);
+        return 1;
+    }
+    zkpipe_io_options io = {r.pool, r.acct, NULL};
+    zkpipe_zkey_timings t = {0};
+    double t0 = now(), open_s, check_s = 0;
+    rc = 1;
+    if ((st = zkpipe_zkey_open(&r.zkey, detail, sizeof detail, o.zkey, &io)) != ZKPIPE_OK) {
+        fail(o.zkey, st, detail);
+        goto out;
+    }
+    if ((st = zkpipe_wtns_open(&r.wtns, detail, sizeof detail, o.wtns, &io)) != ZKPIPE_OK) {
+        fail(o.wtns, st, detail);
+        goto out;
+    }
+    if (o.r1cs != NULL &&
+        (st = zkpipe_r1cs_open(&r.r1cs, detail, sizeof detail, o.r1cs, &io)) != ZKPIPE_OK) {
+        fail(o.r1cs, st, detail);
+        goto out;
+    }
+    open_s = now() - t0;
+    if (r.r1cs != NULL) {
+        if (check_r1cs(&r, &o, detail) != 0)
+            goto out;
+        check_s = now() - t0 - open_s;
+    }
+    zkpipe_groth16_proof proof;
+    if ((st = zkpipe_ledger_open(&r.ledger, r.acct, ZKPIPE_STAGE_SYNTH)) == ZKPIPE_OK)
+        st =
+            zkpipe_zkey_prove(&proof, &t, detail, sizeof detail, r.zkey, r.wtns, r.pool, &r.ledger);
+    if (st != ZKPIPE_OK) {
+        fail(st == ZKPIPE_EMISMATCH || st == ZKPIPE_EUNSATISFIED ? o.wtns : o.zkey, st, detail);
+        goto out;
+    }
+    zkpipe_ledger_close(&r.ledger);
+
+    zkpipe_zkey_info zi;
+    zkpipe_zkey_info_get(&zi, r.zkey);
+    zkpipe_scalar *pub = calloc(zi.num_public + 1u, sizeof *pub);
+    for (size_t i = 0; pub != NULL && i < zi.num_public; i++)
+        zkpipe_wtns_get(&pub[i], r.wtns, i + 1);
+    st = pub == NULL ? ZKPIPE_ENOMEM : render(&r, &proof, pub, zi.num_public);
+    free(pub);
+    if (st == ZKPIPE_OK && o.metrics != NULL)
+        st = write_metrics(&r, &t, open_s, check_s);
+    if (st != ZKPIPE_OK) {
+        fprintf(stderr, "%s: cannot render the output: %s\n", prog, zkpipe_status_str(st));
+        goto out;
+    }
+    const char *paths[3] = {o.proof, o.pub, o.metrics};
+    const char *texts[3] = {r.proof_json, r.public_json, r.metrics_json};
+    for (size_t i = 0; i < (o.metrics != NULL ? 3u : 2u); i++, r.nouts++) {
+        if (cli_stage(&r.outs[i], paths[i], texts[i], strlen(texts[i])) != 0) {
+            fprintf(stderr, "%s: %s: cannot write: %s\n", prog, paths[i], strerror(errno));
+            goto out;
+        }
+    }
+    const cli_output *bad;
+    if (cli_commit(r.outs, r.nouts, &bad) != 0) {
+        fprintf(stderr, "%s: %s: cannot write: %s\n", prog, bad->path, strerror(errno));
+        goto out;
+    }
+    rc = 0;
+out:
+    run_free(&r);
+    return rc;
+}

@@ -1,0 +1,112 @@
+/* zkpipe-verify: checks a snarkjs Groth16 proof, with snarkjs's argument order:
+ *
+ *   zkpipe-verify <verification_key.json> <public.json> <proof.json>
+ *
+ * Prints "OK" and exits 0 when the proof verifies; otherwise prints one line on stderr naming
+ * the file and the problem and exits 1 (2 for a usage error). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_files.h"
+#include "zkpipe/io.h"
+#include "zkpipe/zkpipe.h"
+
+static const char *prog = "zkpipe-verify";
+
+static int fail(const char *file, zkpipe_status st, const char *detail)
+{
+    fprintf(stderr, "%s: %s: %s (%s)\n", prog, file, detail, zkpipe_status_name(st));
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *pos[3];
+    int npos = 0;
+    for (int i = 1; i < argc; i++) {
+        if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            printf("usage: %s <verification_key.json> <public.json> <proof.json>\n", prog);
+            return 0;
+        }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("%s (zkpipe) %s\n", prog, zkpipe_version_string());
+            return 0;
+        }
+        if (strncmp(argv[i], "--", 2) == 0 || npos == 3) {
+            fprintf(stderr, "%s: unexpected argument %s (see --help)\n", prog, argv[i]);
+            return 2;
+        }
+        pos[npos++] = argv[i];
+    }
+    if (npos != 3) {
+        fprintf(stderr, "%s: expected 3 files, got %d (see --help)\n", prog, npos);
+        return 2;
+    }
+    char *text[3] = {NULL, NULL, NULL};
+    size_t len[3];
+    for (int i = 0; i < 3; i++) {
+        text[i] = cli_read_file(pos[i], &len[i]);
+        if (text[i] == NULL) {
+            fprintf(stderr, "%s: %s: cannot read: %s\n", prog, pos[i], strerror(errno));
+            for (int k = 0; k < i; k++)
+                free(text[k]);
+            return 1;
+        }
+    }
+    char detail[ZKPIPE_IO_DETAIL_MAX];
+    zkpipe_snarkjs_vk *vk = NULL;
+    zkpipe_scalar *inputs = NULL;
+    zkpipe_groth16_proof proof;
+    size_t n = 0;
+    int rc = 1;
+    zkpipe_status st = zkpipe_snarkjs_vk_parse(&vk, detail, sizeof detail, text[0], len[0], NULL);
+    if (st != ZKPIPE_OK) {
+        fail(pos[0], st, detail);
+        goto out;
+    }
+    if ((st = zkpipe_snarkjs_proof_parse(&proof, detail, sizeof detail, text[2], len[2])) !=
+        ZKPIPE_OK) {
+        fail(pos[2], st, detail);
+        goto out;
+    }
+    if (proof.curve != zkpipe_snarkjs_vk_curve(vk)) {
+        fail(pos[2], ZKPIPE_EMISMATCH, "the proof is for another curve than the key");
+        goto out;
+    }
+    size_t want = zkpipe_snarkjs_vk_num_public(vk);
+    inputs = calloc(want + 1, sizeof *inputs);
+    if (inputs == NULL) {
+        fail(pos[1], ZKPIPE_ENOMEM, "out of memory");
+        goto out;
+    }
+    st = zkpipe_snarkjs_public_parse(inputs, want, &n, detail, sizeof detail, proof.curve, text[1],
+                                     len[1]);
+    if (st == ZKPIPE_OK && n != want) {
+        snprintf(detail, sizeof detail, "%zu public signals, the key expects %zu", n, want);
+        st = ZKPIPE_EMISMATCH;
+    } else if (st == ZKPIPE_ELIMIT) {
+        snprintf(detail, sizeof detail, "%zu public signals, the key expects %zu", n, want);
+        st = ZKPIPE_EMISMATCH;
+    }
+    if (st != ZKPIPE_OK) {
+        fail(pos[1], st, detail);
+        goto out;
+    }
+    st = zkpipe_snarkjs_verify(vk, inputs, n, &proof);
+    if (st != ZKPIPE_OK) {
+        fail(pos[2], st,
+             st == ZKPIPE_EVERIFY ? "the proof does not verify for these public signals"
+                                  : zkpipe_status_str(st));
+        goto out;
+    }
+    printf("OK\n");
+    rc = 0;
+out:
+    zkpipe_snarkjs_vk_destroy(vk);
+    free(inputs);
+    for (int i = 0; i < 3; i++)
+        free(text[i]);
+    return rc;
+}

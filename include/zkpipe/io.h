@@ -1,0 +1,273 @@
+/*! zkpipe/io.h : circom/snarkjs interoperability: readers for the iden3 binary formats (.r1cs,
+ * .wtns, Groth16 .zkey) on BLS12-381 ("bls12381") and BN254 ("bn128"), a prover that takes a
+ * zkey and a witness as snarkjs and rapidsnark do, and snarkjs's JSON files (proof.json,
+ * public.json, verification_key.json).
+ *
+ * Readers. Each is opened from a path (mapped read-only with mmap, never read whole) or from a
+ * caller's buffer, which is borrowed: it must stay valid and unchanged until the reader is
+ * destroyed. Opening validates everything once: magic, version, section ids and sizes
+ * (sections may come in any order; a duplicate id, a section running past the end or bytes
+ * after the last section are refused), the field primes, the counts, every wire and row index,
+ * that every value is below its prime, and (zkey) that every point is canonical, on the curve
+ * and in the prime-order subgroup. A reader is immutable afterwards: any number of threads may
+ * use it at once.
+ * The zkey's point sections are used in place by the prover when their offset in the file is a
+ * multiple of 8 (the limbs' alignment); a section that is not gets one aligned copy, made at
+ * open. The witness values likewise.
+ *
+ * Errors. Every open, parse and prove call takes `detail` and `detail_cap`: on failure it
+ * writes one human-readable line there (NUL-terminated, truncated to fit; no newline), e.g.
+ * "section 5: point 17 is not on the curve", that names the problem without the file name.
+ * detail may be NULL (then detail_cap is ignored). ZKPIPE_IO_DETAIL_MAX bytes always suffice.
+ *
+ * Accounting. With opts->acct set, a reader opens its own ledger in the stage "loaded" of that
+ * registry (registered by name) and charges, under a kind named after the format ("r1cs",
+ * "wtns", "zkey", registered by name), one buffer with the mapped or borrowed bytes and one
+ * per aligned copy; destroying the reader closes the ledger, so the counters return to zero. */
+#ifndef ZKPIPE_IO_H
+#define ZKPIPE_IO_H
+
+#include "zkpipe/acct.h"
+#include "zkpipe/alloc.h"
+#include "zkpipe/circuit.h"
+#include "zkpipe/common.h"
+#include "zkpipe/curve.h"
+#include "zkpipe/groth16.h"
+#include "zkpipe/pool.h"
+#include "zkpipe/status.h"
+
+ZKPIPE_EXTERN_C_BEGIN
+
+/* Bytes that hold any detail line. */
+#define ZKPIPE_IO_DETAIL_MAX 256
+
+/* How a reader is opened. A zero-filled struct (or NULL) means: no pool, no accounting, the C
+ * library's allocator. */
+typedef struct zkpipe_io_options {
+    zkpipe_pool *pool;                 /* runs the point checks; NULL: the caller alone */
+    zkpipe_acct *acct;                 /* accounts the reader's bytes; NULL: not accounted */
+    const zkpipe_allocator *allocator; /* NULL: the C library; copied */
+} zkpipe_io_options;
+
+typedef struct zkpipe_r1cs zkpipe_r1cs;
+typedef struct zkpipe_wtns zkpipe_wtns;
+typedef struct zkpipe_zkey zkpipe_zkey;
+
+/* Common to the open functions below.
+ * @param out receives the reader (the caller owns it; free it with the matching destroy).
+ * @param path a file to map; `data`, `len`: a borrowed buffer instead (data may be NULL only
+ *        when len is 0).
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (out or path NULL, allocator incomplete), ZKPIPE_EIO (the
+ *         file cannot be opened, read or mapped), ZKPIPE_EFORMAT (magic, version, sections,
+ *         sizes, counts, indices, an unknown prime), ZKPIPE_ENONCANONICAL (a value or
+ *         coordinate not below its prime), ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP (zkey),
+ *         ZKPIPE_EUNSUPPORTED (a valid file this build cannot prove with, e.g. a domain too
+ *         large for the field or another protocol than Groth16), ZKPIPE_ENOMEM, or an error of
+ *         the accounting calls (ZKPIPE_ELIMIT when the registry's tables are full). On error
+ *         *out is untouched and nothing leaks.
+ * Thread safety: any thread. The arguments are only read. */
+
+/* What an .r1cs header says. Wires: the constant one, outputs, public inputs, private
+ * inputs, internal wires, in that order. */
+typedef struct zkpipe_r1cs_info {
+    zkpipe_curve curve;
+    uint32_t num_wires, num_outputs, num_pub_inputs, num_prv_inputs, num_constraints;
+    uint64_t num_labels;
+} zkpipe_r1cs_info;
+
+/*! zkpipe_r1cs_open() / zkpipe_r1cs_open_mem() : an .r1cs reader (header and constraints
+ * sections required; the wire-to-label map is checked for size when present; other sections
+ * are skipped).
+ * Allocates one reader of about 500 bytes; nothing per constraint. */
+ZKPIPE_API zkpipe_status zkpipe_r1cs_open(zkpipe_r1cs **out, char *detail, size_t detail_cap,
+                                          const char *path, const zkpipe_io_options *opts);
+ZKPIPE_API zkpipe_status zkpipe_r1cs_open_mem(zkpipe_r1cs **out, char *detail, size_t detail_cap,
+                                              const void *data, size_t len,
+                                              const zkpipe_io_options *opts);
+/*! zkpipe_r1cs_destroy() : unmaps and frees; NULL is a no-op. No call may be using it. */
+ZKPIPE_API void zkpipe_r1cs_destroy(zkpipe_r1cs *r1cs);
+/*! zkpipe_r1cs_info_get() : the header's counts. @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). */
+ZKPIPE_API zkpipe_status zkpipe_r1cs_info_get(zkpipe_r1cs_info *out, const zkpipe_r1cs *r1cs);
+
+/*! zkpipe_r1cs_check() : checks every constraint <A_i, w> * <B_i, w> = <C_i, w> against the
+ * witness, in order.
+ * @param first_failing receives the first failing constraint on ZKPIPE_EUNSATISFIED; may be
+ *        NULL.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (r1cs or wtns NULL), ZKPIPE_EMISMATCH (another curve, or the
+ *         witness does not have num_wires values), ZKPIPE_EUNSATISFIED; with the detail line.
+ * Thread safety: both are only read. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_r1cs_check(size_t *first_failing, char *detail, size_t detail_cap,
+                                           const zkpipe_r1cs *r1cs, const zkpipe_wtns *wtns);
+
+/*! zkpipe_wtns_open() / zkpipe_wtns_open_mem() : a .wtns reader (version 2: header and values
+ * sections). Also refuses a witness whose value 0 (the constant wire) is not 1 (EFORMAT).
+ * Allocates one reader of about 500 bytes, plus an aligned copy of the values (32 bytes each)
+ * when their offset in the file is not a multiple of 8. */
+ZKPIPE_API zkpipe_status zkpipe_wtns_open(zkpipe_wtns **out, char *detail, size_t detail_cap,
+                                          const char *path, const zkpipe_io_options *opts);
+ZKPIPE_API zkpipe_status zkpipe_wtns_open_mem(zkpipe_wtns **out, char *detail, size_t detail_cap,
+                                              const void *data, size_t len,
+                                              const zkpipe_io_options *opts);
+/*! zkpipe_wtns_destroy() : unmaps and frees; NULL is a no-op. No call may be using it. */
+ZKPIPE_API void zkpipe_wtns_destroy(zkpipe_wtns *wtns);
+/*! zkpipe_wtns_curve() : the witness's curve; ZKPIPE_CURVE_COUNT for NULL. */
+ZKPIPE_API zkpipe_curve zkpipe_wtns_curve(const zkpipe_wtns *wtns);
+/*! zkpipe_wtns_count() : the number of values (w[0] = 1 included); 0 for NULL. */
+ZKPIPE_API size_t zkpipe_wtns_count(const zkpipe_wtns *wtns);
+/*! zkpipe_wtns_get() : value i as a canonical scalar.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, i >= count). Any thread; no allocation. */
+ZKPIPE_API zkpipe_status zkpipe_wtns_get(zkpipe_scalar *out, const zkpipe_wtns *wtns, size_t i);
+
+/* What a Groth16 .zkey header says. */
+typedef struct zkpipe_zkey_info {
+    zkpipe_curve curve;
+    uint32_t num_vars;     /* wires, the constant one included */
+    uint32_t num_public;   /* outputs and public inputs: w[1 .. num_public] */
+    uint32_t domain_size;  /* a power of two */
+    uint32_t num_coeffs;   /* entries of the A and B coefficient section */
+    uint64_t copied_bytes; /* aligned copies made at open (0 when every section was aligned) */
+} zkpipe_zkey_info;
+
+/*! zkpipe_zkey_open() / zkpipe_zkey_open_mem() : a Groth16 .zkey reader (sections 1 to 9
+ * required; section 10, the contributions, and unknown ones are skipped).
+ * Cost: every point of sections 2, 3 and 5 to 9 is checked (canonical, on the curve, in the
+ * subgroup) on opts->pool; subgroup checks dominate: BLS12-381 uses endomorphism tests, BN254
+ * G1 needs none (cofactor 1) and BN254 G2 a scalar multiplication by r per point.
+ * Allocates one reader of about 2 KB, plus aligned copies of the point sections whose offset
+ * is not a multiple of 8 (zkpipe_zkey_info's copied_bytes). */
+ZKPIPE_API zkpipe_status zkpipe_zkey_open(zkpipe_zkey **out, char *detail, size_t detail_cap,
+                                          const char *path, const zkpipe_io_options *opts);
+ZKPIPE_API zkpipe_status zkpipe_zkey_open_mem(zkpipe_zkey **out, char *detail, size_t detail_cap,
+                                              const void *data, size_t len,
+                                              const zkpipe_io_options *opts);
+/*! zkpipe_zkey_destroy() : unmaps and frees; NULL is a no-op. No call may be using it. */
+ZKPIPE_API void zkpipe_zkey_destroy(zkpipe_zkey *zkey);
+/*! zkpipe_zkey_info_get() : the header's counts. @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). */
+ZKPIPE_API zkpipe_status zkpipe_zkey_info_get(zkpipe_zkey_info *out, const zkpipe_zkey *zkey);
+
+/* Wall-clock seconds per phase of zkpipe_zkey_prove. */
+typedef struct zkpipe_zkey_timings {
+    double abc;   /* a, b evaluations from the coefficients and the witness, c = a b */
+    double h;     /* iNTT, odd-coset NTT and a b - c on the three vectors */
+    double msm_a; /* the G1 MSMs, each */
+    double msm_b1;
+    double msm_c;  /* the private-wire C query and the H query */
+    double msm_b2; /* the G2 MSM (its own thread's wall time, overlapping the G1 ones) */
+    double verify; /* the pairing check of the proof against the zkey's verifying key */
+    double total;
+} zkpipe_zkey_timings;
+
+/*! zkpipe_zkey_prove() : a Groth16 proof from a zkey and a witness, computed as snarkjs's
+ * `groth16 prove` computes it (so snarkjs verifies it with the zkey's verification key), with
+ * blinding factors r and s from the operating system (getrandom).
+ * Never an invalid proof: the zkey holds only the A and B coefficients (snarkjs derives c_i =
+ * a_i b_i), so a witness that breaks a constraint's C side cannot be seen from these inputs;
+ * the proof is therefore checked against the verifying key in the zkey's header (one pairing
+ * check, a few milliseconds) before it is returned, and a proof that fails gives
+ * ZKPIPE_EUNSATISFIED and no output. zkpipe_r1cs_check names the failing constraint when the
+ * .r1cs is at hand.
+ * @param out receives the proof (zkpipe/groth16.h's encoding for the curve); untouched on error.
+ * @param timings receives per-phase times on ZKPIPE_OK; may be NULL.
+ * @param pool runs the NTTs and the G1 MSMs (NULL: the caller alone).
+ * @param ledger NULL, or an open ledger of the caller's: the call moves it to
+ *        ZKPIPE_STAGE_PROVING, charges a, b, c (ZKPIPE_KIND_ABC, 3 buffers of 32 n bytes)
+ *        and then h (ZKPIPE_KIND_H, computed in a's buffer, b and c released as soon as h
+ *        exists), moves it to ZKPIPE_STAGE_FINALIZE to assemble the proof and releases
+ *        everything it charged before returning; the caller closes it.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL argument, a closed ledger), ZKPIPE_EMISMATCH
+ *         (another curve, or a witness without num_vars values), ZKPIPE_EUNSATISFIED,
+ *         ZKPIPE_ENOMEM, ZKPIPE_EIO (getrandom failed), or an error of the ledger calls; with
+ *         the detail line.
+ * Threads: with a pool of more than one thread, the G2 MSM runs on one extra thread the call
+ * starts and joins (on the caller after the G1 MSMs when it cannot be started).
+ * Allocates, all freed before returning: a, b, c (96 n bytes for a domain of n), a domain (32 n
+ * bytes), and MSM scratch (buckets per thread, 32 bytes per H scalar).
+ * Thread safety: zkey and wtns are only read; concurrent proofs with one zkey are fine. */
+ZKPIPE_API zkpipe_status zkpipe_zkey_prove(zkpipe_groth16_proof *out, zkpipe_zkey_timings *timings,
+                                           char *detail, size_t detail_cap, const zkpipe_zkey *zkey,
+                                           const zkpipe_wtns *wtns, zkpipe_pool *pool,
+                                           zkpipe_ledger *ledger);
+
+/* A snarkjs Groth16 verifying key: α1, β2, γ2, δ2 and the IC points. Opaque, immutable. */
+typedef struct zkpipe_snarkjs_vk zkpipe_snarkjs_vk;
+
+/*! zkpipe_snarkjs_vk_parse() : a verifying key from the text of a snarkjs
+ * verification_key.json ("protocol" "groth16", "curve", "nPublic", vk_alpha_1, vk_beta_2,
+ * vk_gamma_2, vk_delta_2, IC with nPublic + 1 points; other members are ignored). Points are
+ * validated (z coordinate 1, or 0 for infinity; canonical, on the curve, in the subgroup).
+ * @param json, len: the text (need not be NUL-terminated).
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, allocator incomplete), ZKPIPE_EFORMAT (not JSON, a
+ *         member missing or of the wrong type, an unknown curve or protocol), ZKPIPE_ENONCANONICAL,
+ *         ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP, ZKPIPE_ENOMEM; with the detail line.
+ * Allocates the key (about 100 + 96 (nPublic + 4) bytes) through `allocator`, and a parse tree
+ * through cJSON's allocator (the C library's malloc), freed before returning. Any thread. */
+ZKPIPE_API zkpipe_status zkpipe_snarkjs_vk_parse(zkpipe_snarkjs_vk **out, char *detail,
+                                                 size_t detail_cap, const char *json, size_t len,
+                                                 const zkpipe_allocator *allocator);
+/*! zkpipe_zkey_vk() : the verifying key a zkey's header holds (what snarkjs exports as
+ * verification_key.json). @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, allocator incomplete),
+ * ZKPIPE_ENOMEM. Allocates the key through `allocator`. Any thread. */
+ZKPIPE_API zkpipe_status zkpipe_zkey_vk(zkpipe_snarkjs_vk **out, const zkpipe_zkey *zkey,
+                                        const zkpipe_allocator *allocator);
+/*! zkpipe_snarkjs_vk_destroy() : frees the key; NULL is a no-op. */
+ZKPIPE_API void zkpipe_snarkjs_vk_destroy(zkpipe_snarkjs_vk *vk);
+/*! zkpipe_snarkjs_vk_curve() / _num_public() : the key's curve (ZKPIPE_CURVE_COUNT for NULL)
+ * and its number of public inputs (0 for NULL). */
+ZKPIPE_API zkpipe_curve zkpipe_snarkjs_vk_curve(const zkpipe_snarkjs_vk *vk);
+ZKPIPE_API size_t zkpipe_snarkjs_vk_num_public(const zkpipe_snarkjs_vk *vk);
+
+/*! zkpipe_snarkjs_verify() : the Groth16 pairing check e(A, B) = e(α, β) e(IC, γ) e(C, δ),
+ * IC = IC_0 + Σ inputs_i IC_{i+1}.
+ * @return ZKPIPE_OK (valid), ZKPIPE_EVERIFY (not), ZKPIPE_EINVAL (NULL vk or proof, inputs
+ *         NULL with n > 0), ZKPIPE_EMISMATCH (n is not the key's nPublic, or the proof is for
+ *         another curve), ZKPIPE_ENONCANONICAL (an input >= r), or a proof decoding error.
+ * Thread safety: everything is only read. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_snarkjs_verify(const zkpipe_snarkjs_vk *vk,
+                                               const zkpipe_scalar *inputs, size_t n,
+                                               const zkpipe_groth16_proof *proof);
+
+/*! zkpipe_snarkjs_proof_parse() : a proof from the text of a snarkjs proof.json (pi_a, pi_b,
+ * pi_c, "protocol": "groth16", "curve"), validated as zkpipe_snarkjs_vk_parse validates points.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL), ZKPIPE_EFORMAT, ZKPIPE_ENONCANONICAL,
+ *         ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP, ZKPIPE_ENOMEM (the parse tree); with the
+ *         detail line. *out untouched on error.
+ * Allocates only cJSON's parse tree, freed before returning. Any thread. */
+ZKPIPE_API zkpipe_status zkpipe_snarkjs_proof_parse(zkpipe_groth16_proof *out, char *detail,
+                                                    size_t detail_cap, const char *json,
+                                                    size_t len);
+
+/*! zkpipe_snarkjs_public_parse() : the scalars of a snarkjs public.json (an array of decimal
+ * strings), each checked below `curve`'s r.
+ * @param out receives up to `cap` scalars; may be NULL when cap is 0.
+ * @param out_n receives the number of entries in the file (call with cap 0 to size `out`).
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (out_n or json NULL, out NULL with cap > 0, unknown
+ *         curve), ZKPIPE_ELIMIT (more entries than cap; *out_n says how many), ZKPIPE_EFORMAT,
+ *         ZKPIPE_ENONCANONICAL, ZKPIPE_ENOMEM (the parse tree); with the detail line.
+ * Allocates only cJSON's parse tree, freed before returning. Any thread. */
+ZKPIPE_API zkpipe_status zkpipe_snarkjs_public_parse(zkpipe_scalar *out, size_t cap, size_t *out_n,
+                                                     char *detail, size_t detail_cap,
+                                                     zkpipe_curve curve, const char *json,
+                                                     size_t len);
+
+/* The writers put their text in `buf` as snprintf does: at most `cap` bytes, NUL-terminated
+ * when cap > 0, the full length (NUL excluded) in *out_len, so cap 0 (buf may then be NULL)
+ * sizes the buffer for a second call; the text was truncated when *out_len >= cap.
+ * Numbers are canonical decimal strings, as snarkjs writes them. Any thread; no allocation. */
+
+/*! zkpipe_snarkjs_proof_write() : proof.json for `proof`: pi_a [x, y, "1"], pi_b [[x.c0,
+ * x.c1], [y.c0, y.c1], ["1", "0"]], pi_c [x, y, "1"] (infinity as z = 0), "protocol"
+ * "groth16", "curve" "bls12381" or "bn128".
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (proof or out_len NULL, buf NULL with cap > 0, a proof
+ *         whose curve or size is wrong), or a decoding error of the proof's points. */
+ZKPIPE_API zkpipe_status zkpipe_snarkjs_proof_write(char *buf, size_t cap, size_t *out_len,
+                                                    const zkpipe_groth16_proof *proof);
+
+/*! zkpipe_snarkjs_public_write() : public.json, a JSON array of the n scalars as decimal
+ * strings. @return ZKPIPE_OK, ZKPIPE_EINVAL (out_len NULL, buf NULL with cap > 0, inputs NULL
+ * with n > 0). */
+ZKPIPE_API zkpipe_status zkpipe_snarkjs_public_write(char *buf, size_t cap, size_t *out_len,
+                                                     const zkpipe_scalar *inputs, size_t n);
+
+ZKPIPE_EXTERN_C_END
+
+#endif

@@ -1,0 +1,124 @@
+/* snarkjs's proof.json and public.json, written snprintf-style. */
+#include <stdio.h>
+#include <string.h>
+
+#include "io/io_internal.h"
+
+/* Appends to buf as snprintf would, tracking the full length. */
+typedef struct out {
+    char *buf;
+    size_t cap, len;
+} out;
+
+static void put(out *o, const char *s)
+{
+    size_t n = strlen(s);
+    if (o->len < o->cap) {
+        size_t room = o->cap - o->len - 1;
+        memcpy(o->buf + o->len, s, n < room ? n : room);
+        o->buf[o->len + (n < room ? n : room)] = '\0';
+    }
+    o->len += n;
+}
+
+static void put_num(out *o, const uint64_t *limbs, size_t n)
+{
+    char dec[120];
+    zkpipe__io_dec_write(dec, limbs, n);
+    put(o, "\"");
+    put(o, dec);
+    put(o, "\"");
+}
+
+static zkpipe_status start(out *o, char *buf, size_t cap, size_t *out_len)
+{
+    if (out_len == NULL || (buf == NULL && cap > 0))
+        return ZKPIPE_EINVAL;
+    o->buf = buf;
+    o->cap = cap;
+    o->len = 0;
+    if (cap > 0)
+        buf[0] = '\0';
+    return ZKPIPE_OK;
+}
+
+/* [x, y, z] of a G1 point (canonical coordinates), z = 0 for infinity. */
+static void put_g1(out *o, const uint64_t *coords, int infinity, size_t limbs)
+{
+    static const uint64_t one[6] = {1}, zero[6] = {0};
+    put(o, "[\n  ");
+    put_num(o, infinity ? zero : coords, limbs);
+    put(o, ",\n  ");
+    put_num(o, infinity ? one : coords + limbs, limbs);
+    put(o, infinity ? ",\n  \"0\"\n ]" : ",\n  \"1\"\n ]");
+}
+
+static void put_g2(out *o, const uint64_t *coords, int infinity, size_t limbs)
+{
+    static const uint64_t one[6] = {1}, zero[6] = {0};
+    for (int k = 0; k < 2; k++) {
+        put(o, k == 0 ? "[\n  [\n   " : ",\n  [\n   ");
+        const uint64_t *c = coords + 2 * (size_t)k * limbs;
+        put_num(o, infinity ? (k == 1 ? one : zero) : c, limbs);
+        put(o, ",\n   ");
+        put_num(o, infinity ? zero : c + limbs, limbs);
+        put(o, "\n  ]");
+    }
+    put(o,
+        infinity ? ",\n  [\n   \"0\",\n   \"0\"\n  ]\n ]" : ",\n  [\n   \"1\",\n   \"0\"\n  ]\n ]");
+}
+
+static int all_zero(const uint64_t *w, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (w[i] != 0)
+            return 0;
+    return 1;
+}
+
+zkpipe_status zkpipe_snarkjs_proof_write(char *buf, size_t cap, size_t *out_len,
+                                         const zkpipe_groth16_proof *proof)
+{
+    out o;
+    zkpipe_status st = start(&o, buf, cap, out_len);
+    if (st != ZKPIPE_OK || proof == NULL)
+        return ZKPIPE_EINVAL;
+    const zkpipe__io_curve *c = zkpipe__io_curve_for(proof->curve);
+    if (c == NULL || proof->size != c->proof_bytes)
+        return ZKPIPE_EINVAL;
+    uint64_t a[12], b[24], cc[12], ca[12], cb[24], ccc[12];
+    if ((st = c->proof_unpack(a, b, cc, proof->bytes)) != ZKPIPE_OK)
+        return st;
+    size_t l = c->fq_limbs;
+    c->point_to_canonical(ca, a, 0);
+    c->point_to_canonical(cb, b, 1);
+    c->point_to_canonical(ccc, cc, 0);
+    put(&o, "{\n \"pi_a\": ");
+    put_g1(&o, ca, all_zero(a, 2 * l), l);
+    put(&o, ",\n \"pi_b\": ");
+    put_g2(&o, cb, all_zero(b, 4 * l), l);
+    put(&o, ",\n \"pi_c\": ");
+    put_g1(&o, ccc, all_zero(cc, 2 * l), l);
+    put(&o, ",\n \"protocol\": \"groth16\",\n \"curve\": \"");
+    put(&o, c->name);
+    put(&o, "\"\n}\n");
+    *out_len = o.len;
+    return ZKPIPE_OK;
+}
+
+zkpipe_status zkpipe_snarkjs_public_write(char *buf, size_t cap, size_t *out_len,
+                                          const zkpipe_scalar *inputs, size_t n)
+{
+    out o;
+    zkpipe_status st = start(&o, buf, cap, out_len);
+    if (st != ZKPIPE_OK || (inputs == NULL && n > 0))
+        return ZKPIPE_EINVAL;
+    put(&o, "[");
+    for (size_t i = 0; i < n; i++) {
+        put(&o, i == 0 ? "\n " : ",\n ");
+        put_num(&o, inputs[i].l, 4);
+    }
+    put(&o, n > 0 ? "\n]\n" : "]\n");
+    *out_len = o.len;
+    return ZKPIPE_OK;
+}

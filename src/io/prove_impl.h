@@ -1,0 +1,245 @@
+/* The prover on a zkey and a witness, computing what snarkjs's `groth16 prove` computes (part
+ * of curve_impl.h's template):
+ *   a_i, b_i = Σ coefficient · w_wire over the zkey's A and B entries of row i; c_i = a_i b_i;
+ *   each of a, b, c: iNTT over the domain of n, coefficient j times ω_2n^j, NTT: the values on
+ *   the odd coset ω_2n ω_n^k; h_k = a_k b_k − c_k there, used as the H query's scalars as they
+ *   are (the zkey's H points already hold the division by Z, in the coset's Lagrange basis);
+ *   A = α1 + Σ w_i A_i + r δ1,  B = β2 + Σ w_i B2_i + s δ2,  B1 = β1 + Σ w_i B1_i + s δ1,
+ *   C = Σ_{i > nPublic} w_i C_i + Σ h_k H_k + s A + r B1 − r s δ1.
+ * The witness is canonical, the MSMs take it as plain integers. */
+
+static const zkpipe__msm_config h_msm = {0, ZKPIPE__MSM_MONTGOMERY};
+
+/* The B (G2) MSM, on its own thread while the G1 MSMs use the pool. */
+typedef struct b2_job {
+    G2 out;
+    const zkpipe__io_zkey_view *z;
+    const uint64_t *witness;
+    const zkpipe_allocator *a;
+    zkpipe_status st;
+    double secs;
+} b2_job;
+
+static void *b2_run(void *arg)
+{
+    b2_job *job = (b2_job *)arg;
+    double t0 = zkpipe__g16_now();
+    job->st = MSM2(&job->out, (const G2A *)job->z->b2, job->witness, NULL, job->z->num_vars, NULL,
+                   NULL, job->a);
+    job->secs = zkpipe__g16_now() - t0;
+    return NULL;
+}
+
+/* a and b from the coefficient entries (u32 matrix, u32 row, u32 wire, value). A value is
+ * stored as v R^2 mod r, so its Montgomery product with the canonical w is v w R: the
+ * Montgomery form of v w, with no conversion of either. */
+static void abc_build(FR *a, FR *b, FR *c, size_t n, const zkpipe__io_zkey_view *z,
+                      const uint64_t *witness)
+{
+    memset(a, 0, n * sizeof(FR));
+    memset(b, 0, n * sizeof(FR));
+    const uint8_t *e = z->coeffs;
+    for (size_t i = 0; i < z->num_coeffs; i++, e += 44) {
+        FR v, w;
+        zkpipe__io_limbs_le(v.l, e + 12, 4);
+        memcpy(w.l, witness + 4 * (size_t)zkpipe__io_u32(e + 8), sizeof w.l);
+        FRF(mul)(&v, &v, &w);
+        FR *row = (zkpipe__io_u32(e) == 0 ? a : b) + zkpipe__io_u32(e + 4);
+        FRF(add)(row, row, &v);
+    }
+    for (size_t i = 0; i < n; i++)
+        FRF(mul)(&c[i], &a[i], &b[i]);
+}
+
+/* h (into a) from a, b, c on the domain, as the header comment says. */
+static zkpipe_status h_build(FR *a, FR *b, FR *c, const zkpipe__io_zkey_view *z, zkpipe_pool *pool,
+                             const zkpipe_allocator *al)
+{
+    DOMAIN *d;
+    FR shift;
+    zkpipe_status st = NTT(root_of_unity)(&shift, (unsigned)z->log_n + 1);
+    if (st == ZKPIPE_OK)
+        st = NTT(domain_create)(&d, (unsigned)z->log_n, pool, al);
+    if (st != ZKPIPE_OK)
+        return st;
+    FR *v[3] = {a, b, c};
+    for (int k = 0; k < 3; k++) {
+        NTT(intt)(v[k], d, pool);
+        NTT(coset_ntt)(v[k], d, &shift, pool);
+    }
+    size_t n = NTT(domain_size)(d);
+    for (size_t i = 0; i < n; i++) {
+        FRF(mul)(&a[i], &a[i], &b[i]);
+        FRF(sub)(&a[i], &a[i], &c[i]);
+    }
+    NTT(domain_destroy)(d);
+    return ZKPIPE_OK;
+}
+
+static void g1_at(G1 *out, const uint64_t *p)
+{
+    G1A a;
+    memcpy(&a, p, sizeof a);
+    G1F(from_affine)(out, &a);
+}
+
+/* out += p + k q for affine p, q. */
+static void g1_add_blind(G1 *out, const uint64_t *p, const uint64_t *q, const FR *k)
+{
+    G1 t;
+    G1A pa;
+    memcpy(&pa, p, sizeof pa);
+    G1F(add_affine)(out, out, &pa);
+    g1_at(&t, q);
+    G1F(mul)(&t, &t, k);
+    G1F(add)(out, out, &t);
+}
+
+/* The MSM sums into A, B1, C (with H) and B, then the blinding: the proof's three points. */
+static zkpipe_status msms(uint64_t *pa, uint64_t *pb, uint64_t *pc, zkpipe_zkey_timings *t,
+                          const zkpipe__io_zkey_view *z, const uint64_t *w, const FR *h,
+                          const FR *r, const FR *s, zkpipe_pool *pool, const zkpipe_allocator *al)
+{
+    b2_job job = {.z = z, .witness = w, .a = al};
+    pthread_t thread;
+    int threaded =
+        zkpipe_pool_threads(pool) > 1 && pthread_create(&thread, NULL, b2_run, &job) == 0;
+    size_t n = (size_t)1 << z->log_n, first_private = z->num_public + 1;
+    G1 A, B1, C, H;
+    double t0 = zkpipe__g16_now();
+    zkpipe_status st = MSM1(&A, (const G1A *)z->a, w, NULL, z->num_vars, NULL, pool, al);
+    double t1 = zkpipe__g16_now();
+    if (st == ZKPIPE_OK)
+        st = MSM1(&B1, (const G1A *)z->b1, w, NULL, z->num_vars, NULL, pool, al);
+    double t2 = zkpipe__g16_now();
+    if (st == ZKPIPE_OK)
+        st = MSM1(&C, (const G1A *)z->c, w + 4 * first_private, NULL, z->num_vars - first_private,
+                  NULL, pool, al);
+    if (st == ZKPIPE_OK)
+        st = MSM1(&H, (const G1A *)z->h, (const uint64_t *)h, NULL, n, &h_msm, pool, al);
+    t->msm_a = t1 - t0;
+    t->msm_b1 = t2 - t1;
+    t->msm_c = zkpipe__g16_now() - t2;
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (st == ZKPIPE_OK)
+        b2_run(&job);
+    t->msm_b2 = job.secs;
+    if (st == ZKPIPE_OK)
+        st = job.st;
+    if (st != ZKPIPE_OK)
+        return st;
+
+    G1 tmp;
+    G2 B = job.out, t2g;
+    G2A p2;
+    FR rs;
+    g1_add_blind(&A, z->alpha1, z->delta1, r);
+    g1_add_blind(&B1, z->beta1, z->delta1, s);
+    memcpy(&p2, z->beta2, sizeof p2);
+    G2F(add_affine)(&B, &B, &p2);
+    memcpy(&p2, z->delta2, sizeof p2);
+    G2F(from_affine)(&t2g, &p2);
+    G2F(mul)(&t2g, &t2g, s);
+    G2F(add)(&B, &B, &t2g);
+    G1F(add)(&C, &C, &H);
+    G1F(mul)(&tmp, &A, s);
+    G1F(add)(&C, &C, &tmp);
+    G1F(mul)(&tmp, &B1, r);
+    G1F(add)(&C, &C, &tmp);
+    FRF(mul)(&rs, r, s);
+    g1_at(&tmp, z->delta1);
+    G1F(mul)(&tmp, &tmp, &rs);
+    G1F(neg)(&tmp, &tmp);
+    G1F(add)(&C, &C, &tmp);
+    G1A a1, c1;
+    G2A b2;
+    G1F(to_affine)(&a1, &A);
+    G2F(to_affine)(&b2, &B);
+    G1F(to_affine)(&c1, &C);
+    memcpy(pa, &a1, sizeof a1);
+    memcpy(pb, &b2, sizeof b2);
+    memcpy(pc, &c1, sizeof c1);
+    return ZKPIPE_OK;
+}
+
+/* The ledger's ABC and H charges, undone in one place whatever happened. */
+typedef struct charges {
+    zkpipe_ledger *ledger;
+    size_t bytes;
+    int abc, h;
+} charges;
+
+static zkpipe_status charge(charges *c, int *count, uint32_t kind)
+{
+    if (c->ledger == NULL)
+        return ZKPIPE_OK;
+    zkpipe_status st = zkpipe_ledger_charge(c->ledger, kind, c->bytes);
+    if (st == ZKPIPE_OK)
+        (*count)++;
+    return st;
+}
+
+static void release(charges *c, int *count, uint32_t kind)
+{
+    for (; *count > 0; (*count)--)
+        zkpipe_ledger_release(c->ledger, kind, c->bytes);
+}
+
+static zkpipe_status prove(uint8_t *proof, zkpipe_zkey_timings *t, char *detail, size_t cap,
+                           const zkpipe__io_zkey_view *z, const uint64_t *w, const uint64_t *r_c,
+                           const uint64_t *s_c, zkpipe_pool *pool, zkpipe_ledger *ledger,
+                           const zkpipe_allocator *al)
+{
+    size_t n = (size_t)1 << z->log_n;
+    charges ch = {ledger, n * sizeof(FR), 0, 0};
+    FR *v[3] = {NULL, NULL, NULL};
+    FR r, s;
+    uint64_t pa[G1_WORDS], pb[G2_WORDS], pc[G1_WORDS];
+    double t0 = zkpipe__g16_now();
+    zkpipe_status st = ZKPIPE_OK;
+    if (!FRF(from_canonical)(&r, r_c) || !FRF(from_canonical)(&s, s_c))
+        return zkpipe__io_fail(detail, cap, ZKPIPE_EINVAL, "r or s is not below the field order");
+    if (ledger != NULL && (st = zkpipe_ledger_move(ledger, ZKPIPE_STAGE_PROVING)) != ZKPIPE_OK)
+        return zkpipe__io_fail(detail, cap, st, "accounting: cannot move the ledger");
+    for (int k = 0; k < 3 && st == ZKPIPE_OK; k++) {
+        v[k] = (FR *)zkpipe__alloc(al, ch.bytes, 64);
+        st = v[k] == NULL ? ZKPIPE_ENOMEM : charge(&ch, &ch.abc, ZKPIPE_KIND_ABC);
+    }
+    if (st == ZKPIPE_OK) {
+        abc_build(v[0], v[1], v[2], n, z, w);
+        t->abc = zkpipe__g16_now() - t0;
+        st = h_build(v[0], v[1], v[2], z, pool, al);
+    }
+    if (st == ZKPIPE_OK) {
+        /* h now lives in a's buffer; b and c are done with. */
+        zkpipe__free(al, v[1]);
+        zkpipe__free(al, v[2]);
+        v[1] = v[2] = NULL;
+        release(&ch, &ch.abc, ZKPIPE_KIND_ABC);
+        st = charge(&ch, &ch.h, ZKPIPE_KIND_H);
+        t->h = zkpipe__g16_now() - t0 - t->abc;
+    }
+    if (st == ZKPIPE_OK)
+        st = msms(pa, pb, pc, t, z, w, v[0], &r, &s, pool, al);
+    release(&ch, &ch.abc, ZKPIPE_KIND_ABC);
+    release(&ch, &ch.h, ZKPIPE_KIND_H);
+    for (int k = 0; k < 3; k++)
+        zkpipe__free(al, v[k]);
+    if (st != ZKPIPE_OK)
+        return zkpipe__io_fail(detail, cap, st, "proving failed: %s", zkpipe_status_str(st));
+    if (ledger != NULL && (st = zkpipe_ledger_move(ledger, ZKPIPE_STAGE_FINALIZE)) != ZKPIPE_OK)
+        return zkpipe__io_fail(detail, cap, st, "accounting: cannot move the ledger");
+
+    double t1 = zkpipe__g16_now();
+    zkpipe__io_vk_view vk = {z->alpha1, z->beta2, z->gamma2, z->delta2, z->ic, z->num_public};
+    st = verify(&vk, w + 4, pa, pb, pc);
+    t->verify = zkpipe__g16_now() - t1;
+    if (st != ZKPIPE_OK)
+        return zkpipe__io_fail(detail, cap, ZKPIPE_EUNSATISFIED,
+                               "the witness does not satisfy the circuit (the proof fails the "
+                               "zkey's verification key; pass the .r1cs to find the constraint)");
+    proof_pack(proof, pa, pb, pc);
+    t->total = zkpipe__g16_now() - t0;
+    return ZKPIPE_OK;
+}

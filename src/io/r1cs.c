@@ -1,0 +1,143 @@
+/* The .r1cs reader (version 1): header, constraints, and the wire-to-label map's size. */
+#include <string.h>
+
+#include "core/alloc_internal.h"
+#include "io/io_internal.h"
+
+struct zkpipe_r1cs {
+    zkpipe__io_src src; /* first: zkpipe__io_reader_open sets it up */
+    const zkpipe__io_curve *curve;
+    zkpipe_r1cs_info info;
+    const uint8_t *constraints;
+};
+
+/* Walks one linear combination at *pos of the constraints section (end: its size). */
+static zkpipe_status check_lc(uint64_t *pos, const zkpipe_r1cs *r, uint64_t end, size_t row, char m,
+                              char *detail, size_t cap)
+{
+    const uint8_t *d = r->constraints;
+    if (end - *pos < 4)
+        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
+                               "section 2: constraint %zu is truncated", row);
+    uint64_t terms = zkpipe__io_u32(d + *pos);
+    *pos += 4;
+    if (terms > (end - *pos) / 36)
+        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
+                               "section 2: constraint %zu is truncated", row);
+    for (uint64_t k = 0; k < terms; k++, *pos += 36) {
+        uint32_t wire = zkpipe__io_u32(d + *pos);
+        uint64_t v[4];
+        if (wire >= r->info.num_wires)
+            return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
+                                   "section 2: constraint %zu: %c uses wire %u of %u", row, m,
+                                   (unsigned)wire, (unsigned)r->info.num_wires);
+        zkpipe__io_limbs_le(v, d + *pos + 4, 4);
+        if (!zkpipe__io_lt(v, r->curve->r, 4))
+            return zkpipe__io_fail(detail, cap, ZKPIPE_ENONCANONICAL,
+                                   "section 2: constraint %zu: a coefficient of %c is not below "
+                                   "the field order",
+                                   row, m);
+    }
+    return ZKPIPE_OK;
+}
+
+static zkpipe_status parse(void *reader, char *detail, size_t cap, const zkpipe_io_options *opts)
+{
+    zkpipe_r1cs *r = (zkpipe_r1cs *)reader;
+    (void)opts;
+    const uint8_t *h, *labels;
+    uint64_t size;
+    zkpipe_status st = zkpipe__io_sections(&r->src, detail, cap, "r1cs", 1);
+    if (st == ZKPIPE_OK)
+        st = zkpipe__io_section(&h, &size, &r->src, detail, cap, 1, UINT64_MAX);
+    if (st != ZKPIPE_OK)
+        return st;
+    if (size < 4 || zkpipe__io_u32(h) != 32 || size != 64)
+        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
+                               "section 1: the header is not n8 = 32 followed by 28 bytes");
+    r->curve = zkpipe__io_curve_by_prime(h + 4, 32, 1);
+    if (r->curve == NULL)
+        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
+                               "section 1: the prime is neither bls12381's nor bn128's r");
+    zkpipe_r1cs_info *i = &r->info;
+    i->curve = r->curve->curve;
+    i->num_wires = zkpipe__io_u32(h + 36);
+    i->num_outputs = zkpipe__io_u32(h + 40);
+    i->num_pub_inputs = zkpipe__io_u32(h + 44);
+    i->num_prv_inputs = zkpipe__io_u32(h + 48);
+    i->num_labels = zkpipe__io_u64(h + 52);
+    i->num_constraints = zkpipe__io_u32(h + 60);
+    if ((uint64_t)i->num_outputs + i->num_pub_inputs + i->num_prv_inputs >= i->num_wires)
+        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
+                               "section 1: %u wires cannot hold the one, %u outputs and %u inputs",
+                               (unsigned)i->num_wires, (unsigned)i->num_outputs,
+                               (unsigned)(i->num_pub_inputs + i->num_prv_inputs));
+    if (r->src.size[3] != UINT64_MAX &&
+        (st = zkpipe__io_section(&labels, NULL, &r->src, detail, cap, 3,
+                                 (uint64_t)i->num_wires * 8)) != ZKPIPE_OK)
+        return st;
+    st = zkpipe__io_section(&r->constraints, &size, &r->src, detail, cap, 2, UINT64_MAX);
+    uint64_t pos = 0;
+    for (size_t row = 0; row < i->num_constraints && st == ZKPIPE_OK; row++)
+        for (int m = 0; m < 3 && st == ZKPIPE_OK; m++)
+            st = check_lc(&pos, r, size, row, "ABC"[m], detail, cap);
+    if (st == ZKPIPE_OK && pos != size)
+        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
+                               "section 2: %llu bytes after the last constraint",
+                               (unsigned long long)(size - pos));
+    return st;
+}
+
+zkpipe_status zkpipe_r1cs_open(zkpipe_r1cs **out, char *detail, size_t detail_cap, const char *path,
+                               const zkpipe_io_options *opts)
+{
+    if (path == NULL)
+        return zkpipe__io_fail(detail, detail_cap, ZKPIPE_EINVAL, "invalid argument");
+    return zkpipe__io_reader_open((void **)out, sizeof(zkpipe_r1cs), "r1cs", parse, detail,
+                                  detail_cap, path, NULL, 0, opts);
+}
+
+zkpipe_status zkpipe_r1cs_open_mem(zkpipe_r1cs **out, char *detail, size_t detail_cap,
+                                   const void *data, size_t len, const zkpipe_io_options *opts)
+{
+    return zkpipe__io_reader_open((void **)out, sizeof(zkpipe_r1cs), "r1cs", parse, detail,
+                                  detail_cap, NULL, data, len, opts);
+}
+
+void zkpipe_r1cs_destroy(zkpipe_r1cs *r1cs)
+{
+    zkpipe__io_reader_destroy(r1cs);
+}
+
+zkpipe_status zkpipe_r1cs_info_get(zkpipe_r1cs_info *out, const zkpipe_r1cs *r1cs)
+{
+    if (out == NULL || r1cs == NULL)
+        return ZKPIPE_EINVAL;
+    *out = r1cs->info;
+    return ZKPIPE_OK;
+}
+
+zkpipe_status zkpipe_r1cs_check(size_t *first_failing, char *detail, size_t detail_cap,
+                                const zkpipe_r1cs *r1cs, const zkpipe_wtns *wtns)
+{
+    if (r1cs == NULL || wtns == NULL)
+        return zkpipe__io_fail(detail, detail_cap, ZKPIPE_EINVAL, "invalid argument");
+    if (zkpipe_wtns_curve(wtns) != r1cs->info.curve)
+        return zkpipe__io_fail(
+            detail, detail_cap, ZKPIPE_EMISMATCH, "the witness is for %s, the r1cs for %s",
+            zkpipe__io_curve_for(zkpipe_wtns_curve(wtns))->name, r1cs->curve->name);
+    if (zkpipe_wtns_count(wtns) != r1cs->info.num_wires)
+        return zkpipe__io_fail(detail, detail_cap, ZKPIPE_EMISMATCH,
+                               "the witness has %zu values, the r1cs %u wires",
+                               zkpipe_wtns_count(wtns), (unsigned)r1cs->info.num_wires);
+    size_t bad = 0;
+    zkpipe_status st = r1cs->curve->r1cs_check(&bad, r1cs->constraints, r1cs->info.num_constraints,
+                                               zkpipe__wtns_values(wtns));
+    if (st != ZKPIPE_OK) {
+        if (first_failing != NULL)
+            *first_failing = bad;
+        return zkpipe__io_fail(detail, detail_cap, st,
+                               "constraint %zu is not satisfied by the witness", bad);
+    }
+    return ZKPIPE_OK;
+}
