@@ -28,3 +28,4 @@ ZKPIPE_API unsigned zkpipe_version_number(void);
 ZKPIPE_EXTERN_C_END
 
 #endif
+#include "zkpipe/io.h"

@@ -22,8 +22,8 @@
 #define G2_WORDS (4 * FQ_LIMBS)
 
 /* A point (2 or 4 coordinates) from Montgomery limbs: every coordinate below q, on the curve,
- * in the subgroup. */
-static zkpipe_status check_one(const uint8_t *p, int g2)
+ * and in the subgroup when `subgroup`. */
+static zkpipe_status check_one(const uint8_t *p, int g2, int subgroup)
 {
     uint64_t w[G2_WORDS];
     size_t coords = g2 ? 4 : 2;
@@ -36,19 +36,19 @@ static zkpipe_status check_one(const uint8_t *p, int g2)
         memcpy(&pt, w, sizeof pt);
         if (!G2F(is_on_curve)(&pt))
             return ZKPIPE_ENOTONCURVE;
-        return G2F(is_in_subgroup)(&pt) ? ZKPIPE_OK : ZKPIPE_ENOTINSUBGROUP;
+        return !subgroup || G2F(is_in_subgroup)(&pt) ? ZKPIPE_OK : ZKPIPE_ENOTINSUBGROUP;
     }
     G1A pt;
     memcpy(&pt, w, sizeof pt);
     if (!G1F(is_on_curve)(&pt))
         return ZKPIPE_ENOTONCURVE;
-    return G1F(is_in_subgroup)(&pt) ? ZKPIPE_OK : ZKPIPE_ENOTINSUBGROUP;
+    return !subgroup || G1F(is_in_subgroup)(&pt) ? ZKPIPE_OK : ZKPIPE_ENOTINSUBGROUP;
 }
 
 typedef struct check_ctx {
     const uint8_t *p;
     size_t stride;
-    int g2;
+    int g2, subgroup;
     atomic_size_t bad; /* the lowest bad index found so far */
 } check_ctx;
 
@@ -59,7 +59,7 @@ static void check_range(void *arg, size_t begin, size_t end, unsigned worker)
     for (size_t i = begin; i < end; i++) {
         if (i >= atomic_load_explicit(&ctx->bad, memory_order_relaxed))
             return;
-        if (check_one(ctx->p + i * ctx->stride, ctx->g2) == ZKPIPE_OK)
+        if (check_one(ctx->p + i * ctx->stride, ctx->g2, ctx->subgroup) == ZKPIPE_OK)
             continue;
         size_t cur = atomic_load(&ctx->bad);
         while (i < cur && !atomic_compare_exchange_weak(&ctx->bad, &cur, i)) {
@@ -68,13 +68,13 @@ static void check_range(void *arg, size_t begin, size_t end, unsigned worker)
     }
 }
 
-static zkpipe_status check_points(size_t *bad, const uint8_t *p, size_t n, int g2,
+static zkpipe_status check_points(size_t *bad, const uint8_t *p, size_t n, int g2, int subgroup,
                                   zkpipe_pool *pool)
 {
-    check_ctx ctx = {p, (g2 ? G2_WORDS : G1_WORDS) * sizeof(uint64_t), g2, n};
+    check_ctx ctx = {p, (g2 ? G2_WORDS : G1_WORDS) * sizeof(uint64_t), g2, subgroup, n};
     zkpipe_pool_parallel_for(pool, n, 256, check_range, &ctx);
     *bad = atomic_load(&ctx.bad);
-    return *bad < n ? check_one(p + *bad * ctx.stride, g2) : ZKPIPE_OK;
+    return *bad < n ? check_one(p + *bad * ctx.stride, g2, subgroup) : ZKPIPE_OK;
 }
 
 static zkpipe_status point_from_canonical(uint64_t *out, const uint64_t *coords, int g2)
@@ -84,7 +84,7 @@ static zkpipe_status point_from_canonical(uint64_t *out, const uint64_t *coords,
     for (size_t i = 0; i < ncoords; i++)
         if (!FQF(from_canonical)(&f[i], coords + i * FQ_LIMBS))
             return ZKPIPE_ENONCANONICAL;
-    zkpipe_status st = check_one((const uint8_t *)f, g2);
+    zkpipe_status st = check_one((const uint8_t *)f, g2, 1);
     if (st == ZKPIPE_OK)
         memcpy(out, f, ncoords * sizeof(FQ));
     return st;

@@ -98,8 +98,9 @@ typedef struct zkpipe__io_curve {
     size_t proof_bytes;
     unsigned two_adicity;
     /* Checks n points of 2 (g2: 4) coordinates in the zkey's layout at p (any alignment):
-     * canonical, on the curve, in the subgroup. On error *bad is the first bad point. */
-    zkpipe_status (*check_points)(size_t *bad, const uint8_t *p, size_t n, int g2,
+     * canonical, on the curve, and (when `subgroup`) in the subgroup. On error *bad is the
+     * first bad point. */
+    zkpipe_status (*check_points)(size_t *bad, const uint8_t *p, size_t n, int g2, int subgroup,
                                   zkpipe_pool *pool);
     /* A point from canonical coordinates (G1: x, y; G2: x.c0, x.c1, y.c0, y.c1, each
      * fq_limbs limbs), validated; `out` in the layout above. */

@@ -157,6 +157,10 @@ static zkpipe_status msms(uint64_t *pa, uint64_t *pb, uint64_t *pc, zkpipe_zkey_
     G1F(to_affine)(&a1, &A);
     G2F(to_affine)(&b2, &B);
     G1F(to_affine)(&c1, &C);
+    /* Only a query point outside the subgroup (a zkey opened with ZKPIPE_IO_DEFER_SUBGROUP)
+     * can put a proof point there. */
+    if (!G1F(is_in_subgroup)(&a1) || !G2F(is_in_subgroup)(&b2) || !G1F(is_in_subgroup)(&c1))
+        return ZKPIPE_ENOTINSUBGROUP;
     memcpy(pa, &a1, sizeof a1);
     memcpy(pb, &b2, sizeof b2);
     memcpy(pc, &c1, sizeof c1);
@@ -226,6 +230,10 @@ static zkpipe_status prove(uint8_t *proof, zkpipe_zkey_timings *t, char *detail,
     release(&ch, &ch.h, ZKPIPE_KIND_H);
     for (int k = 0; k < 3; k++)
         zkpipe__free(al, v[k]);
+    if (st == ZKPIPE_ENOTINSUBGROUP)
+        return zkpipe__io_fail(detail, cap, st,
+                               "a proof point is outside the prime-order subgroup: the zkey's "
+                               "query points are not all in it");
     if (st != ZKPIPE_OK)
         return zkpipe__io_fail(detail, cap, st, "proving failed: %s", zkpipe_status_str(st));
     if (ledger != NULL && (st = zkpipe_ledger_move(ledger, ZKPIPE_STAGE_FINALIZE)) != ZKPIPE_OK)

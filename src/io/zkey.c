@@ -29,7 +29,7 @@ static const char *point_problem(zkpipe_status st)
 
 /* Checks n points of section `id` and hands out the (aligned) section. */
 static zkpipe_status points(const uint64_t **out, zkpipe_zkey *z, char *detail, size_t cap,
-                            uint32_t id, size_t n, int g2, zkpipe_pool *pool)
+                            uint32_t id, size_t n, int g2, const zkpipe_io_options *opts)
 {
     size_t bytes = n * (g2 ? 4 : 2) * z->curve->fq_bytes;
     const uint8_t *p;
@@ -38,7 +38,9 @@ static zkpipe_status points(const uint64_t **out, zkpipe_zkey *z, char *detail, 
     zkpipe_status st = zkpipe__io_section(&p, NULL, &z->src, detail, cap, id, bytes);
     if (st != ZKPIPE_OK)
         return st;
-    if ((st = z->curve->check_points(&bad, p, n, g2, pool)) != ZKPIPE_OK)
+    /* IC (section 3) is always checked in full: the verifier uses it as it is. */
+    int subgroup = id == 3 || !(opts->flags & ZKPIPE_IO_DEFER_SUBGROUP);
+    if ((st = z->curve->check_points(&bad, p, n, g2, subgroup, opts->pool)) != ZKPIPE_OK)
         return zkpipe__io_fail(detail, cap, st, "section %u: point %zu %s", (unsigned)id, bad,
                                point_problem(st));
     if ((st = zkpipe__io_aligned(&aligned, &z->src, p, bytes)) != ZKPIPE_OK)
@@ -49,7 +51,7 @@ static zkpipe_status points(const uint64_t **out, zkpipe_zkey *z, char *detail, 
 }
 
 /* Section 2: the sizes, the primes, the counts and the verifying key's points. */
-static zkpipe_status header(zkpipe_zkey *z, char *detail, size_t cap, zkpipe_pool *pool)
+static zkpipe_status header(zkpipe_zkey *z, char *detail, size_t cap)
 {
     const uint8_t *h;
     uint64_t size;
@@ -99,7 +101,7 @@ static zkpipe_status header(zkpipe_zkey *z, char *detail, size_t cap, zkpipe_poo
     uint64_t *store = z->header_points;
     for (int k = 0; k < 6; k++) {
         size_t bytes = is_g2[k] ? g2 : g1, bad;
-        if ((st = z->curve->check_points(&bad, h + off, 1, is_g2[k], pool)) != ZKPIPE_OK)
+        if ((st = z->curve->check_points(&bad, h + off, 1, is_g2[k], 1, NULL)) != ZKPIPE_OK)
             return zkpipe__io_fail(detail, cap, st, "section 2: %s %s", names[k],
                                    point_problem(st));
         memcpy(store, h + off, bytes);
@@ -152,8 +154,9 @@ static zkpipe_status coefficients(zkpipe_zkey *z, char *detail, size_t cap)
 
 static zkpipe_status parse(void *reader, char *detail, size_t cap, const zkpipe_io_options *opts)
 {
+    static const zkpipe_io_options none = {0};
     zkpipe_zkey *z = (zkpipe_zkey *)reader;
-    zkpipe_pool *pool = opts != NULL ? opts->pool : NULL;
+    opts = opts != NULL ? opts : &none;
     const uint8_t *p;
     zkpipe_status st = zkpipe__io_sections(&z->src, detail, cap, "zkey", 1);
     if (st == ZKPIPE_OK)
@@ -164,19 +167,19 @@ static zkpipe_status parse(void *reader, char *detail, size_t cap, const zkpipe_
         return zkpipe__io_fail(detail, cap, ZKPIPE_EUNSUPPORTED,
                                "section 1: protocol %u is not Groth16 (1)",
                                (unsigned)zkpipe__io_u32(p));
-    if ((st = header(z, detail, cap, pool)) != ZKPIPE_OK ||
+    if ((st = header(z, detail, cap)) != ZKPIPE_OK ||
         (st = coefficients(z, detail, cap)) != ZKPIPE_OK)
         return st;
     size_t nv = z->info.num_vars, np = z->info.num_public;
     zkpipe__io_zkey_view *v = &z->view;
     v->num_vars = nv;
     v->num_public = np;
-    if ((st = points(&v->ic, z, detail, cap, 3, np + 1, 0, pool)) != ZKPIPE_OK ||
-        (st = points(&v->a, z, detail, cap, 5, nv, 0, pool)) != ZKPIPE_OK ||
-        (st = points(&v->b1, z, detail, cap, 6, nv, 0, pool)) != ZKPIPE_OK ||
-        (st = points(&v->b2, z, detail, cap, 7, nv, 1, pool)) != ZKPIPE_OK ||
-        (st = points(&v->c, z, detail, cap, 8, nv - np - 1, 0, pool)) != ZKPIPE_OK ||
-        (st = points(&v->h, z, detail, cap, 9, z->info.domain_size, 0, pool)) != ZKPIPE_OK)
+    if ((st = points(&v->ic, z, detail, cap, 3, np + 1, 0, opts)) != ZKPIPE_OK ||
+        (st = points(&v->a, z, detail, cap, 5, nv, 0, opts)) != ZKPIPE_OK ||
+        (st = points(&v->b1, z, detail, cap, 6, nv, 0, opts)) != ZKPIPE_OK ||
+        (st = points(&v->b2, z, detail, cap, 7, nv, 1, opts)) != ZKPIPE_OK ||
+        (st = points(&v->c, z, detail, cap, 8, nv - np - 1, 0, opts)) != ZKPIPE_OK ||
+        (st = points(&v->h, z, detail, cap, 9, z->info.domain_size, 0, opts)) != ZKPIPE_OK)
         return st;
     for (size_t k = 0; k < z->src.ncopies; k++)
         z->info.copied_bytes += z->src.copy_bytes[k];
