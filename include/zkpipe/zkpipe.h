@@ -14,6 +14,7 @@
 #include "zkpipe/curve.h"
 #include "zkpipe/circuit.h"
 #include "zkpipe/groth16.h"
+#include "zkpipe/io.h"
 
 ZKPIPE_EXTERN_C_BEGIN
 
@@ -28,4 +29,3 @@ ZKPIPE_API unsigned zkpipe_version_number(void);
 ZKPIPE_EXTERN_C_END
 
 #endif
-#include "zkpipe/io.h"
