@@ -3,6 +3,7 @@
  * failure walks, and, when the interop fixtures are present, byte-for-byte agreement with
  * snarkjs's proofs made with r = 11, s = 22. */
 #include <dirent.h>
+#include <errno.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -837,12 +839,16 @@ static int walk_open_prove(void *arg, const zkpipe_allocator *a)
     return st;
 }
 
-static char walk_vk_json[8192];
+static const char walk_vk_json_text[] =
+    "{\"protocol\":\"groth16\",\"curve\":\"bn128\",\"nPublic\":0,\"vk_alpha_1\":[\"1\",\"2\","
+    "\"1\"],\"vk_beta_2\":[[\"0\",\"0\"],[\"1\",\"0\"],[\"0\",\"0\"]],\"vk_gamma_2\":[[\"0\","
+    "\"0\"],[\"1\",\"0\"],[\"0\",\"0\"]],\"vk_delta_2\":[[\"0\",\"0\"],[\"1\",\"0\"],[\"0\","
+    "\"0\"]],\"IC\":[[\"1\",\"2\",\"1\"]]}";
 
 static int walk_vk_parse(void *arg, const zkpipe_allocator *a)
 {
     zkpipe_snarkjs_vk **vk = arg;
-    return zkpipe_snarkjs_vk_parse(vk, NULL, 0, walk_vk_json, strlen(walk_vk_json), a);
+    return zkpipe_snarkjs_vk_parse(vk, NULL, 0, walk_vk_json_text, strlen(walk_vk_json_text), a);
 }
 
 static void undo_vk(void *arg)
@@ -857,13 +863,7 @@ static void allocation_failures_leak_nothing(void **state)
     tiny_build(&f, ZKPIPE_CURVE_BN254);
     walk_files = &f;
     assert_true(fail_alloc_walk(walk_open_prove, NULL, NULL) >= 9);
-    /* A verification_key.json made from the zkey's key, then parsed under failures. */
-    const char *vkj =
-        "{\"protocol\":\"groth16\",\"curve\":\"bn128\",\"nPublic\":0,\"vk_alpha_1\":[\"1\",\"2\","
-        "\"1\"],\"vk_beta_2\":[[\"0\",\"0\"],[\"1\",\"0\"],[\"0\",\"0\"]],\"vk_gamma_2\":[[\"0\","
-        "\"0\"],[\"1\",\"0\"],[\"0\",\"0\"]],\"vk_delta_2\":[[\"0\",\"0\"],[\"1\",\"0\"],[\"0\","
-        "\"0\"]],\"IC\":[[\"1\",\"2\",\"1\"]]}";
-    snprintf(walk_vk_json, sizeof walk_vk_json, "%s", vkj);
+    /* A small verification_key.json (generator points, infinity), parsed under failures. */
     zkpipe_snarkjs_vk *vk = NULL;
     assert_int_equal(fail_alloc_walk(walk_vk_parse, undo_vk, &vk), 1);
     tiny_free(&f);
@@ -966,8 +966,63 @@ static void interop_fixtures_match_snarkjs(void **state)
         skip();
 }
 
-int main(void)
+/* Seeds for the fuzzers (tests/fuzz): DIR/{r1cs,wtns,zkey,json}/, from the tiny circuit. */
+static int write_seed(const char *dir, const char *sub, const char *name, const char *prefix,
+                      const void *data, size_t len)
 {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, sub);
+    mkdir(path, 0755);
+    snprintf(path, sizeof path, "%s/%s/%s", dir, sub, name);
+    FILE *fp = fopen(path, "wb");
+    if (fp == NULL)
+        return -1;
+    size_t plen = prefix != NULL ? 2 : 0; /* fuzz_json's two selector bytes */
+    int ok = fwrite(prefix != NULL ? prefix : "", 1, plen, fp) == plen &&
+             fwrite(data, 1, len, fp) == len;
+    return fclose(fp) == 0 && ok ? 0 : -1;
+}
+
+static int write_seeds(const char *dir)
+{
+    int rc = mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -1;
+    for (int ci = 0; ci < 2 && rc == 0; ci++) {
+        tiny_files f;
+        opened o;
+        char d[ZKPIPE_IO_DETAIL_MAX], json[4096], name[32];
+        size_t len = 0;
+        zkpipe_groth16_proof proof;
+        tiny_build(&f, curves[ci]);
+        open_all(&o, &f, NULL);
+        zkpipe_scalar in[TINY_PUBLIC];
+        for (size_t i = 0; i < TINY_PUBLIC; i++)
+            zkpipe_wtns_get(&in[i], o.wtns, i + 1);
+        snprintf(name, sizeof name, "tiny-%s", ci == 0 ? "bls12381" : "bn128");
+        rc |= write_seed(dir, "zkey", name, NULL, f.zkey.data, f.zkey.len);
+        rc |= write_seed(dir, "wtns", name, NULL, f.wtns.data, f.wtns.len);
+        rc |= write_seed(dir, "r1cs", name, NULL, f.r1cs.data, f.r1cs.len);
+        if (zkpipe_zkey_prove(&proof, NULL, d, sizeof d, o.zkey, o.wtns, NULL, NULL) != ZKPIPE_OK ||
+            zkpipe_snarkjs_proof_write(json, sizeof json, &len, &proof) != ZKPIPE_OK)
+            rc = -1;
+        snprintf(name, sizeof name, "proof-%s", ci == 0 ? "bls12381" : "bn128");
+        rc |= write_seed(dir, "json", name, "\x01\x00", json, len);
+        zkpipe_snarkjs_public_write(json, sizeof json, &len, in, TINY_PUBLIC);
+        snprintf(name, sizeof name, "public-%s", ci == 0 ? "bls12381" : "bn128");
+        rc |= write_seed(dir, "json", name, ci == 0 ? "\x02\x00" : "\x02\x01", json, len);
+        close_all(&o);
+        tiny_free(&f);
+    }
+    rc |= write_seed(dir, "json", "vk-bn128", "\x00\x00", walk_vk_json_text,
+                     strlen(walk_vk_json_text));
+    if (rc != 0)
+        fprintf(stderr, "cannot write the seeds under %s\n", dir);
+    return rc != 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && strcmp(argv[1], "--write-seeds") == 0)
+        return write_seeds(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tiny_proves_and_verifies),
         cmocka_unit_test(unsatisfied_witness_gives_no_proof),
