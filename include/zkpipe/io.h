@@ -87,7 +87,7 @@ typedef struct zkpipe_r1cs_info {
 /*! zkpipe_r1cs_open() / zkpipe_r1cs_open_mem() : an .r1cs reader (header and constraints
  * sections required; the wire-to-label map is checked for size when present; other sections
  * are skipped).
- * Allocates one reader of about 500 bytes; nothing per constraint. */
+ * Allocates one reader of about 1 KB; nothing per constraint. */
 ZKPIPE_API zkpipe_status zkpipe_r1cs_open(zkpipe_r1cs **out, char *detail, size_t detail_cap,
                                           const char *path, const zkpipe_io_options *opts);
 ZKPIPE_API zkpipe_status zkpipe_r1cs_open_mem(zkpipe_r1cs **out, char *detail, size_t detail_cap,
@@ -110,8 +110,8 @@ ZKPIPE_API zkpipe_status zkpipe_r1cs_check(size_t *first_failing, char *detail, 
 
 /*! zkpipe_wtns_open() / zkpipe_wtns_open_mem() : a .wtns reader (version 2: header and values
  * sections). Also refuses a witness whose value 0 (the constant wire) is not 1 (EFORMAT).
- * Allocates one reader of about 500 bytes, plus an aligned copy of the values (32 bytes each)
- * when their offset in the file is not a multiple of 8. */
+ * Allocates one reader of about 1 KB, plus an aligned copy of the values (32 bytes each) when
+ * their offset in the file is not a multiple of 8 (as in the files snarkjs and circom write). */
 ZKPIPE_API zkpipe_status zkpipe_wtns_open(zkpipe_wtns **out, char *detail, size_t detail_cap,
                                           const char *path, const zkpipe_io_options *opts);
 ZKPIPE_API zkpipe_status zkpipe_wtns_open_mem(zkpipe_wtns **out, char *detail, size_t detail_cap,

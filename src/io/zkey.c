@@ -226,12 +226,14 @@ zkpipe_status zkpipe_zkey_vk(zkpipe_snarkjs_vk **out, const zkpipe_zkey *zkey,
     zkpipe_status st = zkpipe__io_vk_alloc(&vk, c, v->num_public, allocator);
     if (st != ZKPIPE_OK)
         return st;
-    size_t g1 = 2 * c->fq_limbs * sizeof(uint64_t), g2 = 2 * g1;
-    memcpy((void *)vk->view.alpha1, v->alpha1, g1);
-    memcpy((void *)vk->view.beta2, v->beta2, g2);
-    memcpy((void *)vk->view.gamma2, v->gamma2, g2);
-    memcpy((void *)vk->view.delta2, v->delta2, g2);
-    memcpy((void *)vk->view.ic, v->ic, (v->num_public + 1) * g1);
+    /* The key's block holds alpha1, beta2, gamma2, delta2, then IC, in that order. */
+    size_t g1 = 2 * c->fq_limbs, g2 = 2 * g1;
+    uint64_t *dst = vk->points;
+    memcpy(dst, v->alpha1, g1 * sizeof(uint64_t));
+    memcpy(dst += g1, v->beta2, g2 * sizeof(uint64_t));
+    memcpy(dst += g2, v->gamma2, g2 * sizeof(uint64_t));
+    memcpy(dst += g2, v->delta2, g2 * sizeof(uint64_t));
+    memcpy(dst + g2, v->ic, (v->num_public + 1) * g1 * sizeof(uint64_t));
     *out = vk;
     return ZKPIPE_OK;
 }
