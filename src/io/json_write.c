@@ -1,36 +1,25 @@
-/* snarkjs's proof.json and public.json, written snprintf-style. */
+/* snarkjs's proof.json and public.json, written snprintf-style with the accounting
+ * exporters' text builder. */
 #include <stdio.h>
 #include <string.h>
 
+#include "acct/export_internal.h"
 #include "io/io_internal.h"
 
-/* Appends to buf as snprintf would, tracking the full length. */
-typedef struct out {
-    char *buf;
-    size_t cap, len;
-} out;
-
-static void put(out *o, const char *s)
+static void put(zkpipe__text *o, const char *s)
 {
-    size_t n = strlen(s);
-    if (o->len < o->cap) {
-        size_t room = o->cap - o->len - 1;
-        memcpy(o->buf + o->len, s, n < room ? n : room);
-        o->buf[o->len + (n < room ? n : room)] = '\0';
-    }
-    o->len += n;
+    zkpipe__text_printf(o, "%s", s);
 }
 
-static void put_num(out *o, const uint64_t *limbs, size_t n)
+static void put_num(zkpipe__text *o, const uint64_t *limbs, size_t n)
 {
     char dec[120];
     zkpipe__io_dec_write(dec, limbs, n);
-    put(o, "\"");
-    put(o, dec);
-    put(o, "\"");
+    zkpipe__text_printf(o, "\"%s\"", dec);
 }
 
-static zkpipe_status start(out *o, char *buf, size_t cap, size_t *out_len)
+/* The accounting exporters' text builder (snprintf's two-call semantics), started here. */
+static zkpipe_status start(zkpipe__text *o, char *buf, size_t cap, size_t *out_len)
 {
     if (out_len == NULL || (buf == NULL && cap > 0))
         return ZKPIPE_EINVAL;
@@ -43,7 +32,7 @@ static zkpipe_status start(out *o, char *buf, size_t cap, size_t *out_len)
 }
 
 /* [x, y, z] of a G1 point (canonical coordinates), z = 0 for infinity. */
-static void put_g1(out *o, const uint64_t *coords, int infinity, size_t limbs)
+static void put_g1(zkpipe__text *o, const uint64_t *coords, int infinity, size_t limbs)
 {
     static const uint64_t one[6] = {1}, zero[6] = {0};
     put(o, "[\n  ");
@@ -53,7 +42,7 @@ static void put_g1(out *o, const uint64_t *coords, int infinity, size_t limbs)
     put(o, infinity ? ",\n  \"0\"\n ]" : ",\n  \"1\"\n ]");
 }
 
-static void put_g2(out *o, const uint64_t *coords, int infinity, size_t limbs)
+static void put_g2(zkpipe__text *o, const uint64_t *coords, int infinity, size_t limbs)
 {
     static const uint64_t one[6] = {1}, zero[6] = {0};
     for (int k = 0; k < 2; k++) {
@@ -79,7 +68,7 @@ static int all_zero(const uint64_t *w, size_t n)
 zkpipe_status zkpipe_snarkjs_proof_write(char *buf, size_t cap, size_t *out_len,
                                          const zkpipe_groth16_proof *proof)
 {
-    out o;
+    zkpipe__text o;
     zkpipe_status st = start(&o, buf, cap, out_len);
     if (st != ZKPIPE_OK || proof == NULL)
         return ZKPIPE_EINVAL;
@@ -109,7 +98,7 @@ zkpipe_status zkpipe_snarkjs_proof_write(char *buf, size_t cap, size_t *out_len,
 zkpipe_status zkpipe_snarkjs_public_write(char *buf, size_t cap, size_t *out_len,
                                           const zkpipe_scalar *inputs, size_t n)
 {
-    out o;
+    zkpipe__text o;
     zkpipe_status st = start(&o, buf, cap, out_len);
     if (st != ZKPIPE_OK || (inputs == NULL && n > 0))
         return ZKPIPE_EINVAL;
