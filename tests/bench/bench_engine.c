@@ -1,0 +1,264 @@
+/* bench_engine: what the two-phase engine buys and what the narrow waist bounds.
+ *
+ * 1. Overlap: N partitions of the test circuit (2^--overlap-log rows, BLS12-381) synthesized
+ *    and proved back to back on one thread, against the engine with one synthesis worker and
+ *    one single-threaded prover. Overlap efficiency = (back-to-back - pipelined) / the
+ *    shorter phase: 1 when the shorter phase is hidden entirely.
+ * 2. Peak RSS with slow proving (2^--log rows, BN254; proving is ~100x slower than
+ *    synthesis): N synthesis workers against one prover, permits 1 and capacity 1, with
+ *    release early and release on delivery, each in its own child process so each peak is
+ *    its own. Reported against the idle baseline (the child's RSS before the engine starts)
+ *    and against bound x the partition's accounted peak.
+ *
+ *   bench_engine [--partitions N] [--log K] [--overlap-log K]
+ *
+ * Figures only: nothing here asserts a time. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench_stats.h"
+#include "engine/engine_internal.h"
+#include "groth16/groth16_internal.h"
+#include "zkpipe/zkpipe.h"
+
+#define SEED 3
+
+typedef struct keys {
+    zkpipe_groth16_pk *pk;
+    zkpipe_groth16_vk *vk;
+    unsigned log_rows;
+} keys;
+
+static double now_s(void)
+{
+    return 1e-9 * bench_clock_ns(CLOCK_MONOTONIC);
+}
+
+static void check(zkpipe_status st, const char *what)
+{
+    if (st != ZKPIPE_OK) {
+        fprintf(stderr, "bench_engine: %s: %s\n", what, zkpipe_status_str(st));
+        exit(1);
+    }
+}
+
+static zkpipe_status build(zkpipe_cs *cs, void *ctx, size_t partition)
+{
+    (void)partition;
+    return zkpipe_testcircuit_build(cs, ((const keys *)ctx)->log_rows, SEED, 1);
+}
+
+static void make_keys(keys *k, zkpipe_curve curve, unsigned log_rows)
+{
+    static const uint8_t seed[ZKPIPE_GROTH16_SEED_BYTES] = {1};
+    zkpipe_cs *cs = NULL;
+    zkpipe_pool *pool = NULL;
+    k->log_rows = log_rows;
+    check(zkpipe_cs_create(&cs, curve, ZKPIPE_CS_WITNESS, NULL), "cs");
+    check(build(cs, k, 0), "circuit");
+    check(zkpipe_pool_create(&pool, 0, NULL), "pool");
+    check(zkpipe_groth16_setup_insecure(&k->pk, &k->vk, cs, seed, pool, NULL), "setup");
+    zkpipe_pool_destroy(pool);
+    zkpipe_cs_destroy(cs);
+}
+
+static void free_keys(keys *k)
+{
+    zkpipe_groth16_pk_destroy(k->pk);
+    zkpipe_groth16_vk_destroy(k->vk);
+}
+
+/* Submits n partitions to a new engine with `cfg` on a private registry and waits. */
+static void run_engine(zkpipe_engine_config *cfg, keys *k, size_t n, zkpipe_snapshot *snap,
+                       zkpipe_engine_counters *counters)
+{
+    zkpipe_acct *acct = NULL;
+    zkpipe_engine *e = NULL;
+    zkpipe_job *job = NULL;
+    zkpipe_partition *parts = calloc(n, sizeof *parts);
+    if (parts == NULL)
+        check(ZKPIPE_ENOMEM, "partitions");
+    for (size_t i = 0; i < n; i++)
+        parts[i] = (zkpipe_partition){build, k, 0, k->pk};
+    check(zkpipe_acct_create(NULL, &acct), "registry");
+    cfg->acct = acct;
+    check(zkpipe_engine_create(&e, cfg), "engine");
+    check(zkpipe_engine_submit(e, &job, parts, n, NULL, NULL), "submit");
+    check(zkpipe_job_wait(job), "wait");
+    for (size_t i = 0; i < n; i++) {
+        zkpipe_partition_result r;
+        check(zkpipe_job_result(job, i, &r), "result");
+        check(r.status, "partition");
+    }
+    check(zkpipe_engine_stats(e, counters), "stats");
+    check(zkpipe_acct_snapshot(acct, snap), "snapshot");
+    zkpipe_job_destroy(job);
+    zkpipe_engine_destroy(e);
+    zkpipe_acct_destroy(acct);
+    free(parts);
+}
+
+static void overlap(size_t n, unsigned log_rows)
+{
+    keys k;
+    make_keys(&k, ZKPIPE_CURVE_BLS12_381, log_rows);
+    double synth = 0, prove = 0, t0 = now_s();
+    for (size_t i = 0; i < n; i++) {
+        zkpipe_cs *cs = NULL;
+        zkpipe__synth_result res;
+        uint64_t r[4], s[4];
+        zkpipe_groth16_proof proof;
+        double a = now_s();
+        check(zkpipe_cs_create(&cs, ZKPIPE_CURVE_BLS12_381, ZKPIPE_CS_WITNESS, NULL), "cs");
+        check(build(cs, &k, i), "circuit");
+        check(zkpipe__synth(&res, cs, NULL, NULL), "synth");
+        zkpipe_cs_destroy(cs);
+        double b = now_s();
+        check(zkpipe__g16_random_scalar(r, ZKPIPE_CURVE_BLS12_381), "random");
+        check(zkpipe__g16_random_scalar(s, ZKPIPE_CURVE_BLS12_381), "random");
+        check(zkpipe__groth16_prove_synth(&proof, NULL, NULL, k.pk, &res, r, s, NULL,
+                                          ZKPIPE_BACKEND_CPU),
+              "prove");
+        synth += b - a;
+        prove += now_s() - b;
+    }
+    double serial = now_s() - t0;
+    zkpipe_engine_config cfg;
+    zkpipe_engine_config_init(&cfg);
+    cfg.synth_workers = 1;
+    cfg.permits = 1;
+    cfg.capacity = 1;
+    cfg.backend = ZKPIPE_BACKEND_CPU;
+    zkpipe_snapshot snap;
+    zkpipe_engine_counters counters;
+    t0 = now_s();
+    run_engine(&cfg, &k, n, &snap, &counters);
+    double piped = now_s() - t0;
+    double shorter = synth < prove ? synth : prove;
+    printf("overlap: %zu partitions of 2^%u rows, bls12-381, one thread per phase\n", n, log_rows);
+    printf("  synthesis (circuit + witness + a/b/c) %.3f s, proving %.3f s\n", synth, prove);
+    printf("  back to back %.3f s, pipelined %.3f s: %.3fx, overlap efficiency %.2f\n", serial,
+           piped, serial / piped, shorter > 0 ? (serial - piped) / shorter : 0.0);
+    free_keys(&k);
+}
+
+/* A "Vm...:" line of /proc/self/status in bytes; 0 when unreadable. */
+static unsigned long long vm_bytes(const char *key)
+{
+    FILE *f = fopen("/proc/self/status", "r");
+    char line[256];
+    unsigned long long kib = 0;
+    size_t len = strlen(key);
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, key, len) == 0)
+            kib = strtoull(line + len, NULL, 10);
+    if (f != NULL)
+        fclose(f);
+    return kib * 1024;
+}
+
+/* In a child process: the engine with slow proving under `release`; one result line. */
+static void rss_child(keys *k, size_t n, zkpipe_release release, int out)
+{
+    zkpipe_engine_config cfg;
+    zkpipe_engine_config_init(&cfg);
+    cfg.synth_workers = (unsigned)n;
+    cfg.permits = 1;
+    cfg.capacity = 1;
+    cfg.backend = ZKPIPE_BACKEND_CPU;
+    cfg.release = release;
+    unsigned long long base = vm_bytes("VmRSS:");
+    zkpipe_snapshot snap;
+    zkpipe_engine_counters counters;
+    run_engine(&cfg, k, n, &snap, &counters);
+    char line[256];
+    int len =
+        snprintf(line, sizeof line, "%llu %llu %llu %llu\n", base, vm_bytes("VmHWM:"),
+                 (unsigned long long)snap.peak_bytes, (unsigned long long)counters.peak_in_flight);
+    if (write(out, line, (size_t)len) != len)
+        _exit(1);
+    _exit(0);
+}
+
+typedef struct rss {
+    unsigned long long base, peak, accounted, in_flight;
+} rss;
+
+static rss rss_run(keys *k, size_t n, zkpipe_release release)
+{
+    int fds[2];
+    rss r = {0, 0, 0, 0};
+    if (pipe(fds) != 0)
+        check(ZKPIPE_EIO, "pipe");
+    fflush(stdout);
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        rss_child(k, n, release, fds[1]);
+    }
+    close(fds[1]);
+    char line[256] = {0};
+    ssize_t got = pid > 0 ? read(fds[0], line, sizeof line - 1) : -1;
+    close(fds[0]);
+    int status = 0;
+    if (pid > 0)
+        waitpid(pid, &status, 0);
+    if (got <= 0 || status != 0 ||
+        sscanf(line, "%llu %llu %llu %llu", &r.base, &r.peak, &r.accounted, &r.in_flight) != 4)
+        check(ZKPIPE_EIO, "child");
+    return r;
+}
+
+static void peak_rss(size_t n, unsigned log_rows)
+{
+    keys k;
+    make_keys(&k, ZKPIPE_CURVE_BN254, log_rows);
+    const zkpipe_groth16_pk *pk = k.pk;
+    uint64_t synth, rows = (uint64_t)1 << log_rows;
+    check(zkpipe_synth_estimate(&synth, NULL, ZKPIPE_CURVE_BN254, rows - pk->num_inputs,
+                                pk->num_inputs, pk->num_aux),
+          "estimate");
+    const double part = (double)(synth + 32 * rows), bound = 2, mib = 1048576.0;
+    printf("peak RSS: %zu partitions of 2^%u rows (%.2f MiB accounted at a partition's peak), "
+           "bn254, %zu synthesis workers, permits 1 + capacity 1, one prover\n",
+           n, log_rows, part / mib, n);
+    rss d = rss_run(&k, n, ZKPIPE_RELEASE_DELIVERY);
+    rss e = rss_run(&k, n, ZKPIPE_RELEASE_EARLY);
+    const rss *runs[2] = {&d, &e};
+    const char *names[2] = {"delivery", "early"};
+    for (int i = 0; i < 2; i++)
+        printf("  %-8s peak in flight %llu, peak accounted %.2f MiB, peak RSS %.2f MiB "
+               "(idle baseline %.2f MiB, above it %.2f MiB = %.2f x bound x partition)\n",
+               names[i], runs[i]->in_flight, (double)runs[i]->accounted / mib,
+               (double)runs[i]->peak / mib, (double)runs[i]->base / mib,
+               (double)(runs[i]->peak - runs[i]->base) / mib,
+               (double)(runs[i]->peak - runs[i]->base) / (bound * part));
+    printf("  early / delivery: peak RSS above baseline %.2fx, peak accounted %.2fx\n",
+           (double)(e.peak - e.base) / (double)(d.peak - d.base),
+           (double)e.accounted / (double)d.accounted);
+    free_keys(&k);
+}
+
+int main(int argc, char **argv)
+{
+    unsigned long n = 8, log_rows = 14, overlap_log = 12;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        unsigned long v = strtoul(argv[i + 1], NULL, 10);
+        if (strcmp(argv[i], "--partitions") == 0 && v >= 2 && v <= 256)
+            n = v;
+        else if (strcmp(argv[i], "--log") == 0 && v >= 4 && v <= 24)
+            log_rows = v;
+        else if (strcmp(argv[i], "--overlap-log") == 0 && v >= 4 && v <= 24)
+            overlap_log = v;
+        else {
+            fprintf(stderr, "usage: bench_engine [--partitions N] [--log K] [--overlap-log K]\n");
+            return 2;
+        }
+    }
+    overlap(n, (unsigned)overlap_log);
+    peak_rss(n, (unsigned)log_rows);
+    return 0;
+}
