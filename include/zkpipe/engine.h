@@ -136,7 +136,7 @@ ZKPIPE_API void zkpipe_engine_config_init(zkpipe_engine_config *config);
  *         with no usable device), ZKPIPE_ENOMEM, ZKPIPE_ETHREAD, ZKPIPE_EUNSUPPORTED (no
  *         condition variables on CLOCK_MONOTONIC). On error nothing is left running or
  *         allocated and *out is untouched.
- * Thread safety: any thread. Allocates the engine (about 300 bytes plus 16 per worker), two
+ * Thread safety: any thread. Allocates the engine (about 500 bytes plus 8 per worker thread), two
  * semaphores, a channel, the pools and a reporter; starts the threads listed at the top. */
 ZKPIPE_API zkpipe_status zkpipe_engine_create(zkpipe_engine **out,
                                               const zkpipe_engine_config *config);
