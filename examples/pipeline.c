@@ -99,30 +99,41 @@ static int apply(options *o, int flag, const char *v)
         return parse_ulong(v, 4, 24, &o->log_constraints);
     case 'c':
         return parse_curve(o, v);
-    case 'S':
-        return parse_ulong(v, 1, 256, &n) && (c->synth_workers = (unsigned)n) > 0;
-    case 'P':
-        return parse_ulong(v, 1, 1UL << 20, &n) && (c->permits = n) > 0;
     case 'B':
         return parse_ulong(v, 0, 1UL << 24, &o->budget_mib);
-    case 'C':
-        return parse_ulong(v, 1, 1UL << 20, &n) && (c->capacity = n) > 0;
-    case 'W':
-        return parse_ulong(v, 1, 256, &n) && (c->prover_workers = (unsigned)n) > 0;
-    case 'T':
-        return parse_ulong(v, 1, 256, &n) && (c->prover_threads = (unsigned)n) > 0;
     case 'b':
         return zkpipe_backend_parse(&c->backend, v) == ZKPIPE_OK;
     case 'r':
         c->release = strcmp(v, "early") == 0 ? ZKPIPE_RELEASE_EARLY : ZKPIPE_RELEASE_DELIVERY;
         return strcmp(v, "early") == 0 || strcmp(v, "delivery") == 0;
-    case 'R':
-        return parse_ulong(v, 0, 3600000, &n) && ((c->report_ms = (uint32_t)n), 1);
     case 'x':
         o->trace_path = v;
         return 1;
     case 'm':
         o->metrics_path = v;
+        return 1;
+    }
+    /* The rest are engine counts, each stored in its own type. */
+    if (!parse_ulong(v, flag == 'R' ? 0 : 1, flag == 'R' ? 3600000 : 1UL << 20, &n))
+        return 0;
+    switch (flag) {
+    case 'S':
+        c->synth_workers = (unsigned)n;
+        return n <= 256;
+    case 'P':
+        c->permits = n;
+        return 1;
+    case 'C':
+        c->capacity = n;
+        return 1;
+    case 'W':
+        c->prover_workers = (unsigned)n;
+        return n <= 256;
+    case 'T':
+        c->prover_threads = (unsigned)n;
+        return n <= 256;
+    case 'R':
+        c->report_ms = (uint32_t)n;
         return 1;
     default:
         return 0;
