@@ -925,8 +925,110 @@ static void allocation_failures_in_a_job_are_reported(void **state)
     zkpipe_acct_destroy(acct);
 }
 
-int main(void)
+/* The stress run: threads submitting jobs on both curves, cancelling or dropping some at
+ * random, while the main thread checks invariant 2 and the budget on every snapshot. */
+#define SUBMITTERS 3
+
+typedef struct submitter {
+    zkpipe_engine *e;
+    unsigned seed;
+    int jobs;
+    atomic_int *failures; /* results other than a verified proof or a cancellation */
+    atomic_int *proofs;
+    atomic_int *finished; /* submitters done: all their jobs ended and destroyed */
+} submitter;
+
+/* A small LCG: each submitter's own sequence, no shared state. */
+static unsigned next_rand(unsigned *seed)
 {
+    *seed = *seed * 1103515245u + 12345u;
+    return *seed >> 16;
+}
+
+static void *submit_loop(void *arg)
+{
+    submitter *sb = arg;
+    for (int j = 0; j < sb->jobs; j++) {
+        const circuit *k = &fixture[next_rand(&sb->seed) % 2];
+        zkpipe_partition parts[3];
+        fill(parts, 3, k);
+        zkpipe_job *job = NULL;
+        if (zkpipe_engine_submit(sb->e, &job, parts, 3, NULL, NULL) != ZKPIPE_OK) {
+            atomic_fetch_add(sb->failures, 1);
+            continue;
+        }
+        unsigned choice = next_rand(&sb->seed) % 8;
+        if (choice == 0) {
+            zkpipe_job_destroy(job); /* cancels and waits */
+            continue;
+        }
+        if (choice < 3)
+            zkpipe_job_cancel(job);
+        zkpipe_job_wait(job);
+        for (size_t i = 0; i < 3; i++) {
+            zkpipe_partition_result r;
+            zkpipe_status st = zkpipe_job_result(job, i, &r);
+            if (st == ZKPIPE_OK && r.status == ZKPIPE_ECANCELED)
+                continue;
+            if (st == ZKPIPE_OK)
+                st = r.status == ZKPIPE_OK ? zkpipe_groth16_verify(k->pvk, &k->input, 1, &r.proof)
+                                           : r.status;
+            atomic_fetch_add(st == ZKPIPE_OK ? sb->proofs : sb->failures, 1);
+        }
+        zkpipe_job_destroy(job);
+    }
+    atomic_fetch_add(sb->finished, 1);
+    return NULL;
+}
+
+static void stress_submitters_cancel_and_check(void **state)
+{
+    (void)state;
+    rig r;
+    zkpipe_engine_config cfg = rig_config(&r);
+    cfg.synth_workers = 3;
+    cfg.prover_workers = 2;
+    cfg.budget_bytes = 3 * partition_peak_bytes(&fixture[0]);
+    rig_start(&r, &cfg, 0, 0);
+    atomic_int failures = 0, proofs = 0, finished = 0;
+    submitter sb[SUBMITTERS];
+    pthread_t threads[SUBMITTERS];
+    for (int t = 0; t < SUBMITTERS; t++) {
+        sb[t] = (submitter){r.e,       17u + (unsigned)t, ZKPIPE_TEST_SANITIZED ? 5 : 60,
+                            &failures, &proofs,           &finished};
+        assert_int_equal(pthread_create(&threads[t], NULL, submit_loop, &sb[t]), 0);
+    }
+    zkpipe_engine_counters n;
+    zkpipe_snapshot s;
+    uint64_t max_waist = 0, max_bytes = 0;
+    while (atomic_load(&finished) < SUBMITTERS) {
+        snap_of(r.acct, &s);
+        uint64_t w = waist_items(&s);
+        max_waist = w > max_waist ? w : max_waist;
+        max_bytes = s.live_bytes > max_bytes ? s.live_bytes : max_bytes;
+        nap_ms(1);
+    }
+    for (int t = 0; t < SUBMITTERS; t++)
+        pthread_join(threads[t], NULL);
+    assert_int_equal(zkpipe_engine_stats(r.e, &n), ZKPIPE_OK);
+    assert_int_equal(n.submitted, (uint64_t)SUBMITTERS * 3 * sb[0].jobs);
+    assert_int_equal(n.proved + n.failed + n.canceled, n.submitted);
+    assert_int_equal(atomic_load(&failures), 0);
+    assert_true(atomic_load(&proofs) > 0);
+    assert_true(max_waist <= n.bound);
+    assert_true(n.peak_in_flight <= n.bound);
+    assert_true(max_bytes <= cfg.budget_bytes);
+    snap_of(r.acct, &s);
+    assert_true(s.peak_bytes <= cfg.budget_bytes);
+    zkpipe_engine_drain(r.e);
+    rig_stop(&r);
+}
+
+int main(int argc, char **argv)
+{
+    const struct CMUnitTest stress[] = {
+        cmocka_unit_test(stress_submitters_cancel_and_check),
+    };
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(proves_every_partition),
         cmocka_unit_test(bound_holds_on_delivery),
@@ -943,5 +1045,7 @@ int main(void)
         cmocka_unit_test(create_fails_cleanly),
         cmocka_unit_test(allocation_failures_in_a_job_are_reported),
     };
+    if (argc > 1 && strcmp(argv[1], "--stress") == 0)
+        return cmocka_run_group_tests(stress, setup_keys, teardown_keys);
     return cmocka_run_group_tests(tests, setup_keys, teardown_keys);
 }
