@@ -12,8 +12,10 @@
  *     B in G2 on an extra thread beside the G1 MSMs), close the ledger, report the result.
  *
  * The byte budget is held from before synthesis until the partition's ledger is closed, so
- * the accounted bytes of all partitions never exceed it; a partition larger than the whole
- * budget fails with ZKPIPE_ETOOBIG at once instead of waiting forever.
+ * the accounted bytes of all partitions never exceed it. A partition takes what its ledger
+ * holds at most: synthesis's bytes (zkpipe_synth_estimate) plus 32 n for h, which exists
+ * before a, b and c are released. One larger than the whole budget fails with ZKPIPE_ETOOBIG
+ * at once instead of waiting forever.
  *
  * Threads, all started by zkpipe_engine_create and joined by zkpipe_engine_destroy (none
  * hidden): synth_workers + prover_workers worker threads; each prover worker owns a thread
@@ -77,7 +79,9 @@ typedef struct zkpipe_engine_config {
     const zkpipe_allocator *allocator; /* NULL for the C library; copied */
 } zkpipe_engine_config;
 
-/* One partition of a job: a circuit with its witness, and the proving key for it. */
+/* One partition of a job: a circuit with its witness, and the proving key for it. The
+ * callback is the whole source: code that builds a circuit, as here, or a loader that fills
+ * the system from an R1CS file and a witness file, with nothing else to change. */
 typedef struct zkpipe_partition {
     /* Fills `cs` (empty, ZKPIPE_CS_WITNESS mode, over the key's curve, using the engine's
      * allocator) with the partition's constraints and witness; returns ZKPIPE_OK or an error

@@ -31,7 +31,7 @@ typedef struct zkpipe_trace zkpipe_trace;
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL out or path, allocator incomplete), ZKPIPE_EIO (the
  *         file cannot be created or written), ZKPIPE_ENOMEM (memory or the lock). On error
  *         *out is untouched and nothing is left open.
- * Thread safety: any thread. Allocates one block of about 9 KiB (it holds the snapshot that
+ * Thread safety: any thread. Allocates one block of about 8 KiB (it holds the snapshot that
  * zkpipe_trace_counters takes), plus what the C library's stdio allocates for the file. */
 ZKPIPE_API zkpipe_status zkpipe_trace_open(zkpipe_trace **out, const char *path,
                                            const zkpipe_allocator *allocator);
