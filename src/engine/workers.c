@@ -106,7 +106,9 @@ static void synth_one(zkpipe_engine *e, zkpipe__item *it)
         st = enter(e, it);
     if (st == ZKPIPE_OK)
         st = synthesize(e, it, synth_bytes);
-    if (st == ZKPIPE_OK && (st = zkpipe_ledger_move(&it->ledger, ZKPIPE_STAGE_PENDING)) == 0)
+    if (st == ZKPIPE_OK)
+        st = zkpipe_ledger_move(&it->ledger, ZKPIPE_STAGE_PENDING);
+    if (st == ZKPIPE_OK)
         mark(e, it, ZKPIPE_STAGE_PENDING);
     if (st == ZKPIPE_OK && canceled(e, it))
         st = ZKPIPE_ECANCELED;
