@@ -14,6 +14,8 @@
 #include "zkpipe/curve.h"
 #include "zkpipe/circuit.h"
 #include "zkpipe/groth16.h"
+#include "zkpipe/trace.h"
+#include "zkpipe/engine.h"
 #include "zkpipe/io.h"
 
 ZKPIPE_EXTERN_C_BEGIN

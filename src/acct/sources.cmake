@@ -6,4 +6,5 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/summary.c
     ${CMAKE_CURRENT_LIST_DIR}/json.c
     ${CMAKE_CURRENT_LIST_DIR}/prometheus.c
-    ${CMAKE_CURRENT_LIST_DIR}/reporter.c)
+    ${CMAKE_CURRENT_LIST_DIR}/reporter.c
+    ${CMAKE_CURRENT_LIST_DIR}/trace.c)

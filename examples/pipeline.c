@@ -1,0 +1,391 @@
+/* zkpipe-pipeline: the main job. Proves --jobs J x --partitions P of the built-in test circuit
+ * at 2^K rows through the two-phase engine (synthesis workers -> narrow waist -> prover
+ * workers), verifies every proof, and prints reporter lines, then a summary.
+ *
+ * Keys come from a seeded, INSECURE setup (anyone who knows the seed can forge proofs), made
+ * once per curve before the engine starts. Every partition proves the same circuit and
+ * witness; each proof is blinded with fresh randomness.
+ *
+ * With --json the last stdout line is one JSON object with the figures. Exits 0 only when
+ * every partition was proved and verified. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "zkpipe/zkpipe.h"
+
+#define CIRCUIT_SEED 1
+#define MAX_CURVES 2
+
+typedef struct options {
+    unsigned long jobs, partitions, log_constraints;
+    zkpipe_curve curves[MAX_CURVES];
+    size_t ncurves;
+    zkpipe_engine_config cfg;
+    unsigned long budget_mib;
+    const char *trace_path, *metrics_path;
+    int json;
+} options;
+
+/* One curve's keys and the public input every partition's proof must verify against. */
+typedef struct keys {
+    zkpipe_curve curve;
+    zkpipe_groth16_pk *pk;
+    zkpipe_groth16_vk *vk;
+    zkpipe_groth16_pvk *pvk;
+    zkpipe_scalar input;
+} keys;
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: zkpipe-pipeline [options]\n"
+               "  --jobs J             jobs to submit (default 4)\n"
+               "  --partitions P       partitions per job (default 4)\n"
+               "  --log-constraints K  circuit of 2^K rows, 4..24 (default 12)\n"
+               "  --curve C            bls12-381, bn254 or all (default all: jobs alternate)\n"
+               "  --synth-workers N    synthesis threads (default 2)\n"
+               "  --permits N          partition permits (default 2)\n"
+               "  --budget-mib N       byte budget over in-flight partitions; 0: none (default)\n"
+               "  --capacity N         channel slots, the lookahead (default 2)\n"
+               "  --prover-workers N   prover threads (default 1)\n"
+               "  --prover-threads N   threads of each prover's pool, itself included (default 2)\n"
+               "  --backend B          auto, cpu or cuda (default auto)\n"
+               "  --release R          delivery (default) or early (the pile-up experiment)\n"
+               "  --report-ms N        a reporter line every N ms; 0: none (default 500)\n"
+               "  --trace FILE         Chrome trace-event JSON timeline (open in Perfetto)\n"
+               "  --metrics FILE       Prometheus text of the final counters\n"
+               "  --json               last stdout line: one JSON object with the figures\n"
+               "  --help               this text\n");
+}
+
+static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+    char *end;
+    if (s == NULL || *s < '0' || *s > '9')
+        return 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end != '\0' || v < min || v > max)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+static int parse_curve(options *o, const char *s)
+{
+    if (strcmp(s, "all") == 0) {
+        o->curves[0] = ZKPIPE_CURVE_BLS12_381;
+        o->curves[1] = ZKPIPE_CURVE_BN254;
+        o->ncurves = 2;
+        return 1;
+    }
+    o->ncurves = 1;
+    return zkpipe_curve_parse(&o->curves[0], s) == ZKPIPE_OK;
+}
+
+/* One flag with its value; 0 when the value is bad. */
+static int apply(options *o, int flag, const char *v)
+{
+    zkpipe_engine_config *c = &o->cfg;
+    unsigned long n = 0;
+    switch (flag) {
+    case 'j':
+        return parse_ulong(v, 1, 1UL << 20, &o->jobs);
+    case 'p':
+        return parse_ulong(v, 1, 1UL << 20, &o->partitions);
+    case 'k':
+        return parse_ulong(v, 4, 24, &o->log_constraints);
+    case 'c':
+        return parse_curve(o, v);
+    case 'B':
+        return parse_ulong(v, 0, 1UL << 24, &o->budget_mib);
+    case 'b':
+        return zkpipe_backend_parse(&c->backend, v) == ZKPIPE_OK;
+    case 'r':
+        c->release = strcmp(v, "early") == 0 ? ZKPIPE_RELEASE_EARLY : ZKPIPE_RELEASE_DELIVERY;
+        return strcmp(v, "early") == 0 || strcmp(v, "delivery") == 0;
+    case 'x':
+        o->trace_path = v;
+        return 1;
+    case 'm':
+        o->metrics_path = v;
+        return 1;
+    }
+    /* The rest are engine counts, each stored in its own type. */
+    if (!parse_ulong(v, flag == 'R' ? 0 : 1, flag == 'R' ? 3600000 : 1UL << 20, &n))
+        return 0;
+    switch (flag) {
+    case 'S':
+        c->synth_workers = (unsigned)n;
+        return n <= 256;
+    case 'P':
+        c->permits = n;
+        return 1;
+    case 'C':
+        c->capacity = n;
+        return 1;
+    case 'W':
+        c->prover_workers = (unsigned)n;
+        return n <= 256;
+    case 'T':
+        c->prover_threads = (unsigned)n;
+        return n <= 256;
+    case 'R':
+        c->report_ms = (uint32_t)n;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* 0: run; 1: --help; 2: bad arguments. */
+static int parse_args(int argc, char **argv, options *o)
+{
+    static const struct option flags[] = {
+        {"jobs", required_argument, NULL, 'j'},
+        {"partitions", required_argument, NULL, 'p'},
+        {"log-constraints", required_argument, NULL, 'k'},
+        {"curve", required_argument, NULL, 'c'},
+        {"synth-workers", required_argument, NULL, 'S'},
+        {"permits", required_argument, NULL, 'P'},
+        {"budget-mib", required_argument, NULL, 'B'},
+        {"capacity", required_argument, NULL, 'C'},
+        {"prover-workers", required_argument, NULL, 'W'},
+        {"prover-threads", required_argument, NULL, 'T'},
+        {"backend", required_argument, NULL, 'b'},
+        {"release", required_argument, NULL, 'r'},
+        {"report-ms", required_argument, NULL, 'R'},
+        {"trace", required_argument, NULL, 'x'},
+        {"metrics", required_argument, NULL, 'm'},
+        {"json", no_argument, NULL, 'J'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->jobs = 4;
+    o->partitions = 4;
+    o->log_constraints = 12;
+    parse_curve(o, "all");
+    zkpipe_engine_config_init(&o->cfg);
+    o->cfg.prover_threads = 2;
+    o->cfg.report_ms = 500;
+    opterr = 0;
+    int flag;
+    while ((flag = getopt_long(argc, argv, "", flags, NULL)) != -1) {
+        if (flag == 'h')
+            return 1;
+        if (flag == 'J')
+            o->json = 1;
+        else if (!apply(o, flag, optarg))
+            return 2;
+    }
+    o->cfg.budget_bytes = (uint64_t)o->budget_mib << 20;
+    return optind == argc ? 0 : 2;
+}
+
+static double now_s(void)
+{
+    return 1e-9 * (double)zkpipe_trace_now();
+}
+
+static zkpipe_status build_circuit(zkpipe_cs *cs, void *ctx, size_t partition)
+{
+    (void)partition;
+    return zkpipe_testcircuit_build(cs, *(const unsigned *)ctx, CIRCUIT_SEED, 1);
+}
+
+static zkpipe_status make_keys(keys *k, zkpipe_curve curve, unsigned log_rows)
+{
+    static const uint8_t seed[ZKPIPE_GROTH16_SEED_BYTES] = {'z', 'k', 'p', 'i', 'p', 'e'};
+    zkpipe_cs *cs = NULL;
+    zkpipe_pool *pool = NULL;
+    k->curve = curve;
+    zkpipe_status st = zkpipe_cs_create(&cs, curve, ZKPIPE_CS_WITNESS, NULL);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_testcircuit_build(cs, log_rows, CIRCUIT_SEED, 1);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_cs_value(cs, &k->input, 1);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_pool_create(&pool, 0, NULL);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_groth16_setup_insecure(&k->pk, &k->vk, cs, seed, pool, NULL);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_groth16_pvk_create(&k->pvk, k->vk, NULL);
+    zkpipe_pool_destroy(pool);
+    zkpipe_cs_destroy(cs);
+    return st;
+}
+
+static void free_keys(keys *k)
+{
+    zkpipe_groth16_pvk_destroy(k->pvk);
+    zkpipe_groth16_vk_destroy(k->vk);
+    zkpipe_groth16_pk_destroy(k->pk);
+}
+
+static uint64_t peak_rss_bytes(void)
+{
+    struct rusage ru;
+    return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
+}
+
+static zkpipe_status write_metrics(const char *path, const zkpipe_snapshot *snap)
+{
+    size_t len;
+    zkpipe_status st = zkpipe_snapshot_prometheus(NULL, 0, &len, snap);
+    char *text = st == ZKPIPE_OK ? malloc(len + 1) : NULL;
+    if (text == NULL)
+        return st == ZKPIPE_OK ? ZKPIPE_ENOMEM : st;
+    st = zkpipe_snapshot_prometheus(text, len + 1, &len, snap);
+    FILE *f = st == ZKPIPE_OK ? fopen(path, "w") : NULL;
+    if (st == ZKPIPE_OK && (f == NULL || fwrite(text, 1, len, f) != len))
+        st = ZKPIPE_EIO;
+    if (f != NULL && fclose(f) != 0)
+        st = ZKPIPE_EIO;
+    free(text);
+    return st;
+}
+
+/* What the run did, for the summary. */
+typedef struct tally {
+    unsigned long partitions, verified, errors;
+    double elapsed_s;
+} tally;
+
+/* Submits every job, then waits for each in turn and verifies its proofs. */
+static zkpipe_status run(const options *o, zkpipe_engine *e, keys *k, unsigned *log_rows, tally *t)
+{
+    zkpipe_partition *parts = calloc(o->partitions, sizeof *parts);
+    zkpipe_job **jobs = calloc(o->jobs, sizeof *jobs);
+    zkpipe_status st = parts != NULL && jobs != NULL ? ZKPIPE_OK : ZKPIPE_ENOMEM;
+    double t0 = now_s();
+    unsigned long submitted = 0;
+    for (; st == ZKPIPE_OK && submitted < o->jobs; submitted++) {
+        const keys *kk = &k[submitted % o->ncurves];
+        for (unsigned long i = 0; i < o->partitions; i++)
+            parts[i] = (zkpipe_partition){build_circuit, log_rows, 0, kk->pk};
+        st = zkpipe_engine_submit(e, &jobs[submitted], parts, o->partitions, NULL, NULL);
+    }
+    for (unsigned long j = 0; j < submitted; j++) {
+        const keys *kk = &k[j % o->ncurves];
+        zkpipe_job_wait(jobs[j]);
+        for (size_t i = 0; i < zkpipe_job_partitions(jobs[j]); i++) {
+            zkpipe_partition_result r;
+            zkpipe_job_result(jobs[j], i, &r);
+            zkpipe_status v = r.status == ZKPIPE_OK
+                                  ? zkpipe_groth16_verify(kk->pvk, &kk->input, 1, &r.proof)
+                                  : r.status;
+            if (v != ZKPIPE_OK)
+                fprintf(stderr, "zkpipe-pipeline: job %lu partition %zu: %s\n", j + 1, i,
+                        zkpipe_status_str(v));
+            t->partitions++;
+            t->verified += v == ZKPIPE_OK;
+            t->errors += v != ZKPIPE_OK;
+        }
+        zkpipe_job_destroy(jobs[j]);
+    }
+    t->elapsed_s = now_s() - t0;
+    free(jobs);
+    free(parts);
+    return st;
+}
+
+static void print_summary(const options *o, const zkpipe_engine_counters *n,
+                          const zkpipe_snapshot *peaks, const zkpipe_snapshot *end, const tally *t,
+                          const char *backend)
+{
+    const char *release = o->cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery";
+    double per_s = t->elapsed_s > 0 ? (double)t->partitions / t->elapsed_s : 0.0;
+    uint64_t rss = peak_rss_bytes();
+    printf("%lu partitions (%lu jobs x %lu) of 2^%lu rows in %.3f s: %.2f partitions/s\n",
+           t->partitions, o->jobs, o->partitions, o->log_constraints, t->elapsed_s, per_s);
+    printf("proofs verified: %lu of %lu, errors: %lu\n", t->verified, t->partitions, t->errors);
+    printf("release=%s bound=permits+capacity=%llu peak_in_flight=%llu%s\n", release,
+           (unsigned long long)n->bound, (unsigned long long)n->peak_in_flight,
+           n->peak_in_flight > n->bound ? " (EXCEEDS the bound)" : "");
+    printf("peak items per stage:");
+    for (uint32_t s = 0; s < peaks->stage_count; s++)
+        printf(" %s=%llu", peaks->stage_names[s], (unsigned long long)peaks->stage[s].peak_items);
+    printf("\npeak accounted bytes: %llu (budget: %llu, 0 = none)\n",
+           (unsigned long long)peaks->peak_bytes, (unsigned long long)o->cfg.budget_bytes);
+    printf("peak RSS: %llu bytes; live at exit: %llu items, %llu bytes\n", (unsigned long long)rss,
+           (unsigned long long)end->live_items, (unsigned long long)end->live_bytes);
+    if (o->json)
+        printf("{\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"jobs\":%lu,"
+               "\"log_constraints\":%lu,\"curves\":%zu,\"release\":\"%s\",\"backend\":\"%s\","
+               "\"bound\":%llu,\"peak_in_flight\":%llu,\"peak_accounted_bytes\":%llu,"
+               "\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,\"live_items_at_exit\":%llu,"
+               "\"live_bytes_at_exit\":%llu,\"elapsed_s\":%.6f,\"throughput_per_s\":%.3f}\n",
+               t->partitions, t->verified, t->errors, o->jobs, o->log_constraints, o->ncurves,
+               release, backend, (unsigned long long)n->bound,
+               (unsigned long long)n->peak_in_flight, (unsigned long long)peaks->peak_bytes,
+               (unsigned long long)o->cfg.budget_bytes, (unsigned long long)rss,
+               (unsigned long long)end->live_items, (unsigned long long)end->live_bytes,
+               t->elapsed_s, per_s);
+}
+
+int main(int argc, char **argv)
+{
+    options o;
+    switch (parse_args(argc, argv, &o)) {
+    case 1:
+        usage(stdout);
+        return 0;
+    case 2:
+        usage(stderr);
+        return 2;
+    }
+    keys k[MAX_CURVES];
+    memset(k, 0, sizeof k);
+    unsigned log_rows = (unsigned)o.log_constraints;
+    zkpipe_trace *trace = NULL;
+    zkpipe_engine *e = NULL;
+    zkpipe_status st = ZKPIPE_OK;
+    double t0 = now_s();
+    for (size_t c = 0; c < o.ncurves && st == ZKPIPE_OK; c++)
+        st = make_keys(&k[c], o.curves[c], log_rows);
+    double setup_s = now_s() - t0;
+    if (st == ZKPIPE_OK && o.trace_path != NULL)
+        st = zkpipe_trace_open(&trace, o.trace_path, NULL);
+    o.cfg.report_file = stdout;
+    o.cfg.trace = trace;
+    if (st == ZKPIPE_OK)
+        st = zkpipe_engine_create(&e, &o.cfg);
+    if (st != ZKPIPE_OK) {
+        fprintf(stderr, "zkpipe-pipeline: setup: %s\n", zkpipe_status_str(st));
+        zkpipe_trace_close(trace);
+        for (size_t c = 0; c < o.ncurves; c++)
+            free_keys(&k[c]);
+        return 1;
+    }
+    const char *why;
+    const char *backend = zkpipe_backend_name(zkpipe_engine_backend(e, &why));
+    printf("keys: seeded INSECURE setup, once per curve, 2^%u rows, %.3f s\n", log_rows, setup_s);
+    printf("backend: %s (%s)\n", backend, why);
+    fflush(stdout);
+
+    tally t = {0, 0, 0, 0.0};
+    st = run(&o, e, k, &log_rows, &t);
+    zkpipe_engine_counters n;
+    zkpipe_engine_stats(e, &n);
+    zkpipe_snapshot peaks, end;
+    zkpipe_acct_snapshot(zkpipe_acct_default(), &peaks);
+    zkpipe_engine_destroy(e);
+    zkpipe_acct_snapshot(zkpipe_acct_default(), &end);
+    if (st != ZKPIPE_OK)
+        fprintf(stderr, "zkpipe-pipeline: submit: %s\n", zkpipe_status_str(st));
+    zkpipe_status closed = zkpipe_trace_close(trace);
+    if (closed != ZKPIPE_OK)
+        fprintf(stderr, "zkpipe-pipeline: trace: %s\n", zkpipe_status_str(closed));
+    zkpipe_status metrics = o.metrics_path != NULL ? write_metrics(o.metrics_path, &end) : 0;
+    if (metrics != ZKPIPE_OK)
+        fprintf(stderr, "zkpipe-pipeline: metrics: %s\n", zkpipe_status_str(metrics));
+    print_summary(&o, &n, &peaks, &end, &t, backend);
+    for (size_t c = 0; c < o.ncurves; c++)
+        free_keys(&k[c]);
+    int ok = st == ZKPIPE_OK && closed == ZKPIPE_OK && metrics == ZKPIPE_OK && t.errors == 0 &&
+             t.verified == o.jobs * o.partitions && end.live_bytes == 0;
+    return ok ? 0 : 1;
+}

@@ -1,0 +1,278 @@
+/* The engine's life cycle and its queue of submitted jobs. */
+#include <string.h>
+
+#include "core/alloc_internal.h"
+#include "engine/engine_internal.h"
+
+void zkpipe_engine_config_init(zkpipe_engine_config *config)
+{
+    if (config == NULL)
+        return;
+    memset(config, 0, sizeof *config);
+    config->synth_workers = 2;
+    config->permits = 2;
+    config->capacity = 2;
+    config->prover_workers = 1;
+    config->prover_threads = 1;
+    config->backend = ZKPIPE_BACKEND_AUTO;
+    config->release = ZKPIPE_RELEASE_DELIVERY;
+}
+
+static int config_valid(const zkpipe_engine_config *c)
+{
+    return c->synth_workers >= 1 && c->permits >= 1 && c->capacity >= 1 && c->prover_workers >= 1 &&
+           c->prover_threads >= 1 && c->prover_threads <= ZKPIPE_POOL_MAX_THREADS &&
+           (c->release == ZKPIPE_RELEASE_DELIVERY || c->release == ZKPIPE_RELEASE_EARLY) &&
+           (c->report_ms == 0 || c->report_file != NULL || c->report_fn != NULL);
+}
+
+/* Stops and frees whatever `e` holds: the workers (told to cancel), the channel, the pools,
+ * the semaphores, the reporter, the lock. Used by destroy and by a failed create alike. */
+static void teardown(zkpipe_engine *e)
+{
+    pthread_mutex_lock(&e->lock);
+    e->closed = 1;
+    atomic_store(&e->canceling, 1);
+    pthread_cond_broadcast(&e->work);
+    pthread_mutex_unlock(&e->lock);
+    zkpipe_sem_close(e->permits);
+    zkpipe_sem_close(e->budget);
+    zkpipe_chan_close(e->ch);
+    for (unsigned i = 0; i < e->started; i++)
+        pthread_join(e->threads[i], NULL);
+    zkpipe_chan_destroy(e->ch);
+    zkpipe_reporter_stop(e->reporter);
+    for (unsigned i = 0; e->pools != NULL && i < e->config.prover_workers; i++)
+        zkpipe_pool_destroy(e->pools[i]);
+    zkpipe_sem_destroy(e->budget);
+    zkpipe_sem_destroy(e->permits);
+    pthread_mutex_destroy(&e->lock);
+    pthread_cond_destroy(&e->work);
+    pthread_cond_destroy(&e->idle);
+    zkpipe__free(&e->allocator, e->threads);
+    zkpipe__free(&e->allocator, e->pools);
+    zkpipe_allocator a = e->allocator;
+    zkpipe__free(&a, e);
+}
+
+/* The lock and both condition variables; on failure none is left. */
+static zkpipe_status init_sync(zkpipe_engine *e)
+{
+    zkpipe_status st = ZKPIPE_ENOMEM;
+    if (pthread_mutex_init(&e->lock, NULL) != 0)
+        return st;
+    if (pthread_cond_init(&e->work, NULL) == 0) {
+        if (pthread_cond_init(&e->idle, NULL) == 0)
+            return ZKPIPE_OK;
+        pthread_cond_destroy(&e->work);
+    }
+    pthread_mutex_destroy(&e->lock);
+    return st;
+}
+
+static zkpipe_status make_channel(zkpipe_engine *e)
+{
+    zkpipe_chan_config cc;
+    zkpipe_chan_config_init(&cc, e->config.capacity);
+    cc.ledger_of = zkpipe__item_ledger;
+    cc.on_send = zkpipe__item_on_send;
+    cc.on_recv = zkpipe__item_on_recv;
+    cc.destroy_item = zkpipe__item_drop;
+    cc.ctx = e;
+    cc.allocator = &e->allocator;
+    return zkpipe_chan_create(&e->ch, &cc);
+}
+
+/* Everything but the lock and the threads. */
+static zkpipe_status make_parts(zkpipe_engine *e)
+{
+    const zkpipe_engine_config *c = &e->config;
+    unsigned nthreads = c->synth_workers + c->prover_workers;
+    e->threads = zkpipe__calloc(&e->allocator, nthreads, sizeof *e->threads, _Alignof(pthread_t));
+    e->pools =
+        zkpipe__calloc(&e->allocator, c->prover_workers, sizeof *e->pools, _Alignof(zkpipe_pool *));
+    if (e->threads == NULL || e->pools == NULL)
+        return ZKPIPE_ENOMEM;
+    zkpipe_status st = zkpipe_sem_create(&e->permits, c->permits, &e->allocator);
+    if (st == ZKPIPE_OK && c->budget_bytes > 0)
+        st = zkpipe_sem_create(&e->budget, c->budget_bytes, &e->allocator);
+    if (st == ZKPIPE_OK)
+        st = make_channel(e);
+    for (unsigned i = 0; st == ZKPIPE_OK && i < c->prover_workers; i++)
+        st = zkpipe_pool_create(&e->pools[i], c->prover_threads, &e->allocator);
+    if (st == ZKPIPE_OK && c->report_ms > 0)
+        st = zkpipe_reporter_start(e->acct, c->report_ms, c->report_fn ? NULL : c->report_file,
+                                   c->report_fn, c->report_ctx, &e->allocator, &e->reporter);
+    return st;
+}
+
+static zkpipe_status start_threads(zkpipe_engine *e)
+{
+    const zkpipe_engine_config *c = &e->config;
+    unsigned nthreads = c->synth_workers + c->prover_workers;
+    for (; e->started < nthreads; e->started++) {
+        void *(*fn)(void *) =
+            e->started < c->synth_workers ? zkpipe__synth_worker : zkpipe__prove_worker;
+        if (pthread_create(&e->threads[e->started], NULL, fn, e) != 0)
+            return ZKPIPE_ETHREAD;
+    }
+    return ZKPIPE_OK;
+}
+
+zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_config *config)
+{
+    if (out == NULL || config == NULL)
+        return ZKPIPE_EINVAL;
+    const zkpipe_allocator *a = zkpipe__allocator_or_default(config->allocator);
+    if (a == NULL || !config_valid(config))
+        return ZKPIPE_EINVAL;
+    zkpipe_backend backend;
+    const char *why;
+    zkpipe_status st = zkpipe_backend_resolve(&backend, config->backend, &why);
+    if (st != ZKPIPE_OK)
+        return st;
+    zkpipe_engine *e = zkpipe__calloc(a, 1, sizeof *e, _Alignof(zkpipe_engine));
+    if (e == NULL)
+        return ZKPIPE_ENOMEM;
+    e->allocator = *a;
+    e->config = *config;
+    e->config.allocator = &e->allocator;
+    e->acct = config->acct != NULL ? config->acct : zkpipe_acct_default();
+    e->backend = backend;
+    e->backend_why = why;
+    atomic_init(&e->canceling, 0);
+    st = init_sync(e);
+    if (st != ZKPIPE_OK) {
+        zkpipe__free(a, e);
+        return st;
+    }
+    st = make_parts(e);
+    if (st == ZKPIPE_OK)
+        st = start_threads(e);
+    if (st != ZKPIPE_OK) {
+        teardown(e);
+        return st;
+    }
+    *out = e;
+    return ZKPIPE_OK;
+}
+
+zkpipe_backend zkpipe_engine_backend(const zkpipe_engine *engine, const char **why)
+{
+    if (engine == NULL)
+        return ZKPIPE_BACKEND_AUTO;
+    if (why != NULL)
+        *why = engine->backend_why;
+    return engine->backend;
+}
+
+zkpipe_status zkpipe_engine_submit(zkpipe_engine *engine, zkpipe_job **out,
+                                   const zkpipe_partition *parts, size_t count,
+                                   zkpipe_job_done_fn done, void *ctx)
+{
+    if (engine == NULL || out == NULL || parts == NULL || count == 0)
+        return ZKPIPE_EINVAL;
+    for (size_t i = 0; i < count; i++)
+        if (parts[i].build == NULL || parts[i].pk == NULL)
+            return ZKPIPE_EINVAL;
+    zkpipe_job *job;
+    zkpipe_status st = zkpipe__job_create(&job, &engine->allocator, parts, count, done, ctx);
+    if (st != ZKPIPE_OK)
+        return st;
+    pthread_mutex_lock(&engine->lock);
+    if (engine->closed || count > UINT32_MAX - engine->tracks) {
+        st = engine->closed ? ZKPIPE_ECLOSED : ZKPIPE_EOVERFLOW;
+        pthread_mutex_unlock(&engine->lock);
+        zkpipe__job_free(job);
+        return st;
+    }
+    job->id = ++engine->jobs;
+    for (size_t i = 0; i < count; i++)
+        job->items[i].track = ++engine->tracks;
+    if (engine->tail != NULL)
+        engine->tail->next = job;
+    else
+        engine->head = job;
+    engine->tail = job;
+    engine->unfinished++;
+    atomic_fetch_add(&engine->submitted, count);
+    pthread_cond_broadcast(&engine->work);
+    pthread_mutex_unlock(&engine->lock);
+    *out = job;
+    return ZKPIPE_OK;
+}
+
+zkpipe__item *zkpipe__engine_take(zkpipe_engine *e)
+{
+    pthread_mutex_lock(&e->lock);
+    while (e->head == NULL && !e->closed)
+        pthread_cond_wait(&e->work, &e->lock);
+    zkpipe_job *job = e->head;
+    zkpipe__item *it = NULL;
+    if (job != NULL) {
+        it = &job->items[job->taken++];
+        if (job->taken == job->count) {
+            e->head = job->next;
+            if (e->head == NULL)
+                e->tail = NULL;
+        }
+    }
+    pthread_mutex_unlock(&e->lock);
+    return it;
+}
+
+void zkpipe__engine_job_done(zkpipe_engine *e)
+{
+    pthread_mutex_lock(&e->lock);
+    e->unfinished--;
+    pthread_cond_broadcast(&e->idle);
+    pthread_mutex_unlock(&e->lock);
+}
+
+void zkpipe_engine_close(zkpipe_engine *engine)
+{
+    if (engine == NULL)
+        return;
+    pthread_mutex_lock(&engine->lock);
+    engine->closed = 1;
+    pthread_cond_broadcast(&engine->work);
+    pthread_mutex_unlock(&engine->lock);
+}
+
+void zkpipe_engine_drain(zkpipe_engine *engine)
+{
+    if (engine == NULL)
+        return;
+    zkpipe_engine_close(engine);
+    pthread_mutex_lock(&engine->lock);
+    while (engine->unfinished > 0)
+        pthread_cond_wait(&engine->idle, &engine->lock);
+    pthread_mutex_unlock(&engine->lock);
+}
+
+zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters *out)
+{
+    if (engine == NULL || out == NULL)
+        return ZKPIPE_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->submitted = atomic_load(&engine->submitted);
+    out->proved = atomic_load(&engine->proved);
+    out->failed = atomic_load(&engine->failed);
+    out->canceled = atomic_load(&engine->canceled);
+    out->in_flight = atomic_load(&engine->in_flight);
+    out->peak_in_flight = atomic_load(&engine->peak_in_flight);
+    out->bound = engine->config.permits + engine->config.capacity;
+    return ZKPIPE_OK;
+}
+
+void zkpipe_engine_destroy(zkpipe_engine *engine)
+{
+    if (engine != NULL)
+        teardown(engine);
+}
+
+void zkpipe__engine_set_prove_hook(zkpipe_engine *engine, zkpipe__prove_hook hook, void *ctx)
+{
+    engine->prove_hook = hook;
+    engine->prove_hook_ctx = ctx;
+}

@@ -1,0 +1,137 @@
+/* The job handle: one block holding the job, its partitions, their in-flight items and their
+ * results, and a waitable end. */
+#include <errno.h>
+#include <string.h>
+
+#include "core/alloc_internal.h"
+#include "core/clock_internal.h"
+#include "engine/engine_internal.h"
+
+#define BLOCK_ALIGN 64
+
+static size_t round_up(size_t v)
+{
+    return (v + BLOCK_ALIGN - 1) & ~(size_t)(BLOCK_ALIGN - 1);
+}
+
+zkpipe_status zkpipe__job_create(zkpipe_job **out, const zkpipe_allocator *a,
+                                 const zkpipe_partition *parts, size_t count,
+                                 zkpipe_job_done_fn done, void *ctx)
+{
+    const size_t per =
+        sizeof(zkpipe_partition) + sizeof(zkpipe__item) + sizeof(zkpipe_partition_result);
+    if (count > (SIZE_MAX - 4 * BLOCK_ALIGN - sizeof(zkpipe_job)) / per)
+        return ZKPIPE_EOVERFLOW;
+    size_t parts_at = round_up(sizeof(zkpipe_job));
+    size_t items_at = round_up(parts_at + count * sizeof(zkpipe_partition));
+    size_t results_at = round_up(items_at + count * sizeof(zkpipe__item));
+    size_t total = results_at + count * sizeof(zkpipe_partition_result);
+    char *block = zkpipe__calloc(a, 1, total, BLOCK_ALIGN);
+    if (block == NULL)
+        return ZKPIPE_ENOMEM;
+    zkpipe_job *job = (zkpipe_job *)block;
+    job->allocator = *a;
+    zkpipe_status st = zkpipe__cond_init_monotonic(&job->finished);
+    if (st == ZKPIPE_OK && pthread_mutex_init(&job->lock, NULL) != 0) {
+        pthread_cond_destroy(&job->finished);
+        st = ZKPIPE_ENOMEM;
+    }
+    if (st != ZKPIPE_OK) {
+        zkpipe__free(a, block);
+        return st;
+    }
+    job->count = count;
+    atomic_init(&job->remaining, count);
+    atomic_init(&job->canceled, 0);
+    atomic_init(&job->state, JOB_RUNNING);
+    job->done = done;
+    job->ctx = ctx;
+    job->parts = (zkpipe_partition *)(block + parts_at);
+    job->items = (zkpipe__item *)(block + items_at);
+    job->results = (zkpipe_partition_result *)(block + results_at);
+    memcpy(job->parts, parts, count * sizeof *parts);
+    for (size_t i = 0; i < count; i++) {
+        job->items[i].job = job;
+        job->items[i].index = i;
+    }
+    *out = job;
+    return ZKPIPE_OK;
+}
+
+void zkpipe__job_free(zkpipe_job *job)
+{
+    pthread_mutex_destroy(&job->lock);
+    pthread_cond_destroy(&job->finished);
+    zkpipe_allocator a = job->allocator;
+    zkpipe__free(&a, job);
+}
+
+void zkpipe__job_finish(zkpipe_job *job)
+{
+    atomic_store(&job->state, JOB_RESULTS);
+    if (job->done != NULL)
+        job->done(job, job->ctx);
+    /* The last touch: once a waiter sees JOB_FINISHED it may free the job. */
+    pthread_mutex_lock(&job->lock);
+    atomic_store(&job->state, JOB_FINISHED);
+    pthread_cond_broadcast(&job->finished);
+    pthread_mutex_unlock(&job->lock);
+}
+
+/* Waits until the job has finished or `deadline` (NULL: none) has passed. */
+static zkpipe_status wait_until(zkpipe_job *job, const struct timespec *deadline)
+{
+    zkpipe_status st = ZKPIPE_OK;
+    pthread_mutex_lock(&job->lock);
+    while (atomic_load(&job->state) != JOB_FINISHED && st == ZKPIPE_OK) {
+        if (deadline == NULL)
+            pthread_cond_wait(&job->finished, &job->lock);
+        else if (pthread_cond_timedwait(&job->finished, &job->lock, deadline) == ETIMEDOUT)
+            st = atomic_load(&job->state) == JOB_FINISHED ? ZKPIPE_OK : ZKPIPE_ETIMEDOUT;
+    }
+    pthread_mutex_unlock(&job->lock);
+    return st;
+}
+
+zkpipe_status zkpipe_job_wait(zkpipe_job *job)
+{
+    return job != NULL ? wait_until(job, NULL) : ZKPIPE_EINVAL;
+}
+
+zkpipe_status zkpipe_job_wait_timed(zkpipe_job *job, uint64_t timeout_ns)
+{
+    if (job == NULL)
+        return ZKPIPE_EINVAL;
+    struct timespec deadline = zkpipe__deadline_after(timeout_ns);
+    return wait_until(job, &deadline);
+}
+
+void zkpipe_job_cancel(zkpipe_job *job)
+{
+    if (job != NULL)
+        atomic_store(&job->canceled, 1);
+}
+
+size_t zkpipe_job_partitions(const zkpipe_job *job)
+{
+    return job != NULL ? job->count : 0;
+}
+
+zkpipe_status zkpipe_job_result(const zkpipe_job *job, size_t index, zkpipe_partition_result *out)
+{
+    if (job == NULL || out == NULL || index >= job->count)
+        return ZKPIPE_EINVAL;
+    if (atomic_load(&((zkpipe_job *)job)->state) == JOB_RUNNING)
+        return ZKPIPE_ESTATE;
+    *out = job->results[index];
+    return ZKPIPE_OK;
+}
+
+void zkpipe_job_destroy(zkpipe_job *job)
+{
+    if (job == NULL)
+        return;
+    zkpipe_job_cancel(job);
+    wait_until(job, NULL);
+    zkpipe__job_free(job);
+}

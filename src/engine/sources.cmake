@@ -1,0 +1,4 @@
+list(APPEND ZKPIPE_SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/engine.c
+    ${CMAKE_CURRENT_LIST_DIR}/job.c
+    ${CMAKE_CURRENT_LIST_DIR}/workers.c)

@@ -1,0 +1,73 @@
+#!/bin/sh
+# Runs zkpipe-pipeline ($1) small on both curves and checks its JSON line: every partition
+# proved and verified, the waist within permits + capacity, nothing live at exit, the trace
+# valid JSON (python3) and the metrics valid Prometheus text (promtool), where those tools
+# exist; then a byte budget, release early, and the flag errors.
+set -eu
+bin=$1
+tmp=${TMPDIR:-/tmp}/zkpipe-engine-test.$$
+mkdir -p "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# field NAME JSON: the numeric value of "NAME" in a flat JSON object.
+field() {
+    v=$(printf '%s\n' "$2" | sed -n "s/.*\"$1\":\([0-9][0-9]*\).*/\1/p")
+    [ -n "$v" ] || fail "no numeric \"$1\" in: $2"
+    echo "$v"
+}
+
+run() { # run ARGS...: the last stdout line of a small run
+    out=$("$bin" --jobs 2 --partitions 3 --log-constraints 6 --report-ms 20 --json "$@") ||
+        fail "$* exited with $?"
+    printf '%s\n' "$out" | tail -n 1
+}
+
+check() { # check JSON: every proof verified, nothing left
+    [ "$(field partitions "$1")" -eq 6 ] || fail "not 6 partitions: $1"
+    [ "$(field proofs_verified "$1")" -eq 6 ] || fail "not every proof verified: $1"
+    [ "$(field errors "$1")" -eq 0 ] || fail "errors: $1"
+    [ "$(field live_bytes_at_exit "$1")" -eq 0 ] || fail "bytes live at exit: $1"
+    [ "$(field peak_rss_bytes "$1")" -gt 0 ] || fail "no peak RSS: $1"
+    [ "$(field peak_accounted_bytes "$1")" -gt 0 ] || fail "nothing accounted: $1"
+}
+
+json=$(run --curve all --synth-workers 3 --permits 1 --capacity 2 --prover-workers 2 \
+    --backend cpu --trace "$tmp/trace.json" --metrics "$tmp/metrics.txt")
+echo "$json"
+check "$json"
+[ "$(field bound "$json")" -eq 3 ] || fail "bound is not permits + capacity = 3"
+[ "$(field peak_in_flight "$json")" -le 3 ] || fail "delivery: the waist exceeded its bound"
+grep -q '"ph":"X"' "$tmp/trace.json" || fail "no spans in the trace"
+grep -q '"name":"live bytes","ph":"C"' "$tmp/trace.json" || fail "no counters in the trace"
+if command -v python3 >/dev/null 2>&1; then
+    python3 -m json.tool "$tmp/trace.json" >/dev/null || fail "the trace is not valid JSON"
+fi
+grep -q '^zkpipe_inflight_bytes 0$' "$tmp/metrics.txt" || fail "metrics: bytes in flight"
+if command -v promtool >/dev/null 2>&1; then
+    promtool check metrics <"$tmp/metrics.txt" || fail "promtool rejects the metrics"
+fi
+
+# A 2^12-row partition holds about 0.7 MiB at its peak: a 1 MiB budget admits one at a time.
+json=$(run --curve bn254 --log-constraints 12 --budget-mib 1 --synth-workers 2)
+check "$json"
+[ "$(field peak_accounted_bytes "$json")" -le 1048576 ] || fail "budget exceeded: $json"
+
+# Release early: still every proof (the bound itself is test_engine's to break reliably).
+json=$(run --curve bls12-381 --release early --synth-workers 4 --permits 1 --capacity 1)
+check "$json"
+case $json in *'"release":"early"'*) ;; *) fail "release is not early: $json" ;; esac
+
+"$bin" --help | grep -q '^usage:' || fail "--help prints no usage"
+for bad in --bogus "--jobs 0" "--jobs x" "--release sometimes" "--curve p256" \
+    "--log-constraints 3" "--backend gpu" "--permits=-1" "--trace" extra; do
+    # shellcheck disable=SC2086 # split on purpose: some cases are a flag and its value
+    if "$bin" $bad >/dev/null 2>"$tmp/usage"; then
+        fail "'$bad' was accepted"
+    else
+        rc=$?
+    fi
+    [ "$rc" -eq 2 ] || fail "'$bad' exited with $rc, not 2"
+    grep -q '^usage:' "$tmp/usage" || fail "'$bad' printed no usage on stderr"
+done
+echo "PASS"
