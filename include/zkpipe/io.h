@@ -71,7 +71,8 @@ typedef struct zkpipe_zkey zkpipe_zkey;
  *         sizes, counts, indices, an unknown prime), ZKPIPE_ENONCANONICAL (a value or
  *         coordinate not below its prime), ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP (zkey),
  *         ZKPIPE_EUNSUPPORTED (a valid file this build cannot prove with, e.g. a domain too
- *         large for the field or another protocol than Groth16), ZKPIPE_ENOMEM, or an error of
+ *         large for the field or another protocol than Groth16), ZKPIPE_ETOOBIG (a file larger
+ *         than the address space), ZKPIPE_ENOMEM, or an error of
  *         the accounting calls (ZKPIPE_ELIMIT when the registry's tables are full). On error
  *         *out is untouched and nothing leaks.
  * Thread safety: any thread. The arguments are only read. */
