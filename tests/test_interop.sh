@@ -1,0 +1,182 @@
+#!/bin/sh
+# circom/snarkjs interop of zkpipe-prove ($2) and zkpipe-verify ($3), on the fixtures in
+# tests/interop/fixtures (both curves, several circuits).
+#   test_interop.sh good PROVE VERIFY: each fixture is proved and our proof verifies with our
+#     verifier and, when node and tests/interop/node_modules are there, with snarkjs; snarkjs's
+#     proofs verify with ours; a tampered proof and a wrong public.json are refused.
+#   test_interop.sh bad PROVE VERIFY: every case of interop/make-bad.sh is refused with a
+#     non-zero exit (not a signal), one line on stderr naming an input, and no output left.
+set -eu
+[ $# -eq 3 ] || { echo "usage: test_interop.sh good|bad ZKPIPE_PROVE ZKPIPE_VERIFY" >&2; exit 2; }
+mode=$1 prove=$2 verify=$3
+interop=$(cd "$(dirname "$0")/interop" && pwd)
+fixtures=$interop/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# run LABEL CMD...: runs CMD with a time limit, its stderr in $tmp/stderr; sets $status.
+run() {
+    label=$1
+    shift
+    status=0
+    timeout 120 "$@" >"$tmp/stdout" 2>"$tmp/stderr" || status=$?
+    [ "$status" -ne 124 ] || fail "$label: still running after 120 s"
+}
+
+accepted() { # LABEL CMD...: exit 0 ($status says what it was)
+    run "$@"
+    [ "$status" -eq 0 ] || fail "$1: exit $status: $(cat "$tmp/stderr")"
+}
+
+# refused LABEL INPUTS CMD...: a non-zero exit below 128, one stderr line that names one of
+# INPUTS (space-separated paths).
+refused() {
+    label=$1 inputs=$2
+    shift 2
+    run "$label" "$@"
+    if [ "$status" -eq 0 ]; then
+        fail "$label: accepted"
+        return
+    fi
+    [ "$status" -lt 128 ] || fail "$label: exit $status (a signal or a crash)"
+    lines=$(awk 'END { print NR }' "$tmp/stderr")
+    if [ "$lines" -ne 1 ]; then
+        fail "$label: $lines lines on stderr, not 1: $(head -c 2000 "$tmp/stderr")"
+        return
+    fi
+    line=$(cat "$tmp/stderr")
+    for f in $inputs; do
+        case $line in *"$(basename "$f")"*) return ;; esac
+    done
+    fail "$label: the message names none of the inputs: $line"
+}
+
+same_json() { # A B: equal up to whitespace
+    [ "$(tr -d ' \t\r\n' <"$1")" = "$(tr -d ' \t\r\n' <"$2")" ]
+}
+
+snarkjs=$interop/node_modules/.bin/snarkjs
+if command -v node >/dev/null 2>&1 && [ -x "$snarkjs" ]; then
+    have_snarkjs=1
+else
+    have_snarkjs=0
+fi
+
+# snarkjs_says LABEL WANT VK PUBLIC PROOF: WANT is ok (snarkjs prints OK! and exits 0) or no.
+snarkjs_says() {
+    label=$1 want=$2
+    shift 2
+    run "$label" "$snarkjs" groth16 verify "$@"
+    if [ "$status" -eq 0 ] && grep -q 'OK!' "$tmp/stdout"; then got=ok; else got=no; fi
+    [ "$got" = "$want" ] || fail "$label: snarkjs said $got, expected $want: $(cat "$tmp/stdout")"
+}
+
+good() {
+    [ "$have_snarkjs" -eq 1 ] ||
+        echo "note: node or tests/interop/node_modules missing (npm ci there): no snarkjs checks"
+    n=0
+    for dir in "$fixtures"/*/*/; do
+        dir=${dir%/}
+        name=$(basename "$(dirname "$dir")")/$(basename "$dir")
+        out=$tmp/$(echo "$name" | tr / -)
+        mkdir -p "$out"
+        vk=$dir/verification_key.json
+        n=$((n + 1))
+
+        accepted "$name: prove" "$prove" --threads 2 --metrics "$out/metrics.json" \
+            "$dir/circuit.zkey" "$dir/witness.wtns" "$out/proof.json" "$out/public.json"
+        [ "$status" -eq 0 ] || continue
+        same_json "$out/public.json" "$dir/public.json" ||
+            fail "$name: public.json differs from snarkjs's"
+        [ "$(head -c 1 "$out/metrics.json" 2>/dev/null)" = "{" ] ||
+            fail "$name: --metrics wrote no JSON object"
+        accepted "$name: verify our proof" "$verify" "$vk" "$out/public.json" "$out/proof.json"
+        for p in proof.json proof_det.json; do
+            accepted "$name: verify snarkjs's $p" "$verify" "$vk" "$dir/public.json" "$dir/$p"
+        done
+
+        if ! "$interop/json-tamper.sh" swap-ac "$out/proof.json" "$out/tampered.json"; then
+            fail "$name: our proof.json has no pi_a, pi_b, pi_c to tamper with"
+            continue
+        fi
+        # Which file is wrong when the pairing check fails is unknowable: any may be named.
+        refused "$name: tampered proof" "$vk $out/public.json $out/tampered.json" \
+            "$verify" "$vk" "$out/public.json" "$out/tampered.json"
+        "$interop/json-tamper.sh" bump "$dir/public.json" "$out/wrong_public.json"
+        refused "$name: wrong public.json" "$vk $out/wrong_public.json $out/proof.json" \
+            "$verify" "$vk" "$out/wrong_public.json" "$out/proof.json"
+
+        if [ "$have_snarkjs" -eq 1 ]; then
+            snarkjs_says "$name: snarkjs on our proof" ok "$vk" "$out/public.json" "$out/proof.json"
+            snarkjs_says "$name: snarkjs on our tampered proof" no "$vk" "$out/public.json" \
+                "$out/tampered.json"
+        fi
+    done
+    [ "$n" -gt 0 ] || fail "no fixtures in $fixtures"
+
+    # Defaults (all threads, no metrics) give the same public signals.
+    dir=$fixtures/bn128/multiplier
+    out=$tmp/defaults
+    mkdir -p "$out"
+    accepted "defaults: prove" "$prove" "$dir/circuit.zkey" "$dir/witness.wtns" \
+        "$out/proof.json" "$out/public.json"
+    if [ "$status" -eq 0 ]; then
+        same_json "$out/public.json" "$dir/public.json" || fail "defaults: public.json differs"
+        accepted "defaults: verify" "$verify" "$dir/verification_key.json" "$out/public.json" \
+            "$out/proof.json"
+    fi
+    echo "$n fixtures proved and verified"
+}
+
+resolve() { # F:path or B:path from make-bad.sh's list
+    case $1 in
+    F:*) echo "$fixtures/${1#F:}" ;;
+    B:*) echo "$tmp/bad/${1#B:}" ;;
+    *) echo "$1" ;;
+    esac
+}
+
+bad() {
+    sh "$interop/make-bad.sh" "$fixtures" "$tmp/bad"
+    n=0
+    while read -r kind name a b c; do
+        a=$(resolve "$a") b=$(resolve "$b")
+        case $kind in
+        prove)
+            out=$tmp/out-$name
+            mkdir "$out"
+            refused "$name" "$a $b" "$prove" "$a" "$b" "$out/proof.json" "$out/public.json"
+            [ -z "$(ls -A "$out")" ] || fail "$name: left files behind:" $(ls -A "$out")
+            ;;
+        verify)
+            c=$(resolve "$c")
+            refused "$name" "$a $b $c" "$verify" "$a" "$b" "$c"
+            ;;
+        r1cs) continue ;; # no command reads an .r1cs
+        *) fail "unknown case kind $kind" ;;
+        esac
+        n=$((n + 1))
+    done <"$tmp/bad/cases"
+    [ "$n" -gt 0 ] || fail "make-bad.sh listed no cases"
+    echo "$n bad inputs tried"
+}
+
+case $mode in
+good) good ;;
+bad) bad ;;
+*)
+    echo "test_interop.sh: unknown mode $mode" >&2
+    exit 2
+    ;;
+esac
+if [ "$failures" -ne 0 ]; then
+    echo "$failures failures" >&2
+    exit 1
+fi
+echo ok
