@@ -35,7 +35,7 @@ accepted() { # LABEL CMD...: exit 0 ($status says what it was)
 }
 
 # refused LABEL INPUTS CMD...: a non-zero exit below 128, one stderr line that names one of
-# INPUTS (space-separated paths).
+# INPUTS (space-separated paths); INPUTS "-" for a usage error: some message, any length.
 refused() {
     label=$1 inputs=$2
     shift 2
@@ -45,6 +45,10 @@ refused() {
         return
     fi
     [ "$status" -lt 128 ] || fail "$label: exit $status (a signal or a crash)"
+    if [ "$inputs" = - ]; then
+        [ -s "$tmp/stderr" ] || fail "$label: nothing on stderr"
+        return
+    fi
     lines=$(awk 'END { print NR }' "$tmp/stderr")
     if [ "$lines" -ne 1 ]; then
         fail "$label: $lines lines on stderr, not 1: $(head -c 2000 "$tmp/stderr")"
@@ -94,6 +98,12 @@ good() {
         [ "$status" -eq 0 ] || continue
         same_json "$out/public.json" "$dir/public.json" ||
             fail "$name: public.json differs from snarkjs's"
+        proof=$(tr -d ' \t\r\n' <"$out/proof.json")
+        curve=$(basename "$(dirname "$dir")")
+        for want in '"protocol":"groth16"' "\"curve\":\"$curve\"" \
+            '"pi_a":[' '"pi_b":[[' '"pi_c":['; do
+            case $proof in *"$want"*) ;; *) fail "$name: proof.json has no $want" ;; esac
+        done
         [ "$(head -c 1 "$out/metrics.json" 2>/dev/null)" = "{" ] ||
             fail "$name: --metrics wrote no JSON object"
         accepted "$name: verify our proof" "$verify" "$vk" "$out/public.json" "$out/proof.json"
@@ -131,6 +141,10 @@ good() {
         accepted "defaults: verify" "$verify" "$dir/verification_key.json" "$out/public.json" \
             "$out/proof.json"
     fi
+    for opt in --help --version; do
+        accepted "zkpipe-prove $opt" "$prove" "$opt"
+        [ -s "$tmp/stdout" ] || fail "zkpipe-prove $opt printed nothing"
+    done
     echo "$n fixtures proved and verified"
 }
 
@@ -152,7 +166,8 @@ bad() {
             out=$tmp/out-$name
             mkdir "$out"
             refused "$name" "$a $b" "$prove" "$a" "$b" "$out/proof.json" "$out/public.json"
-            [ -z "$(ls -A "$out")" ] || fail "$name: left files behind:" $(ls -A "$out")
+            left=$(find "$out" -mindepth 1 | tr '\n' ' ')
+            [ -z "$left" ] || fail "$name: left files behind: $left"
             ;;
         verify)
             c=$(resolve "$c")
@@ -164,6 +179,23 @@ bad() {
         n=$((n + 1))
     done <"$tmp/bad/cases"
     [ "$n" -gt 0 ] || fail "make-bad.sh listed no cases"
+
+    # Usage errors, and an output folder that does not exist.
+    dir=$fixtures/bn128/multiplier
+    zkey=$dir/circuit.zkey wtns=$dir/witness.wtns
+    refused "prove without arguments" - "$prove"
+    refused "prove with 3 files" - "$prove" "$zkey" "$wtns" "$tmp/proof.json"
+    p=$tmp/p.json q=$tmp/q.json
+    refused "prove --threads abc" - "$prove" --threads abc "$zkey" "$wtns" "$p" "$q"
+    refused "prove --threads 0" - "$prove" --threads 0 "$zkey" "$wtns" "$p" "$q"
+    refused "prove --bogus" - "$prove" --bogus "$zkey" "$wtns" "$p" "$q"
+    refused "verify with 2 files" - "$verify" "$dir/verification_key.json" "$dir/public.json"
+    for f in "$p" "$q" "$tmp/proof.json"; do
+        [ ! -e "$f" ] || fail "a refused command line left $f"
+    done
+    refused "prove into a missing folder" "$tmp/no-such-dir/proof.json" \
+        "$prove" "$zkey" "$wtns" "$tmp/no-such-dir/proof.json" "$tmp/public.json"
+    [ ! -e "$tmp/public.json" ] || fail "prove into a missing folder left public.json"
     echo "$n bad inputs tried"
 }
 

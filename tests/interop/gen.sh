@@ -12,10 +12,10 @@ BEACON=7a6b706970652d696e7465726f702d66697874757265732d626561636f6e2d31
 BEACON_EXP=10
 
 bin=$PWD/node_modules/.bin
-[ -x "$bin/snarkjs" ] && [ -x "$bin/circom2" ] || {
+if [ ! -x "$bin/snarkjs" ] || [ ! -x "$bin/circom2" ]; then
     echo "gen.sh: the pinned tools are missing; run 'npm ci' in $PWD first" >&2
     exit 1
-}
+fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -53,7 +53,8 @@ for curve in $CURVES; do
         out=fixtures/$curve/$circuit
         tmp=$work/$curve-$circuit
         mkdir -p "$tmp"
-        "$bin/circom2" "circuits/$circuit.circom" --r1cs --wasm --prime "$curve" -o "$tmp" >/dev/null
+        "$bin/circom2" "circuits/$circuit.circom" --r1cs --wasm --prime "$curve" -o "$tmp" \
+            >/dev/null
         rm -rf "$out"
         mkdir -p "$out"
         cp "$tmp/$circuit.r1cs" "$out/circuit.r1cs"

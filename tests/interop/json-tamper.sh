@@ -7,7 +7,10 @@
 # It reads any layout: the quoted strings are taken in order, the numbers filed under the
 # proof key before them.
 set -eu
-[ $# -ge 3 ] || { echo "usage: json-tamper.sh swap-ac|bump|drop-last|set-first IN OUT [V]" >&2; exit 2; }
+if [ $# -lt 3 ]; then
+    echo "usage: json-tamper.sh swap-ac|bump|drop-last|set-first IN OUT [V]" >&2
+    exit 2
+fi
 mode=$1 in=$2 out=$3 value=${4:-}
 awk -v mode="$mode" -v value="$value" '
 { text = text $0 "\n" }
@@ -47,7 +50,8 @@ END {
     }
     if (mode == "swap-ac") {
         if (na != 3 || nb != 6 || nc != 3) exit 1
-        printf "{\"pi_a\":[%s],\"pi_b\":[%s],\"pi_c\":[%s],", join(c, 1, 3), pairs(b, 6), join(a, 1, 3)
+        printf "{\"pi_a\":[%s],\"pi_b\":[%s],", join(c, 1, 3), pairs(b, 6)
+        printf "\"pi_c\":[%s],", join(a, 1, 3)
         printf "\"protocol\":\"%s\",\"curve\":\"%s\"}\n", meta["protocol"], meta["curve"]
     } else if (mode == "drop-last") {
         if (n < 1) exit 1

@@ -22,18 +22,21 @@ u32() {
 u64() {
     echo $(($(u32 "$1" "$2") + 4294967296 * $(u32 "$1" $(($2 + 4)))))
 }
-put_bytes() { # file offset octal-escaped bytes
-    printf "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+put_bytes() { # file offset bytes (text, or \0ooo octal escapes)
+    printf '%b' "$3" | dd of="$1" bs=1 seek="$2" conv=notrunc 2>/dev/null
+}
+octal() { # byte values -> \0ooo escapes
+    for v in "$@"; do printf '\\0%03o' "$v"; done
 }
 put_u32() {
-    put_bytes "$1" "$2" "$(printf '\\%03o\\%03o\\%03o\\%03o' $(($3 & 255)) $(($3 >> 8 & 255)) \
-        $(($3 >> 16 & 255)) $(($3 >> 24 & 255)))"
+    put_bytes "$1" "$2" "$(octal $(($3 & 255)) $(($3 >> 8 & 255)) $(($3 >> 16 & 255)) \
+        $(($3 >> 24 & 255)))"
 }
 flip_low_bit() {
-    put_bytes "$1" "$2" "$(printf '\\%03o' $(($(od -An -tu1 -j "$2" -N1 "$1") ^ 1)))"
+    put_bytes "$1" "$2" "$(octal $(($(od -An -tu1 -j "$2" -N1 "$1") ^ 1)))"
 }
-hex_bytes() { # hex string -> octal escapes for printf
-    echo "$1" | sed 's/../& /g' | awk '{ for (i = 1; i <= NF; i++) printf "\\%03o", ("0x" $i) + 0 }'
+hex_bytes() { # hex string -> \0ooo escapes
+    for h in $(echo "$1" | sed 's/../& /g'); do octal $((0x$h)); done
 }
 
 # section FILE ID: the payload offset and length of the first section ID (iden3 container).
