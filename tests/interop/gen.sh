@@ -2,11 +2,12 @@
 # Regenerates fixtures/<curve>/<circuit>/ from circuits/<circuit>.circom and its input with the
 # pinned circom2 and snarkjs: run `npm ci` here first. Every step is deterministic (beacons
 # instead of random contributions) except proof.json, whose r and s snarkjs draws at random.
+# Usage: gen.sh [CIRCUIT...] (default: all of them)
 set -euo pipefail
 cd "$(dirname "$0")"
 
 CURVES="bls12381 bn128"
-CIRCUITS="multiplier hashchain rangesum"
+CIRCUITS=${*:-multiplier hashchain rangesum factors}
 POWER=10 # powers of tau: domains up to 2^10 rows (constraints + public inputs + 1)
 BEACON=7a6b706970652d696e7465726f702d66697874757265732d626561636f6e2d31
 BEACON_EXP=10
