@@ -1,9 +1,10 @@
 #!/bin/sh
 # circom/snarkjs interop of zkpipe-prove ($2) and zkpipe-verify ($3), on the fixtures in
 # tests/interop/fixtures (both curves, several circuits).
-#   test_interop.sh good PROVE VERIFY: each fixture is proved and our proof verifies with our
-#     verifier and, when node and tests/interop/node_modules are there, with snarkjs; snarkjs's
-#     proofs verify with ours; a tampered proof and a wrong public.json are refused.
+#   test_interop.sh good PROVE VERIFY: each fixture is proved (also with --r1cs, which checks
+#     the constraints first); our proof verifies with our verifier and, when node and
+#     tests/interop/node_modules are there, with snarkjs; snarkjs's proofs verify with ours;
+#     a tampered proof and a wrong public.json are refused.
 #   test_interop.sh bad PROVE VERIFY: every case of interop/make-bad.sh is refused with a
 #     non-zero exit (not a signal), one line on stderr naming an input, and no output left.
 set -eu
@@ -94,6 +95,8 @@ good() {
         vk=$dir/verification_key.json
         n=$((n + 1))
 
+        accepted "$name: prove --r1cs" "$prove" --r1cs "$dir/circuit.r1cs" "$dir/circuit.zkey" \
+            "$dir/witness.wtns" "$out/proof.json" "$out/public.json"
         accepted "$name: prove" "$prove" --threads 2 --metrics "$out/metrics.json" \
             "$dir/circuit.zkey" "$dir/witness.wtns" "$out/proof.json" "$out/public.json"
         [ "$status" -eq 0 ] || continue
@@ -164,22 +167,20 @@ bad() {
     sh "$interop/make-bad.sh" "$fixtures" "$tmp/bad"
     n=0
     while read -r kind name a b c; do
-        a=$(resolve "$a") b=$(resolve "$b")
+        a=$(resolve "$a") b=$(resolve "$b") c=$(resolve "${c:-}")
+        out=$tmp/out-$name
+        mkdir "$out"
         case $kind in
-        prove)
-            out=$tmp/out-$name
-            mkdir "$out"
-            refused "$name" "$a $b" "$prove" "$a" "$b" "$out/proof.json" "$out/public.json"
-            left=$(find "$out" -mindepth 1 | tr '\n' ' ')
-            [ -z "$left" ] || fail "$name: left files behind: $left"
+        prove) refused "$name" "$a $b" "$prove" "$a" "$b" "$out/proof.json" "$out/public.json" ;;
+        r1cs)
+            refused "$name" "$a $b $c" \
+                "$prove" --r1cs "$a" "$b" "$c" "$out/proof.json" "$out/public.json"
             ;;
-        verify)
-            c=$(resolve "$c")
-            refused "$name" "$a $b $c" "$verify" "$a" "$b" "$c"
-            ;;
-        r1cs) continue ;; # no command reads an .r1cs
+        verify) refused "$name" "$a $b $c" "$verify" "$a" "$b" "$c" ;;
         *) fail "unknown case kind $kind" ;;
         esac
+        left=$(find "$out" -mindepth 1 | tr '\n' ' ')
+        [ -z "$left" ] || fail "$name: left files behind: $left"
         n=$((n + 1))
     done <"$tmp/bad/cases"
     [ "$n" -gt 0 ] || fail "make-bad.sh listed no cases"

@@ -2,8 +2,8 @@
 # Writes bad inputs for zkpipe-prove and zkpipe-verify, derived from the good fixtures, and a
 # list of cases, one a line:
 #   prove  <name> <zkey> <wtns>
+#   r1cs   <name> <r1cs> <zkey> <wtns>    (zkpipe-prove --r1cs: the constraints checked first)
 #   verify <name> <verification_key.json> <public.json> <proof.json>
-#   r1cs   <name> <r1cs>          (for the readers' own tests: no command reads an .r1cs)
 # Each path is F:<path in the fixtures folder> or B:<file in the output folder>, so the list
 # stays valid wherever the two folders are. Every case must be refused.
 # Usage: make-bad.sh FIXTURES_DIR OUT_DIR
@@ -181,11 +181,14 @@ for curve in bls12381 bn128; do
     add prove "${c}wtns-other-circuit" "F:$zkey" "F:$curve/rangesum/witness.wtns"
     add prove "${c}wtns-smaller-circuit" "F:$zkey" "F:$curve/multiplier/witness.wtns"
 
-    # r1cs.
+    # r1cs, and a witness that breaks a constraint the r1cs can name.
     container "$g/circuit.r1cs" "${c}r1cs" r1cs r1cz
     for f in "$out/$c"r1cs-*; do
-        add r1cs "$(basename "$f" .r1cs)" "B:$(basename "$f")"
+        add r1cs "$(basename "$f" .r1cs)" "B:$(basename "$f")" "F:$zkey" "F:$wtns"
     done
+    add r1cs "${c}r1cs-other-curve" "F:$other/hashchain/circuit.r1cs" "F:$zkey" "F:$wtns"
+    add r1cs "${c}r1cs-other-circuit" "F:$curve/rangesum/circuit.r1cs" "F:$zkey" "F:$wtns"
+    add r1cs "${c}r1cs-unsatisfied" "F:$g/circuit.r1cs" "F:$zkey" "B:${c}wtns-unsatisfied.wtns"
 
     # verify: JSON that is not what it claims, proofs that do not verify, wrong publics.
     printf 'not a proof {"pi_a": [' >"$out/${c}proof-garbage.json"
