@@ -1,9 +1,9 @@
 pragma circom 2.1.0;
 include "lib.circom";
 
-// n private values, each proven to fit in `bits` bits; outputs their sum, a weighted sum and
-// how many are odd,
-// and proves sum <= limit (a public input) by decomposing limit - sum. Most wires are bits.
+// n private values, each proven to fit in `bits` bits; outputs their sum, a weighted sum and how
+// many are odd, and proves sum <= limit (a public input) by decomposing limit - sum. Most wires
+// are bits.
 template RangeSum(n, bits) {
     signal input values[n];
     signal input weights[n];
