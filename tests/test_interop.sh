@@ -1,0 +1,218 @@
+#!/bin/sh
+# circom/snarkjs interop of zkpipe-prove ($2) and zkpipe-verify ($3), on the fixtures in
+# tests/interop/fixtures (both curves, several circuits).
+#   test_interop.sh good PROVE VERIFY: each fixture is proved (also with --r1cs, which checks
+#     the constraints first); our proof verifies with our verifier and, when node and
+#     tests/interop/node_modules are there, with snarkjs; snarkjs's proofs verify with ours;
+#     a tampered proof and a wrong public.json are refused.
+#   test_interop.sh bad PROVE VERIFY: every case of interop/make-bad.sh is refused with a
+#     non-zero exit (not a signal), one line on stderr naming an input, and no output left.
+set -eu
+[ $# -eq 3 ] || { echo "usage: test_interop.sh good|bad ZKPIPE_PROVE ZKPIPE_VERIFY" >&2; exit 2; }
+mode=$1 prove=$2 verify=$3
+interop=$(cd "$(dirname "$0")/interop" && pwd)
+fixtures=$interop/fixtures
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# run LABEL CMD...: runs CMD with a time limit and no stdin (the bad-case list is read from
+# it), its output in $tmp/stdout and $tmp/stderr; sets $status.
+run() {
+    label=$1
+    shift
+    status=0
+    timeout 120 "$@" </dev/null >"$tmp/stdout" 2>"$tmp/stderr" || status=$?
+    [ "$status" -ne 124 ] || fail "$label: still running after 120 s"
+}
+
+accepted() { # LABEL CMD...: exit 0 ($status says what it was)
+    run "$@"
+    [ "$status" -eq 0 ] || fail "$1: exit $status: $(cat "$tmp/stderr")"
+}
+
+# refused LABEL INPUTS CMD...: a non-zero exit below 128, one stderr line that names one of
+# INPUTS (space-separated paths); INPUTS "-" for a usage error: some message, any length.
+refused() {
+    label=$1 inputs=$2
+    shift 2
+    run "$label" "$@"
+    if [ "$status" -eq 0 ]; then
+        fail "$label: accepted"
+        return
+    fi
+    [ "$status" -lt 128 ] || fail "$label: exit $status (a signal or a crash)"
+    if [ "$inputs" = - ]; then
+        [ -s "$tmp/stderr" ] || fail "$label: nothing on stderr"
+        return
+    fi
+    lines=$(awk 'END { print NR }' "$tmp/stderr")
+    if [ "$lines" -ne 1 ]; then
+        fail "$label: $lines lines on stderr, not 1: $(head -c 2000 "$tmp/stderr")"
+        return
+    fi
+    line=$(cat "$tmp/stderr")
+    for f in $inputs; do
+        case $line in *"$(basename "$f")"*) return ;; esac
+    done
+    fail "$label: the message names none of the inputs: $line"
+}
+
+same_json() { # A B: equal up to whitespace
+    [ "$(tr -d ' \t\r\n' <"$1")" = "$(tr -d ' \t\r\n' <"$2")" ]
+}
+
+snarkjs=$interop/node_modules/.bin/snarkjs
+if command -v node >/dev/null 2>&1 && [ -x "$snarkjs" ]; then
+    have_snarkjs=1
+else
+    have_snarkjs=0
+fi
+
+# snarkjs_says LABEL WANT VK PUBLIC PROOF: WANT is ok (snarkjs prints OK! and exits 0) or no.
+snarkjs_says() {
+    label=$1 want=$2
+    shift 2
+    run "$label" "$snarkjs" groth16 verify "$@"
+    if [ "$status" -eq 0 ] && grep -q 'OK!' "$tmp/stdout"; then got=ok; else got=no; fi
+    [ "$got" = "$want" ] || fail "$label: snarkjs said $got, expected $want: $(cat "$tmp/stdout")"
+}
+
+good() {
+    [ "$have_snarkjs" -eq 1 ] ||
+        echo "note: node or tests/interop/node_modules missing (npm ci there): no snarkjs checks"
+    n=0
+    for dir in "$fixtures"/*/*/; do
+        dir=${dir%/}
+        name=$(basename "$(dirname "$dir")")/$(basename "$dir")
+        out=$tmp/$(echo "$name" | tr / -)
+        mkdir -p "$out"
+        vk=$dir/verification_key.json
+        n=$((n + 1))
+
+        accepted "$name: prove --r1cs" "$prove" --r1cs "$dir/circuit.r1cs" "$dir/circuit.zkey" \
+            "$dir/witness.wtns" "$out/proof.json" "$out/public.json"
+        accepted "$name: prove" "$prove" --threads 2 --metrics "$out/metrics.json" \
+            "$dir/circuit.zkey" "$dir/witness.wtns" "$out/proof.json" "$out/public.json"
+        [ "$status" -eq 0 ] || continue
+        same_json "$out/public.json" "$dir/public.json" ||
+            fail "$name: public.json differs from snarkjs's"
+        proof=$(tr -d ' \t\r\n' <"$out/proof.json")
+        curve=$(basename "$(dirname "$dir")")
+        for want in '"protocol":"groth16"' "\"curve\":\"$curve\"" \
+            '"pi_a":[' '"pi_b":[[' '"pi_c":['; do
+            case $proof in *"$want"*) ;; *) fail "$name: proof.json has no $want" ;; esac
+        done
+        [ "$(tr -d ' \t\r\n' <"$out/metrics.json" | head -c 1)" = "{" ] ||
+            fail "$name: --metrics wrote no JSON object"
+        accepted "$name: verify our proof" "$verify" "$vk" "$out/public.json" "$out/proof.json"
+        for p in proof.json proof_det.json; do
+            accepted "$name: verify snarkjs's $p" "$verify" "$vk" "$dir/public.json" "$dir/$p"
+        done
+
+        if ! "$interop/json-tamper.sh" swap-ac "$out/proof.json" "$out/tampered.json"; then
+            fail "$name: our proof.json has no pi_a, pi_b, pi_c to tamper with"
+            continue
+        fi
+        # Which file is wrong when the pairing check fails is unknowable: any may be named.
+        refused "$name: tampered proof" "$vk $out/public.json $out/tampered.json" \
+            "$verify" "$vk" "$out/public.json" "$out/tampered.json"
+        if ! "$interop/json-tamper.sh" bump "$dir/public.json" "$out/wrong_public.json" \
+            2>/dev/null; then
+            echo '["1"]' >"$out/wrong_public.json" # no signal to change: one too many
+        fi
+        refused "$name: wrong public.json" "$vk $out/wrong_public.json $out/proof.json" \
+            "$verify" "$vk" "$out/wrong_public.json" "$out/proof.json"
+
+        if [ "$have_snarkjs" -eq 1 ]; then
+            snarkjs_says "$name: snarkjs on our proof" ok "$vk" "$out/public.json" "$out/proof.json"
+            snarkjs_says "$name: snarkjs on our tampered proof" no "$vk" "$out/public.json" \
+                "$out/tampered.json"
+        fi
+    done
+    [ "$n" -gt 0 ] || fail "no fixtures in $fixtures"
+
+    # Defaults (all threads, no metrics) give the same public signals.
+    dir=$fixtures/bn128/multiplier
+    out=$tmp/defaults
+    mkdir -p "$out"
+    accepted "defaults: prove" "$prove" "$dir/circuit.zkey" "$dir/witness.wtns" \
+        "$out/proof.json" "$out/public.json"
+    if [ "$status" -eq 0 ]; then
+        same_json "$out/public.json" "$dir/public.json" || fail "defaults: public.json differs"
+        accepted "defaults: verify" "$verify" "$dir/verification_key.json" "$out/public.json" \
+            "$out/proof.json"
+    fi
+    for opt in --help --version; do
+        accepted "zkpipe-prove $opt" "$prove" "$opt"
+        [ -s "$tmp/stdout" ] || fail "zkpipe-prove $opt printed nothing"
+    done
+    echo "$n fixtures proved and verified"
+}
+
+resolve() { # F:path or B:path from make-bad.sh's list
+    case $1 in
+    F:*) echo "$fixtures/${1#F:}" ;;
+    B:*) echo "$tmp/bad/${1#B:}" ;;
+    *) echo "$1" ;;
+    esac
+}
+
+bad() {
+    sh "$interop/make-bad.sh" "$fixtures" "$tmp/bad"
+    n=0
+    while read -r kind name a b c; do
+        a=$(resolve "$a") b=$(resolve "$b") c=$(resolve "${c:-}")
+        out=$tmp/out-$name
+        mkdir "$out"
+        case $kind in
+        prove) refused "$name" "$a $b" "$prove" "$a" "$b" "$out/proof.json" "$out/public.json" ;;
+        r1cs)
+            refused "$name" "$a $b $c" \
+                "$prove" --r1cs "$a" "$b" "$c" "$out/proof.json" "$out/public.json"
+            ;;
+        verify) refused "$name" "$a $b $c" "$verify" "$a" "$b" "$c" ;;
+        *) fail "unknown case kind $kind" ;;
+        esac
+        left=$(find "$out" -mindepth 1 | tr '\n' ' ')
+        [ -z "$left" ] || fail "$name: left files behind: $left"
+        n=$((n + 1))
+    done <"$tmp/bad/cases"
+    [ "$n" -gt 0 ] || fail "make-bad.sh listed no cases"
+
+    # Usage errors, and an output folder that does not exist.
+    dir=$fixtures/bn128/multiplier
+    zkey=$dir/circuit.zkey wtns=$dir/witness.wtns
+    refused "prove without arguments" - "$prove"
+    refused "prove with 3 files" - "$prove" "$zkey" "$wtns" "$tmp/proof.json"
+    p=$tmp/p.json q=$tmp/q.json
+    refused "prove --threads abc" - "$prove" --threads abc "$zkey" "$wtns" "$p" "$q"
+    refused "prove --bogus" - "$prove" --bogus "$zkey" "$wtns" "$p" "$q"
+    refused "verify with 2 files" - "$verify" "$dir/verification_key.json" "$dir/public.json"
+    for f in "$p" "$q" "$tmp/proof.json"; do
+        [ ! -e "$f" ] || fail "a refused command line left $f"
+    done
+    refused "prove into a missing folder" "$tmp/no-such-dir/proof.json" \
+        "$prove" "$zkey" "$wtns" "$tmp/no-such-dir/proof.json" "$tmp/public.json"
+    [ ! -e "$tmp/public.json" ] || fail "prove into a missing folder left public.json"
+    echo "$n bad inputs tried"
+}
+
+case $mode in
+good) good ;;
+bad) bad ;;
+*)
+    echo "test_interop.sh: unknown mode $mode" >&2
+    exit 2
+    ;;
+esac
+if [ "$failures" -ne 0 ]; then
+    echo "$failures failures" >&2
+    exit 1
+fi
+echo ok
