@@ -1,5 +1,5 @@
-/* The GPU MSM's per-thread steps, written once for the device kernels (msm.cu) and for a host
- * test that runs them serially, thread index by thread index (tests/test_cuda_host.c): every
+/* The GPU MSM's per-thread steps, written once for the device kernels (msm_impl.cuh) and for a
+ * host test that runs them serially, thread index by thread index (tests/test_cuda_host.c): every
  * step a kernel takes is here, the kernels only map thread indices onto these functions.
  *
  * The method (Pippenger with signed digits and digit sorting):

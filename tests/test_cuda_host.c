@@ -16,15 +16,8 @@
 #include "msm/msm.h"
 #include "msm/xyzz.h"
 #include "poly/ntt.h"
+#include "points.h"
 #include "sanitize.h"
-
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
 
 static void *alloc_or_fail(size_t bytes)
 {
@@ -125,8 +118,9 @@ static void butterflies_cover_each_stage(void **state)
                 x[k] = alloc_or_fail(n * sizeof(F));                                               \
                 y[k] = alloc_or_fail(n * sizeof(F));                                               \
                 for (uint32_t i = 0; i < n; i++) {                                                 \
-                    uint64_t limbs[F##_LIMBS] = {splitmix64(&seed), splitmix64(&seed),             \
-                                                 splitmix64(&seed), splitmix64(&seed) >> 4};       \
+                    uint64_t limbs[F##_LIMBS] = {test_splitmix64(&seed), test_splitmix64(&seed),   \
+                                                 test_splitmix64(&seed),                           \
+                                                 test_splitmix64(&seed) >> 4};                     \
                     assert_true(F##_from_canonical(&x[k][i], limbs));                              \
                 }                                                                                  \
                 memcpy(y[k], x[k], n * sizeof(F));                                                 \
@@ -187,7 +181,7 @@ static void booth_digits_sum_to_the_scalar(void **state)
     for (int round = 0; round < 200; round++) {
         uint64_t k[4];
         for (int l = 0; l < 4; l++)
-            k[l] = round < 2 ? (round ? UINT64_MAX : 0) : splitmix64(&seed);
+            k[l] = round < 2 ? (round ? UINT64_MAX : 0) : test_splitmix64(&seed);
         for (unsigned c = 1; c <= ZKPIPE__CUDA_MSM_MAX_WINDOW; c++) {
             unsigned windows = (256 + 1 + c - 1) / c;
             uint64_t acc[5] = {0};
@@ -236,8 +230,9 @@ static int pair_cmp(const void *x, const void *y)
     return (a > b) - (a < b);
 }
 
-/* msm.cu's launch sequence, serially; *out as the launcher returns it. */
+/* msm_impl.cuh's launch sequence, serially; *out as the launcher returns it. */
 #define MSM_EMULATION(G, F, FR)                                                                    \
+    TEST_POINTS_DEFINE(G)                                                                          \
     ZKPIPE__MSM_DEFINE_XYZZ(G, F)                                                                  \
     ZKPIPE__CUDA_MSM_DEFINE(G, F, FR)                                                              \
     static void G##_emu_msm(G *out, const G##_affine *bases, const uint64_t *scalars, uint32_t n,  \
@@ -288,24 +283,6 @@ static int pair_cmp(const void *x, const void *y)
         free(keys), free(vals), free(pairs), free(starts), free(ends), free(counts);               \
         free(offsets), free(buckets), free(sums), free(runs), free(wins), free(partials);          \
     }                                                                                              \
-    /* n points start + i step, none at infinity. */                                               \
-    static void G##_points(G##_affine *out, uint32_t n, uint64_t *seed)                            \
-    {                                                                                              \
-        G start, step, *jac = alloc_or_fail(n * sizeof(G));                                        \
-        G##_affine g;                                                                              \
-        uint64_t k[4] = {splitmix64(seed), 0, 0, 0};                                               \
-        G##_generator(&g);                                                                         \
-        G##_from_affine(&start, &g);                                                               \
-        G##_mul_limbs(&step, &start, k, 4);                                                        \
-        k[0] = splitmix64(seed);                                                                   \
-        G##_mul_limbs(&start, &start, k, 4);                                                       \
-        for (uint32_t i = 0; i < n; i++) {                                                         \
-            jac[i] = start;                                                                        \
-            G##_add(&start, &start, &step);                                                        \
-        }                                                                                          \
-        G##_batch_to_affine(out, jac, n);                                                          \
-        free(jac);                                                                                 \
-    }                                                                                              \
     static void G##_check(const G##_affine *bases, const uint64_t *k, uint32_t n, int mont)        \
     {                                                                                              \
         G want, got;                                                                               \
@@ -323,9 +300,9 @@ static int pair_cmp(const void *x, const void *y)
         uint32_t big = ZKPIPE_TEST_SANITIZED ? 600 : (1u << 13) + 5;                               \
         G##_affine *bases = alloc_or_fail(big * sizeof(G##_affine));                               \
         uint64_t *k = alloc_or_fail(big * 4 * sizeof(uint64_t)), seed = 11;                        \
-        G##_points(bases, big, &seed);                                                             \
+        G##_test_points(bases, big, &seed);                                                        \
         for (uint32_t i = 0; i < 4 * big; i++)                                                     \
-            k[i] = splitmix64(&seed);                                                              \
+            k[i] = test_splitmix64(&seed);                                                         \
         G##_check(bases, k, 1, 0);                                                                 \
         memset(k, 0, 4 * 4 * sizeof(uint64_t)); /* zero scalars */                                 \
         G##_check(bases, k, 4, 0);                                                                 \
@@ -341,7 +318,7 @@ static int pair_cmp(const void *x, const void *y)
         }                                                                                          \
         G##_check(bases, k, 300, 0);                                                               \
         for (uint32_t i = 0; i < 4 * big; i++)                                                     \
-            k[i] = splitmix64(&seed);                                                              \
+            k[i] = test_splitmix64(&seed);                                                         \
         for (uint32_t i = 0; i < big; i++) { /* Montgomery scalars must be reduced */              \
             FR e;                                                                                  \
             k[4 * i + 3] >>= 4;                                                                    \
