@@ -34,6 +34,11 @@ typedef enum zkpipe__cuda_ntt_kind {
  * next failing call. */
 const char *zkpipe__cuda_last_error(void);
 
+/* The device milliseconds of this thread's last launcher call that reached the device: the
+ * NTT's and the MSM's kernels, transfers excluded; the quotient's kernels with the uploads of
+ * a, b and c among them. -1 before any such call or when timing failed. */
+double zkpipe__cuda_last_device_ms(void);
+
 /* For F = bls12_381_fr, bn254_fr:
  *
  * zkpipe__cuda_ntt_F(a, log_n, kind, shift, ledger) : the transform `kind` of the 2^log_n

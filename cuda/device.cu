@@ -12,6 +12,39 @@ extern "C" { /* a C header: the selection code in src/core calls this file's def
 #define ARENA_ALIGN 256
 
 static thread_local char last_error[256];
+static thread_local double last_device_ms = -1;
+
+double zkpipe__cuda_last_device_ms(void)
+{
+    return last_device_ms;
+}
+
+void zkpipe__cuda_timer_start(zkpipe__cuda_timer *t, cudaStream_t stream)
+{
+    last_device_ms = -1;
+    t->ok = cudaEventCreate(&t->start) == cudaSuccess;
+    if (t->ok && cudaEventCreate(&t->stop) != cudaSuccess) {
+        cudaEventDestroy(t->start);
+        t->ok = false;
+    }
+    if (t->ok)
+        t->ok = cudaEventRecord(t->start, stream) == cudaSuccess;
+}
+
+void zkpipe__cuda_timer_stop(zkpipe__cuda_timer *t, cudaStream_t stream)
+{
+    float ms;
+    if (t->ok && cudaEventRecord(t->stop, stream) == cudaSuccess &&
+        cudaEventSynchronize(t->stop) == cudaSuccess &&
+        cudaEventElapsedTime(&ms, t->start, t->stop) == cudaSuccess)
+        last_device_ms = ms;
+    cudaGetLastError();
+    if (t->ok) {
+        cudaEventDestroy(t->start);
+        cudaEventDestroy(t->stop);
+    }
+    t->ok = false;
+}
 
 const char *zkpipe__cuda_last_error(void)
 {

@@ -40,6 +40,17 @@ static inline void *zkpipe__cuda_arena_at(const zkpipe__cuda_arena *a, size_t of
     return a->base + offset;
 }
 
+/* Events around a call's device work: stop() waits for it and keeps the milliseconds between
+ * start() and stop() as this thread's zkpipe__cuda_last_device_ms (-1 when an event call
+ * failed: timing never fails a call). */
+typedef struct zkpipe__cuda_timer {
+    cudaEvent_t start, stop;
+    bool ok;
+} zkpipe__cuda_timer;
+
+void zkpipe__cuda_timer_start(zkpipe__cuda_timer *t, cudaStream_t stream);
+void zkpipe__cuda_timer_stop(zkpipe__cuda_timer *t, cudaStream_t stream);
+
 /* Pinned host memory charged as ZKPIPE_KIND_ABC; free releases it (NULL p: a no-op). */
 zkpipe_status zkpipe__cuda_pinned_alloc(void **p, size_t bytes, zkpipe_ledger *ledger);
 void zkpipe__cuda_pinned_free(void *p, size_t bytes, zkpipe_ledger *ledger);

@@ -17,6 +17,7 @@ say "== $(date -u +%FT%TZ) zkpipe $(git rev-parse --short HEAD 2>/dev/null || ec
 nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv,noheader \
     2>&1 | tee -a "$report" || true
 
+pkg-config --exists cmocka || say "cmocka is missing: the tests (and bench_cuda) cannot build"
 start=$(date +%s)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZKPIPE_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES=90-real -DZKPIPE_BUILD_EXAMPLES=OFF >/dev/null
@@ -24,7 +25,8 @@ cmake --build "$build" -j"$(nproc)" --target test_cuda test_cuda_host bench_cuda
 say "build: $(($(date +%s) - start)) s"
 
 say "== tests"
-timeout 240 ctest --test-dir "$build" -R '^test_cuda' --output-on-failure 2>&1 | tee -a "$report"
+timeout 240 ctest --test-dir "$build" -R '^test_cuda' --output-on-failure 2>&1 | tee -a "$report" ||
+    say "GPU TESTS FAILED (output above); timing anyway"
 
 say "== bench_cuda (median ms of 3 after a warm-up; wall time of each launcher call)"
 timeout 300 "$build/tests/bench/bench_cuda" 3 24 24 20 2>&1 | tee -a "$report"

@@ -348,8 +348,12 @@ static zkpipe_status msm(typename T::point *out, const typename T::affine *bases
             (err = cudaMemcpyAsync(zkpipe__cuda_arena_at(&arena, l.scalars), pinned, scalar_bytes,
                                    cudaMemcpyHostToDevice, stream)) != cudaSuccess)
             st = zkpipe__cuda_fail(err, "MSM upload");
-        if (st == ZKPIPE_OK)
+        if (st == ZKPIPE_OK) {
+            zkpipe__cuda_timer timer;
+            zkpipe__cuda_timer_start(&timer, stream);
             st = msm_steps<T>(wins, &arena, &l, &s, (uint32_t)n, max_pieces, mont, end_bit, stream);
+            zkpipe__cuda_timer_stop(&timer, stream);
+        }
         if (st == ZKPIPE_OK)
             T::combine(out, wins, &s);
         cudaStreamSynchronize(stream);

@@ -313,8 +313,13 @@ static zkpipe_status ntt(uint64_t *a, unsigned log_n, zkpipe__cuda_ntt_kind kind
     if (st != ZKPIPE_OK)
         return st;
     fe *x = call.buffer(0), *y = call.buffer(1);
-    if ((st = call.upload(x, a)) == ZKPIPE_OK &&
-        (st = call.run.transform(&x, &y, kind, &g, &g_inv)) == ZKPIPE_OK)
+    zkpipe__cuda_timer timer;
+    if ((st = call.upload(x, a)) == ZKPIPE_OK) {
+        zkpipe__cuda_timer_start(&timer, call.run.stream);
+        st = call.run.transform(&x, &y, kind, &g, &g_inv);
+        zkpipe__cuda_timer_stop(&timer, call.run.stream);
+    }
+    if (st == ZKPIPE_OK)
         st = call.download(a, x);
     call.end();
     return st;
@@ -348,8 +353,10 @@ static zkpipe_status quotient(uint64_t *h, const uint64_t *a, const uint64_t *b,
     ntt_run<T> *run = &call.run;
     const uint64_t *in[3] = {a, b, c};
     fe *buf[4];
+    zkpipe__cuda_timer timer;
     for (int k = 0; k < 4; k++)
         buf[k] = call.buffer(k);
+    zkpipe__cuda_timer_start(&timer, run->stream);
     for (int k = 0; k < 3 && st == ZKPIPE_OK; k++) {
         if ((st = call.upload(buf[k], in[k])) == ZKPIPE_OK &&
             (st = run->transform(&buf[k], &buf[3], ZKPIPE__CUDA_INTT, &g, &g_inv)) == ZKPIPE_OK)
@@ -360,8 +367,10 @@ static zkpipe_status quotient(uint64_t *h, const uint64_t *a, const uint64_t *b,
             buf[3], buf[0], buf[1], buf[2], run->n, z_inv);
         st = run->launched("quotient");
     }
-    if (st == ZKPIPE_OK &&
-        (st = run->transform(&buf[3], &buf[0], ZKPIPE__CUDA_COSET_INTT, &g, &g_inv)) == ZKPIPE_OK)
+    if (st == ZKPIPE_OK)
+        st = run->transform(&buf[3], &buf[0], ZKPIPE__CUDA_COSET_INTT, &g, &g_inv);
+    zkpipe__cuda_timer_stop(&timer, run->stream);
+    if (st == ZKPIPE_OK)
         st = call.download(h, buf[3]);
     call.end();
     return st;

@@ -77,6 +77,7 @@ static uint64_t device_peak(void)
                                                       (zkpipe__cuda_ntt_kind)kind, g.l, &ledger),  \
                                  ZKPIPE_OK);                                                       \
                 assert_true(device_peak() >= 2 * n * sizeof(F));                                   \
+                assert_true(zkpipe__cuda_last_device_ms() >= 0);                                   \
                 zkpipe_ledger_close(&ledger);                                                      \
                 no_charge_left();                                                                  \
                 if (kind == 0)                                                                     \
@@ -291,6 +292,7 @@ static void without_a_device_calls_fail_cleanly(void **state)
     assert_int_equal(zkpipe__cuda_ntt_bn254_fr(a, 1, ZKPIPE__CUDA_NTT, NULL, &ledger),
                      ZKPIPE_EDEVICE);
     assert_true(strlen(zkpipe__cuda_last_error()) > 0);
+    assert_true(zkpipe__cuda_last_device_ms() < 0); /* nothing reached the device */
     no_charge_left();
     assert_int_equal(zkpipe__cuda_quotient_bn254_fr(a, a, a, a, 1, g.l, &ledger), ZKPIPE_EDEVICE);
     no_charge_left();

@@ -1,7 +1,8 @@
 /* CUDA backend timings: G1 MSM of BLS12-381 at 2^20, 2^22, 2^24 points, the NTT over
  * BLS12-381's Fr at 2^20 .. 2^24, and a whole proof of the test circuit at 2^20 rows on the
  * CUDA and CPU backends. Median wall milliseconds of each launcher call (host transfers and
- * device allocation included), after one warm-up call.
+ * device allocation included) and of its device work alone (zkpipe__cuda_last_device_ms), after
+ * one warm-up call.
  *
  *   bench_cuda [repetitions [max_log_msm [max_log_ntt [log_prove]]]]   defaults: 3 24 24 20
  *
@@ -80,7 +81,7 @@ static void bench_msm(unsigned max_log, int reps)
         bases[i] = bases[i % DISTINCT];
     random_fr(k, n, &seed);
     for (unsigned log = 20; log <= max_log; log += 2) {
-        double t[MAX_REPS];
+        double t[MAX_REPS], dev[MAX_REPS];
         bls12_381_g1 out;
         check(zkpipe__cuda_msm_bls12_381_g1(&out, bases, k[0].l, NULL, (size_t)1 << log, 1, NULL),
               "msm");
@@ -90,8 +91,10 @@ static void bench_msm(unsigned max_log, int reps)
                 zkpipe__cuda_msm_bls12_381_g1(&out, bases, k[0].l, NULL, (size_t)1 << log, 1, NULL),
                 "msm");
             t[r] = now_ms() - t0;
+            dev[r] = zkpipe__cuda_last_device_ms();
         }
-        printf("msm_g1 bls12_381 2^%u %10.2f ms\n", log, bench_median(t, (size_t)reps));
+        printf("msm_g1 bls12_381 2^%u %10.2f ms  (device %.2f ms)\n", log,
+               bench_median(t, (size_t)reps), bench_median(dev, (size_t)reps));
     }
     free(jac);
     free(k);
@@ -105,14 +108,16 @@ static void bench_ntt(unsigned max_log, int reps)
     uint64_t seed = 2;
     random_fr(a, n, &seed);
     for (unsigned log = 20; log <= max_log; log++) {
-        double t[MAX_REPS];
+        double t[MAX_REPS], dev[MAX_REPS];
         check(zkpipe__cuda_ntt_bls12_381_fr(a[0].l, log, ZKPIPE__CUDA_NTT, NULL, NULL), "ntt");
         for (int r = 0; r < reps; r++) {
             double t0 = now_ms();
             check(zkpipe__cuda_ntt_bls12_381_fr(a[0].l, log, ZKPIPE__CUDA_NTT, NULL, NULL), "ntt");
             t[r] = now_ms() - t0;
+            dev[r] = zkpipe__cuda_last_device_ms();
         }
-        printf("ntt bls12_381_fr 2^%u %10.2f ms\n", log, bench_median(t, (size_t)reps));
+        printf("ntt bls12_381_fr 2^%u %10.2f ms  (device %.2f ms)\n", log,
+               bench_median(t, (size_t)reps), bench_median(dev, (size_t)reps));
     }
     free(a);
 }
