@@ -83,6 +83,11 @@
         {                                                                                          \
             zkpipe__cuda_out_##G##_piece_sum(out, bases, vals, starts, ends, offsets, p, nkeys);   \
         }                                                                                          \
+        static __device__ void piece_merge(xyzz *out, const xyzz *parts, const uint32_t *off1,     \
+                                           const uint32_t *off, uint32_t p, uint32_t nkeys)        \
+        {                                                                                          \
+            zkpipe__cuda_out_##G##_piece_merge(out, parts, off1, off, p, nkeys);                   \
+        }                                                                                          \
         static __device__ void bucket_sum(xyzz *b, const xyzz *parts, const uint32_t *off,         \
                                           uint32_t i)                                              \
         {                                                                                          \
@@ -155,6 +160,17 @@ __global__ void __launch_bounds__(ZKPIPE__CUDA_BLOCK)
         T::piece_sum(partials, bases, vals, starts, ends, offsets, p, nkeys);
 }
 
+/* The same for the second cut: merged sums of the piece sums. */
+template <class T>
+__global__ void __launch_bounds__(ZKPIPE__CUDA_BLOCK)
+    merge_kernel(typename T::xyzz *merged, const typename T::xyzz *partials,
+                 const uint32_t *offsets1, const uint32_t *offsets, uint32_t nkeys)
+{
+    uint32_t p = blockIdx.x * blockDim.x + threadIdx.x;
+    if (p < offsets[nkeys])
+        T::piece_merge(merged, partials, offsets1, offsets, p, nkeys);
+}
+
 template <class T>
 __global__ void __launch_bounds__(ZKPIPE__CUDA_BLOCK)
     bucket_kernel(typename T::xyzz *buckets, const typename T::xyzz *partials,
@@ -188,9 +204,15 @@ __global__ void __launch_bounds__(ZKPIPE__CUDA_BLOCK)
 /* Device sub-buffers of one MSM, as offsets into its arena. */
 struct msm_layout {
     size_t bases, scalars, keys[2], vals[2], starts, ends, counts, offsets, partials, buckets, sums,
-        runs, wins, sort_temp, scan_temp;
+        runs, wins, sort_temp, scan_temp, offsets2, merged;
     size_t sort_bytes, scan_bytes;
 };
+
+/* The most merged sums there can be, for at most max_pieces pieces over nkeys buckets. */
+static inline uint32_t merged_bound(uint32_t max_pieces, uint32_t nkeys)
+{
+    return max_pieces / ZKPIPE__CUDA_MSM_PIECE + nkeys;
+}
 
 /* The launch sequence after the inputs are on the device; the window sums end in `wins`. */
 template <class T>
@@ -205,7 +227,8 @@ static zkpipe_status msm_steps(typename T::xyzz *wins, const zkpipe__cuda_arena 
     uint32_t *vals[2] = {AT(uint32_t, vals[0]), AT(uint32_t, vals[1])};
     uint32_t *starts = AT(uint32_t, starts), *ends = AT(uint32_t, ends);
     uint32_t *counts = AT(uint32_t, counts), *offsets = AT(uint32_t, offsets);
-    xyzz *partials = AT(xyzz, partials), *buckets = AT(xyzz, buckets);
+    uint32_t *offsets2 = AT(uint32_t, offsets2);
+    xyzz *partials = AT(xyzz, partials), *merged = AT(xyzz, merged), *buckets = AT(xyzz, buckets);
     xyzz *sums = AT(xyzz, sums), *runs = AT(xyzz, runs), *dwins = AT(xyzz, wins);
     size_t sort_bytes = l->sort_bytes, scan_bytes = l->scan_bytes;
     int current = 0;
@@ -236,8 +259,19 @@ static zkpipe_status msm_steps(typename T::xyzz *wins, const zkpipe__cuda_arena 
         return zkpipe__cuda_fail(err, what);
     piece_kernel<T><<<zkpipe__cuda_blocks(max_pieces), ZKPIPE__CUDA_BLOCK, 0, stream>>>(
         partials, AT(typename T::affine, bases), vals[current], starts, ends, offsets, s->nkeys);
+    piece_count_kernel<<<zkpipe__cuda_blocks(s->nkeys + 1), ZKPIPE__CUDA_BLOCK, 0, stream>>>(
+        counts, offsets, offsets + 1, s->nkeys);
+    what = "MSM pieces";
+    if ((err = cudaGetLastError()) != cudaSuccess)
+        return zkpipe__cuda_fail(err, what);
+    what = "MSM merge scan";
+    if ((err = zkpipe__cuda_exclusive_sum(AT(void, scan_temp), &scan_bytes, counts, offsets2,
+                                          s->nkeys + 1, stream)) != cudaSuccess)
+        return zkpipe__cuda_fail(err, what);
+    merge_kernel<T><<<zkpipe__cuda_blocks(merged_bound(max_pieces, s->nkeys)), ZKPIPE__CUDA_BLOCK,
+                      0, stream>>>(merged, partials, offsets, offsets2, s->nkeys);
     bucket_kernel<T><<<zkpipe__cuda_blocks(s->nkeys), ZKPIPE__CUDA_BLOCK, 0, stream>>>(
-        buckets, partials, offsets, s->nkeys);
+        buckets, merged, offsets2, s->nkeys);
     segment_kernel<T><<<zkpipe__cuda_blocks(s->windows * s->segs), ZKPIPE__CUDA_BLOCK, 0, stream>>>(
         sums, runs, buckets, *s);
     window_kernel<T>
@@ -281,6 +315,9 @@ static zkpipe_status msm_plan(msm_layout *l, zkpipe__cuda_arena *a, const zkpipe
     l->counts = zkpipe__cuda_arena_plan(a, ((size_t)s->nkeys + 1) * sizeof(uint32_t));
     l->offsets = zkpipe__cuda_arena_plan(a, ((size_t)s->nkeys + 1) * sizeof(uint32_t));
     l->partials = zkpipe__cuda_arena_plan(a, (size_t)max_pieces * sizeof(xyzz));
+    l->offsets2 = zkpipe__cuda_arena_plan(a, ((size_t)s->nkeys + 1) * sizeof(uint32_t));
+    l->merged =
+        zkpipe__cuda_arena_plan(a, (size_t)merged_bound(max_pieces, s->nkeys) * sizeof(xyzz));
     l->buckets = zkpipe__cuda_arena_plan(a, (size_t)s->nkeys * sizeof(xyzz));
     l->sums = zkpipe__cuda_arena_plan(a, (size_t)s->windows * s->segs * sizeof(xyzz));
     l->runs = zkpipe__cuda_arena_plan(a, (size_t)s->windows * s->segs * sizeof(xyzz));

@@ -12,8 +12,9 @@
  *    fall into (scalars 0 and 1 are common in witnesses) is summed by many threads; an
  *    exclusive scan of the piece counts numbers the pieces, and a piece finds its bucket by
  *    binary search over those offsets.
- * 5. piece sums (one thread per piece), then bucket sums (one thread per bucket, over its
- *    pieces).
+ * 5. piece sums (one thread per piece); the same cut again over each bucket's piece sums
+ *    (a bucket of 2^18 points: 4096 piece sums, 64 merged sums); then bucket sums (one thread
+ *    per bucket, over its merged sums).
  * 6. bucket reduction Σ_b (b + 1) bucket_b per window, in SEG-bucket segments: a thread per
  *    segment returns its running-sum total and its plain sum; one thread per window combines
  *    the segments; the host combines the windows by Horner's rule (c doublings each).
@@ -109,7 +110,8 @@ ZKPIPE_HD void zkpipe__cuda_msm_piece_count(uint32_t *counts, const uint32_t *st
 }
 
 /* Step 4, after the scan: the bucket piece p belongs to, the last b with offsets[b] <= p
- * (offsets has nkeys + 1 entries; p < offsets[nkeys]). */
+ * (offsets has nkeys + 1 entries; p < offsets[nkeys]). The pieces of a second cut (step 5)
+ * are counted with starts = offsets and ends = offsets + 1. */
 ZKPIPE_HD uint32_t zkpipe__cuda_msm_piece_owner(const uint32_t *offsets, uint32_t p, uint32_t nkeys)
 {
     uint32_t lo = 0, hi = nkeys; /* offsets[lo] <= p < offsets[hi] */
@@ -121,6 +123,16 @@ ZKPIPE_HD uint32_t zkpipe__cuda_msm_piece_owner(const uint32_t *offsets, uint32_
             hi = mid;
     }
     return lo;
+}
+
+/* Piece p's positions [*from, *to) in its bucket's run [starts[b], ends[b]). */
+ZKPIPE_HD void zkpipe__cuda_msm_piece_range(uint32_t *from, uint32_t *to, const uint32_t *starts,
+                                            const uint32_t *ends, const uint32_t *offsets,
+                                            uint32_t p, uint32_t nkeys)
+{
+    uint32_t b = zkpipe__cuda_msm_piece_owner(offsets, p, nkeys);
+    *from = starts[b] + (p - offsets[b]) * ZKPIPE__CUDA_MSM_PIECE;
+    *to = ends[b] - *from < ZKPIPE__CUDA_MSM_PIECE ? ends[b] : *from + ZKPIPE__CUDA_MSM_PIECE;
 }
 
 #define ZKPIPE__CUDA_MSM_DEFINE(G, F, FR)                                                          \
@@ -159,10 +171,8 @@ ZKPIPE_HD uint32_t zkpipe__cuda_msm_piece_owner(const uint32_t *offsets, uint32_
         G##_xyzz *partials, const G##_affine *bases, const uint32_t *vals, const uint32_t *starts, \
         const uint32_t *ends, const uint32_t *offsets, uint32_t p, uint32_t nkeys)                 \
     {                                                                                              \
-        uint32_t b = zkpipe__cuda_msm_piece_owner(offsets, p, nkeys);                              \
-        uint32_t from = starts[b] + (p - offsets[b]) * ZKPIPE__CUDA_MSM_PIECE;                     \
-        uint32_t to =                                                                              \
-            ends[b] - from < ZKPIPE__CUDA_MSM_PIECE ? ends[b] : from + ZKPIPE__CUDA_MSM_PIECE;     \
+        uint32_t from, to;                                                                         \
+        zkpipe__cuda_msm_piece_range(&from, &to, starts, ends, offsets, p, nkeys);                 \
         G##_xyzz acc;                                                                              \
         G##_xyzz_set_infinity(&acc);                                                               \
         for (uint32_t j = from; j < to; j++) {                                                     \
@@ -172,7 +182,21 @@ ZKPIPE_HD uint32_t zkpipe__cuda_msm_piece_owner(const uint32_t *offsets, uint32_
         }                                                                                          \
         partials[p] = acc;                                                                         \
     }                                                                                              \
-    /* Step 5b: bucket b as the sum of its pieces. */                                              \
+    /* Step 5b: merged sum p of the piece sums, cut as step 4 cuts points (starts = offsets1,      \
+     * ends = offsets1 + 1, offsets = the second scan's). */                                       \
+    ZKPIPE_HD void zkpipe__cuda_##G##_piece_merge(                                                 \
+        G##_xyzz *merged, const G##_xyzz *partials, const uint32_t *offsets1,                      \
+        const uint32_t *offsets, uint32_t p, uint32_t nkeys)                                       \
+    {                                                                                              \
+        uint32_t from, to;                                                                         \
+        zkpipe__cuda_msm_piece_range(&from, &to, offsets1, offsets1 + 1, offsets, p, nkeys);       \
+        G##_xyzz acc;                                                                              \
+        G##_xyzz_set_infinity(&acc);                                                               \
+        for (uint32_t j = from; j < to; j++)                                                       \
+            G##_xyzz_add(&acc, &acc, &partials[j]);                                                \
+        merged[p] = acc;                                                                           \
+    }                                                                                              \
+    /* Step 5c: bucket b as the sum of its merged sums (offsets: the second scan's). */            \
     ZKPIPE_HD void zkpipe__cuda_##G##_bucket_sum(G##_xyzz *buckets, const G##_xyzz *partials,      \
                                                  const uint32_t *offsets, uint32_t b)              \
     {                                                                                              \

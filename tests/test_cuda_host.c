@@ -272,8 +272,16 @@ static int pair_cmp(const void *x, const void *y)
         for (uint32_t p = 0; p < offsets[s.nkeys]; p++)                                            \
             zkpipe__cuda_##G##_piece_sum(partials, bases, vals, starts, ends, offsets, p,          \
                                          s.nkeys);                                                 \
+        uint32_t *offsets2 = alloc_or_fail((s.nkeys + 1) * sizeof(uint32_t));                      \
+        for (uint32_t b = 0; b <= s.nkeys; b++)                                                    \
+            zkpipe__cuda_msm_piece_count(counts, offsets, offsets + 1, b, s.nkeys);                \
         for (uint32_t b = 0; b < s.nkeys; b++)                                                     \
-            zkpipe__cuda_##G##_bucket_sum(buckets, partials, offsets, b);                          \
+            offsets2[b + 1] = offsets2[b] + counts[b];                                             \
+        G##_xyzz *merged = alloc_or_fail(offsets2[s.nkeys] * sizeof(G##_xyzz));                    \
+        for (uint32_t p = 0; p < offsets2[s.nkeys]; p++)                                           \
+            zkpipe__cuda_##G##_piece_merge(merged, partials, offsets, offsets2, p, s.nkeys);       \
+        for (uint32_t b = 0; b < s.nkeys; b++)                                                     \
+            zkpipe__cuda_##G##_bucket_sum(buckets, merged, offsets2, b);                           \
         for (uint32_t w = 0; w < s.windows; w++)                                                   \
             for (uint32_t t = 0; t < s.segs; t++)                                                  \
                 zkpipe__cuda_##G##_segment(sums, runs, buckets, w, t, &s);                         \
@@ -282,6 +290,7 @@ static int pair_cmp(const void *x, const void *y)
         zkpipe__cuda_##G##_combine(out, wins, &s);                                                 \
         free(keys), free(vals), free(pairs), free(starts), free(ends), free(counts);               \
         free(offsets), free(buckets), free(sums), free(runs), free(wins), free(partials);          \
+        free(offsets2), free(merged);                                                              \
     }                                                                                              \
     static void G##_check(const G##_affine *bases, const uint64_t *k, uint32_t n, int mont)        \
     {                                                                                              \
@@ -312,11 +321,12 @@ static int pair_cmp(const void *x, const void *y)
         G##_affine_neg(&bases[2], &bases[0]); /* P and -P with equal scalars: cancel */            \
         k[8] = 1;                                                                                  \
         G##_check(bases, k, 4, 0);                                                                 \
-        for (uint32_t i = 0; i < 300; i++) { /* one bucket, 300 points */                          \
+        for (uint32_t i = 0; i < big; i++) { /* one bucket of every point */                       \
             memset(k + 4 * i, 0, 4 * sizeof(uint64_t));                                            \
             k[4 * i] = 1;                                                                          \
         }                                                                                          \
-        G##_check(bases, k, 300, 0);                                                               \
+        G##_check(bases, k, 300, 0); /* 5 pieces */                                                \
+        G##_check(bases, k, big, 0); /* 129 pieces, 3 merged sums (600: 10, 1) */                  \
         for (uint32_t i = 0; i < 4 * big; i++)                                                     \
             k[i] = test_splitmix64(&seed);                                                         \
         for (uint32_t i = 0; i < big; i++) { /* Montgomery scalars must be reduced */              \
