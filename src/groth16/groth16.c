@@ -107,7 +107,9 @@ zkpipe_status zkpipe__groth16_prove_synth(zkpipe_groth16_proof *out, size_t *fir
                                           const uint64_t *r, const uint64_t *s, zkpipe_pool *pool,
                                           zkpipe_backend backend)
 {
-    if (backend != ZKPIPE_BACKEND_CPU) {
+    /* CUDA only where it is built and a device is present (then prove_cuda exists). */
+    if (backend != ZKPIPE_BACKEND_CPU &&
+        zkpipe_backend_resolve(&backend, backend, NULL) != ZKPIPE_OK) {
         zkpipe__synth_free(res);
         return ZKPIPE_ENODEVICE;
     }
@@ -115,7 +117,8 @@ zkpipe_status zkpipe__groth16_prove_synth(zkpipe_groth16_proof *out, size_t *fir
     proof.curve = pk->ops->curve;
     proof.size = pk->ops->proof_bytes;
     memset(proof.bytes, 0, sizeof proof.bytes);
-    zkpipe_status st = pk->ops->prove(proof.bytes, first_failing, timings, pk, res, r, s, pool);
+    zkpipe_status st = (backend == ZKPIPE_BACKEND_CUDA ? pk->ops->prove_cuda : pk->ops->prove)(
+        proof.bytes, first_failing, timings, pk, res, r, s, pool);
     if (st == ZKPIPE_OK)
         *out = proof;
     return st;

@@ -45,6 +45,10 @@ struct zkpipe__g16_ops {
     zkpipe_status (*prove)(uint8_t *proof, size_t *first_failing, zkpipe_groth16_timings *t,
                            const zkpipe_groth16_pk *pk, zkpipe__synth_result *res,
                            const uint64_t *r, const uint64_t *s, zkpipe_pool *pool);
+    /* prove with h's NTTs and the G1 MSMs on the GPU; NULL without the CUDA backend. */
+    zkpipe_status (*prove_cuda)(uint8_t *proof, size_t *first_failing, zkpipe_groth16_timings *t,
+                                const zkpipe_groth16_pk *pk, zkpipe__synth_result *res,
+                                const uint64_t *r, const uint64_t *s, zkpipe_pool *pool);
     zkpipe_status (*pvk_create)(zkpipe_groth16_pvk **out, const zkpipe_groth16_vk *vk,
                                 const zkpipe_allocator *a);
     zkpipe_status (*verify)(const zkpipe_groth16_pvk *pvk, const zkpipe_scalar *inputs,
@@ -93,8 +97,11 @@ void zkpipe__g16_toxic_from_seed(uint64_t *toxic, zkpipe_curve curve, const uint
 /* The prover on a synthesis result (the engine's entry): consumes *res (every buffer is freed
  * and released from res->ledger before it returns, whatever the status) and uses r and s
  * (Montgomery Fr) as the blinding factors. The ledger moves as zkpipe_groth16_prove says.
- * `backend` is a resolved one (zkpipe_backend_resolve): ZKPIPE_BACKEND_CPU, or
- * ZKPIPE_BACKEND_CUDA where the CUDA backend is built (else ZKPIPE_ENODEVICE, res consumed).
+ * `backend`: ZKPIPE_BACKEND_CPU; ZKPIPE_BACKEND_CUDA where the CUDA backend is built and a
+ * device is present (else ZKPIPE_ENODEVICE, res consumed), then h's NTTs and the G1 MSMs run on
+ * the GPU, B (G2) on a CPU thread with the pool, and the proof's bytes are the CPU backend's
+ * for the same r and s (a failing CUDA call gives ZKPIPE_EDEVICE); ZKPIPE_BACKEND_AUTO: as
+ * zkpipe_backend_resolve picks.
  * Returns as zkpipe_groth16_prove. timings may be NULL; its synth field is left alone. */
 zkpipe_status zkpipe__groth16_prove_synth(zkpipe_groth16_proof *out, size_t *first_failing,
                                           zkpipe_groth16_timings *timings,

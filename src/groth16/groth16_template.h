@@ -21,12 +21,19 @@ G16_DEFINE_FIXED_BASE(G2, FR)
 #include "groth16/quotient_impl.h"
 #include "groth16/prove_impl.h"
 #include "groth16/verify_impl.h"
+#ifdef ZKPIPE_HAVE_CUDA
+#include "groth16/gpu_prove_impl.h"
+#define PROVE_CUDA prove_cuda
+#else
+#define PROVE_CUDA NULL
+#endif
 
 const zkpipe__g16_ops OPS = {
     .curve = CURVE,
     .proof_bytes = 2 * PROOF_G1_BYTES + PROOF_G2_BYTES,
     .setup = setup,
     .prove = prove,
+    .prove_cuda = PROVE_CUDA,
     .pvk_create = pvk_create,
     .verify = verify,
     .proof_check = proof_check,

@@ -26,11 +26,13 @@ static zkpipe_status msm_z_g1(G1 *out, const G1A *bases, int k, const PK *pk,
     return st;
 }
 
-/* The B (G2) MSM, run on its own thread while the G1 MSMs use the pool. */
+/* The B (G2) MSM, run on its own thread while the G1 MSMs use the pool (CPU backend) or the
+ * GPU (CUDA backend: then it has the pool). */
 typedef struct g2_job {
     G2 out;
     const PK *pk;
     const zkpipe__synth_result *res;
+    zkpipe_pool *pool;
     zkpipe_status st;
     double secs;
 } g2_job;
@@ -44,10 +46,11 @@ static void *g2_job_run(void *arg)
     const uint64_t *in_bits = pk->density + pk->words, *aux_bits = pk->aux_density + pk->words;
     double t0 = zkpipe__g16_now();
     G2 aux;
-    job->st = MSM2(&job->out, pk->b2, res->input, in_bits, res->num_inputs, &mont_msm, NULL, a);
+    job->st =
+        MSM2(&job->out, pk->b2, res->input, in_bits, res->num_inputs, &mont_msm, job->pool, a);
     if (job->st == ZKPIPE_OK)
         job->st = MSM2(&aux, pk->b2 + pk->inputs_dense[1], res->aux, aux_bits, res->num_aux,
-                       &mont_msm, NULL, a);
+                       &mont_msm, job->pool, a);
     if (job->st == ZKPIPE_OK)
         G2F(add)(&job->out, &job->out, &aux);
     job->secs = zkpipe__g16_now() - t0;
@@ -172,9 +175,19 @@ static void assemble(uint8_t *proof, const PK *pk, G1 *A, G2 *B, G1 *B1, G1 *C, 
     proof_g1_write(proof + PROOF_G1_BYTES + PROOF_G2_BYTES, &c1);
 }
 
+/* Where h and the G1 MSMs are computed; g2_pool: B (G2) gets the pool (nothing else uses it). */
+typedef struct prove_backend {
+    zkpipe_status (*h)(FR **h, zkpipe__synth_result *res, zkpipe_pool *pool);
+    zkpipe_status (*g1)(G1 *A, G1 *B1, G1 *C, const PK *pk, const zkpipe__synth_result *res,
+                        const FR *h, zkpipe_groth16_timings *t, zkpipe_pool *pool);
+    int g2_pool;
+} prove_backend;
+
+static const prove_backend cpu_backend = {compute_h, msm_g1_all, 0};
+
 static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_groth16_timings *t,
                                  const PK *pk, zkpipe__synth_result *res, const FR *r, const FR *s,
-                                 zkpipe_pool *pool)
+                                 zkpipe_pool *pool, const prove_backend *be)
 {
     zkpipe_status st;
     FR *h = NULL;
@@ -187,16 +200,16 @@ static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_g
             *first_failing = bad;
         return ZKPIPE_EUNSATISFIED;
     }
-    if ((st = compute_h(&h, res, pool)) != ZKPIPE_OK)
+    if ((st = be->h(&h, res, pool)) != ZKPIPE_OK)
         return st;
     t->h = zkpipe__g16_now() - t0;
 
-    g2_job job = {.pk = pk, .res = res};
+    g2_job job = {.pk = pk, .res = res, .pool = be->g2_pool ? pool : NULL};
     pthread_t thread;
-    int threaded =
-        zkpipe_pool_threads(pool) > 1 && pthread_create(&thread, NULL, g2_job_run, &job) == 0;
+    int threaded = (be->g2_pool || zkpipe_pool_threads(pool) > 1) &&
+                   pthread_create(&thread, NULL, g2_job_run, &job) == 0;
     G1 A, B1, C;
-    st = msm_g1_all(&A, &B1, &C, pk, res, h, t, pool);
+    st = be->g1(&A, &B1, &C, pk, res, h, t, pool);
     if (threaded)
         pthread_join(thread, NULL);
     else if (st == ZKPIPE_OK)
@@ -213,9 +226,10 @@ static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_g
     return ZKPIPE_OK;
 }
 
-static zkpipe_status prove(uint8_t *proof, size_t *first_failing, zkpipe_groth16_timings *t,
-                           const zkpipe_groth16_pk *base, zkpipe__synth_result *res,
-                           const uint64_t *r_limbs, const uint64_t *s_limbs, zkpipe_pool *pool)
+static zkpipe_status prove_with(const prove_backend *be, uint8_t *proof, size_t *first_failing,
+                                zkpipe_groth16_timings *t, const zkpipe_groth16_pk *base,
+                                zkpipe__synth_result *res, const uint64_t *r_limbs,
+                                const uint64_t *s_limbs, zkpipe_pool *pool)
 {
     const PK *pk = (const PK *)base;
     zkpipe_groth16_timings unused;
@@ -231,8 +245,15 @@ static zkpipe_status prove(uint8_t *proof, size_t *first_failing, zkpipe_groth16
         res->num_aux == base->num_aux && res->log_n == base->log_n &&
         res->density_words == pk->words &&
         memcmp(res->density, pk->density, 2 * pk->words * sizeof(uint64_t)) == 0)
-        st = prove_steps(proof, first_failing, t, pk, res, &r, &s, pool);
+        st = prove_steps(proof, first_failing, t, pk, res, &r, &s, pool, be);
     zkpipe__synth_free(res);
     t->total = zkpipe__g16_now() - t0;
     return st;
+}
+
+static zkpipe_status prove(uint8_t *proof, size_t *first_failing, zkpipe_groth16_timings *t,
+                           const zkpipe_groth16_pk *base, zkpipe__synth_result *res,
+                           const uint64_t *r_limbs, const uint64_t *s_limbs, zkpipe_pool *pool)
+{
+    return prove_with(&cpu_backend, proof, first_failing, t, base, res, r_limbs, s_limbs, pool);
 }

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The device check: builds (Release, CUDA on, sm_90 machine code only, for speed), runs the
+# tests labelled gpu (GPU against CPU, bit for bit) and the kernels' host test, then
+# bench_cuda (G1 MSM 2^20, 2^22, 2^24; NTT 2^20 .. 2^24; a 2^20-row proof on both backends).
+# Figures go to $OUT/gpu-check.txt when OUT is set, else ./gpu-check.txt. Meant to finish in
+# under 5 minutes on an H200 host with 16 cores. Needs cmake, a C compiler, nvcc, cmocka.
+#
+#   cuda/gpu-check.sh [build-dir]        (default build-gpu)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${1:-build-gpu}
+report=${OUT:-.}/gpu-check.txt
+: >"$report"
+say() { echo "$@" | tee -a "$report"; }
+
+say "== $(date -u +%FT%TZ) zkpipe $(git rev-parse --short HEAD 2>/dev/null || echo '?')"
+nvidia-smi --query-gpu=name,memory.total,driver_version,clocks.sm --format=csv,noheader \
+    2>&1 | tee -a "$report" || true
+
+pkg-config --exists cmocka || say "cmocka is missing: the tests (and bench_cuda) cannot build"
+start=$(date +%s)
+cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZKPIPE_CUDA=ON \
+    -DCMAKE_CUDA_ARCHITECTURES=90-real -DZKPIPE_BUILD_EXAMPLES=OFF >/dev/null
+cmake --build "$build" -j"$(nproc)" --target test_cuda test_cuda_host bench_cuda
+say "build: $(($(date +%s) - start)) s"
+
+say "== tests"
+timeout 240 ctest --test-dir "$build" -R '^test_cuda' --output-on-failure 2>&1 | tee -a "$report" ||
+    say "GPU TESTS FAILED (output above); timing anyway"
+
+say "== bench_cuda (median ms of 3 after a warm-up; wall time of each launcher call)"
+timeout 300 "$build/tests/bench/bench_cuda" 3 24 24 20 2>&1 | tee -a "$report"
+say "== done in $(($(date +%s) - start)) s"

@@ -1,0 +1,373 @@
+/* The CUDA backend against the CPU, bit for bit: NTTs (every kind, both fields, several sizes)
+ * and the quotient, G1 MSMs (N = 0 and 1, zero scalars, points at infinity, density,
+ * Montgomery and plain scalars, both curves) and whole proofs with given r and s; device
+ * memory is charged to the ledger and all of it released.
+ *
+ * Without a usable device it checks that the launchers fail cleanly (ZKPIPE_EDEVICE with
+ * CUDA's message, nothing left charged) and exits 77, which ctest reports as skipped. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "cuda/cuda_backend.h"
+#include "points.h"
+#include "groth16/groth16_internal.h"
+#include "msm/msm.h"
+#include "poly/ntt.h"
+#include "zkpipe/zkpipe.h"
+
+static void *alloc_or_fail(size_t bytes)
+{
+    void *p = calloc(bytes ? bytes : 1, 1);
+    assert_non_null(p);
+    return p;
+}
+
+static zkpipe_acct *acct;
+
+static void no_charge_left(void)
+{
+    zkpipe_snapshot snap;
+    assert_int_equal(zkpipe_acct_snapshot(acct, &snap), ZKPIPE_OK);
+    assert_int_equal(snap.live_bytes, 0);
+}
+
+/* The device bytes charged at the peak since the last reset, in the QUEUED stage. */
+static uint64_t device_peak(void)
+{
+    zkpipe_snapshot snap;
+    assert_int_equal(zkpipe_acct_snapshot(acct, &snap), ZKPIPE_OK);
+    return snap.stage[ZKPIPE_STAGE_QUEUED].kind[ZKPIPE_KIND_DEVICE].peak_bytes;
+}
+
+#define FIELD_CASES(F)                                                                             \
+    static void F##_random(F *v, size_t n, uint64_t *seed)                                         \
+    {                                                                                              \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            uint64_t limbs[4] = {test_splitmix64(seed), test_splitmix64(seed),                     \
+                                 test_splitmix64(seed), test_splitmix64(seed) >> 4};               \
+            assert_true(F##_from_canonical(&v[i], limbs));                                         \
+        }                                                                                          \
+    }                                                                                              \
+    static void F##_ntt_matches_cpu(void **state)                                                  \
+    {                                                                                              \
+        (void)state;                                                                               \
+        static const unsigned sizes[] = {0, 1, 2, 3, 7, 12, 16, 20};                               \
+        uint64_t seed = 5;                                                                         \
+        F g;                                                                                       \
+        F##_from_u64(&g, 5);                                                                       \
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {                              \
+            size_t n = (size_t)1 << sizes[s];                                                      \
+            zkpipe__##F##_domain *d;                                                               \
+            F *x = alloc_or_fail(n * sizeof(F)), *y = alloc_or_fail(n * sizeof(F));                \
+            assert_int_equal(zkpipe__##F##_domain_create(&d, sizes[s], NULL, NULL), ZKPIPE_OK);    \
+            for (int kind = 0; kind < 4; kind++) {                                                 \
+                F##_random(x, n, &seed);                                                           \
+                memcpy(y, x, n * sizeof(F));                                                       \
+                zkpipe_ledger ledger;                                                              \
+                assert_int_equal(zkpipe_acct_reset_peaks(acct), ZKPIPE_OK);                        \
+                assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED),           \
+                                 ZKPIPE_OK);                                                       \
+                assert_int_equal(zkpipe__cuda_ntt_##F(x[0].l, sizes[s],                            \
+                                                      (zkpipe__cuda_ntt_kind)kind, g.l, &ledger),  \
+                                 ZKPIPE_OK);                                                       \
+                assert_true(device_peak() >= 2 * n * sizeof(F));                                   \
+                assert_true(zkpipe__cuda_last_device_ms() >= 0);                                   \
+                zkpipe_ledger_close(&ledger);                                                      \
+                no_charge_left();                                                                  \
+                if (kind == 0)                                                                     \
+                    zkpipe__##F##_ntt(y, d, NULL);                                                 \
+                else if (kind == 1)                                                                \
+                    zkpipe__##F##_intt(y, d, NULL);                                                \
+                else if (kind == 2)                                                                \
+                    zkpipe__##F##_coset_ntt(y, d, &g, NULL);                                       \
+                else                                                                               \
+                    zkpipe__##F##_coset_intt(y, d, &g, NULL);                                      \
+                assert_memory_equal(x, y, n * sizeof(F));                                          \
+            }                                                                                      \
+            /* the quotient, from x (a), y (b) and their product minus one (c) */                  \
+            F *c = alloc_or_fail(n * sizeof(F)), *h = alloc_or_fail(n * sizeof(F)), one;           \
+            F##_random(x, n, &seed);                                                               \
+            F##_random(y, n, &seed);                                                               \
+            F##_set_one(&one);                                                                     \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                F##_mul(&c[i], &x[i], &y[i]);                                                      \
+                F##_sub(&c[i], &c[i], &one);                                                       \
+            }                                                                                      \
+            assert_int_equal(                                                                      \
+                zkpipe__cuda_quotient_##F(h[0].l, x[0].l, y[0].l, c[0].l, sizes[s], g.l, NULL),    \
+                ZKPIPE_OK);                                                                        \
+            zkpipe__##F##_intt(x, d, NULL);                                                        \
+            zkpipe__##F##_coset_ntt(x, d, &g, NULL);                                               \
+            zkpipe__##F##_intt(y, d, NULL);                                                        \
+            zkpipe__##F##_coset_ntt(y, d, &g, NULL);                                               \
+            zkpipe__##F##_intt(c, d, NULL);                                                        \
+            zkpipe__##F##_coset_ntt(c, d, &g, NULL);                                               \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                F##_mul(&x[i], &x[i], &y[i]);                                                      \
+                F##_sub(&x[i], &x[i], &c[i]);                                                      \
+            }                                                                                      \
+            zkpipe__##F##_divide_by_vanishing_on_coset(x, d, &g, NULL);                            \
+            zkpipe__##F##_coset_intt(x, d, &g, NULL);                                              \
+            assert_memory_equal(h, x, n * sizeof(F));                                              \
+            free(c);                                                                               \
+            free(h);                                                                               \
+            free(x);                                                                               \
+            free(y);                                                                               \
+            zkpipe__##F##_domain_destroy(d);                                                       \
+        }                                                                                          \
+    }
+
+FIELD_CASES(bls12_381_fr)
+FIELD_CASES(bn254_fr)
+
+#define GROUP_CASES(G, FR)                                                                         \
+    TEST_POINTS_DEFINE(G)                                                                          \
+    static void G##_check(const G##_affine *bases, const uint64_t *k, const uint64_t *density,     \
+                          size_t n, int mont)                                                      \
+    {                                                                                              \
+        G want, got;                                                                               \
+        zkpipe__msm_config cfg = {0, mont ? ZKPIPE__MSM_MONTGOMERY : 0};                           \
+        zkpipe_ledger ledger;                                                                      \
+        assert_int_equal(zkpipe__msm_##G##_ex(&want, bases, k, density, n, &cfg, NULL, NULL),      \
+                         ZKPIPE_OK);                                                               \
+        assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);       \
+        G##_affine gen;                                                                            \
+        G##_generator(&gen);                                                                       \
+        G##_from_affine(&got, &gen); /* must be overwritten */                                     \
+        assert_int_equal(zkpipe__cuda_msm_##G(&got, bases, k, density, n, mont, &ledger),          \
+                         ZKPIPE_OK);                                                               \
+        zkpipe_ledger_close(&ledger);                                                              \
+        no_charge_left();                                                                          \
+        assert_true(G##_eq(&got, &want));                                                          \
+    }                                                                                              \
+    static void G##_msm_matches_cpu(void **state)                                                  \
+    {                                                                                              \
+        (void)state;                                                                               \
+        size_t big = (size_t)1 << 16;                                                              \
+        G##_affine *bases = alloc_or_fail(big * sizeof(G##_affine));                               \
+        uint64_t *k = alloc_or_fail(big * 4 * sizeof(uint64_t)), seed = 13;                        \
+        uint64_t *density = alloc_or_fail(big / 64 * sizeof(uint64_t));                            \
+        G##_test_points(bases, big, &seed);                                                        \
+        for (size_t i = 0; i < 4 * big; i++)                                                       \
+            k[i] = test_splitmix64(&seed);                                                         \
+        G##_check(bases, k, NULL, 0, 0);                                                           \
+        G##_check(bases, k, NULL, 1, 0);                                                           \
+        G##_check(bases, k, NULL, 1000, 0);                                                        \
+        memset(k, 0, 64 * 4 * sizeof(uint64_t)); /* zero scalars, then infinity bases */           \
+        G##_check(bases, k, NULL, 64, 0);                                                          \
+        for (size_t i = 0; i < 64; i += 2)                                                         \
+            G##_affine_set_infinity(&bases[i]);                                                    \
+        for (size_t i = 0; i < 64; i++)                                                            \
+            k[4 * i] = i % 3;                                                                      \
+        G##_check(bases, k, NULL, 64, 0);                                                          \
+        for (size_t i = 0; i < 5000; i++) { /* one bucket of 5000 points */                        \
+            memset(k + 4 * i, 0, 4 * sizeof(uint64_t));                                            \
+            k[4 * i] = 1;                                                                          \
+        }                                                                                          \
+        G##_check(bases, k, NULL, 5000, 0);                                                        \
+        for (size_t i = 0; i < big; i++) { /* reduced, as Montgomery scalars must be */            \
+            FR e;                                                                                  \
+            for (int l = 0; l < 4; l++)                                                            \
+                k[4 * i + l] = test_splitmix64(&seed);                                             \
+            k[4 * i + 3] >>= 4;                                                                    \
+            assert_true(FR##_from_canonical(&e, k + 4 * i));                                       \
+            memcpy(k + 4 * i, e.l, sizeof e.l);                                                    \
+        }                                                                                          \
+        G##_check(bases, k, NULL, big, 1);                                                         \
+        for (size_t w = 0; w < big / 64; w++)                                                      \
+            density[w] = test_splitmix64(&seed);                                                   \
+        G##_check(bases, k, density, big, 1);                                                      \
+        free(bases);                                                                               \
+        free(k);                                                                                   \
+        free(density);                                                                             \
+    }
+
+GROUP_CASES(bls12_381_g1, bls12_381_fr)
+GROUP_CASES(bn254_g1, bn254_fr)
+
+/* The same r and s give the same proof bytes on both backends, and the proof verifies. */
+static void proofs_match_cpu(void **state)
+{
+    (void)state;
+    static const zkpipe_curve curves[] = {ZKPIPE_CURVE_BLS12_381, ZKPIPE_CURVE_BN254};
+    static const uint8_t seed[32] = {4, 5, 6};
+    zkpipe_pool *pool;
+    assert_int_equal(zkpipe_pool_create(&pool, 2, NULL), ZKPIPE_OK);
+    for (size_t c = 0; c < 2; c++) {
+        for (unsigned log_rows = 4; log_rows <= 12; log_rows += 8) {
+            zkpipe_cs *cs = NULL;
+            zkpipe_groth16_pk *pk;
+            zkpipe_groth16_vk *vk;
+            zkpipe_groth16_pvk *pvk;
+            assert_int_equal(zkpipe_cs_create(&cs, curves[c], ZKPIPE_CS_WITNESS, NULL), ZKPIPE_OK);
+            assert_int_equal(zkpipe_testcircuit_build(cs, log_rows, 42, 1), ZKPIPE_OK);
+            assert_int_equal(zkpipe_groth16_setup_insecure(&pk, &vk, cs, seed, pool, NULL),
+                             ZKPIPE_OK);
+            assert_int_equal(zkpipe_groth16_pvk_create(&pvk, vk, NULL), ZKPIPE_OK);
+            uint64_t r[4], s[4];
+            assert_int_equal(zkpipe__g16_random_scalar(r, curves[c]), ZKPIPE_OK);
+            assert_int_equal(zkpipe__g16_random_scalar(s, curves[c]), ZKPIPE_OK);
+            zkpipe_groth16_proof p[2];
+            for (int b = 0; b < 2; b++) {
+                zkpipe__synth_result res;
+                zkpipe_ledger ledger;
+                assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+                assert_int_equal(zkpipe__synth(&res, cs, pool, &ledger), ZKPIPE_OK);
+                assert_int_equal(
+                    zkpipe__groth16_prove_synth(&p[b], NULL, NULL, pk, &res, r, s, pool,
+                                                b ? ZKPIPE_BACKEND_CUDA : ZKPIPE_BACKEND_CPU),
+                    ZKPIPE_OK);
+                zkpipe_ledger_close(&ledger);
+                no_charge_left();
+            }
+            assert_int_equal(p[0].size, p[1].size);
+            assert_memory_equal(p[0].bytes, p[1].bytes, p[0].size);
+            zkpipe_scalar in;
+            assert_int_equal(zkpipe_cs_value(cs, &in, 1), ZKPIPE_OK);
+            assert_int_equal(zkpipe_groth16_verify(pvk, &in, 1, &p[1]), ZKPIPE_OK);
+            zkpipe_groth16_pk_destroy(pk);
+            zkpipe_groth16_vk_destroy(vk);
+            zkpipe_groth16_pvk_destroy(pvk);
+            zkpipe_cs_destroy(cs);
+        }
+    }
+    zkpipe_pool_destroy(pool);
+}
+
+/* Arguments the launchers refuse before touching the device. */
+static void invalid_arguments(void **state)
+{
+    (void)state;
+    uint64_t a[4] = {1}, zero[4] = {0};
+    bls12_381_g1 out;
+    bls12_381_g1_affine base;
+    memset(&base, 0, sizeof base);
+    assert_int_equal(zkpipe__cuda_ntt_bls12_381_fr(NULL, 0, ZKPIPE__CUDA_NTT, NULL, NULL),
+                     ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__cuda_ntt_bn254_fr(a, 0, ZKPIPE__CUDA_COSET_NTT, NULL, NULL),
+                     ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__cuda_ntt_bn254_fr(a, 0, ZKPIPE__CUDA_COSET_INTT, zero, NULL),
+                     ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__cuda_ntt_bn254_fr(a, 0, (zkpipe__cuda_ntt_kind)7, NULL, NULL),
+                     ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__cuda_ntt_bn254_fr(a, 29, ZKPIPE__CUDA_NTT, NULL, NULL),
+                     ZKPIPE_ETOOBIG);
+    assert_int_equal(zkpipe__cuda_quotient_bn254_fr(a, a, NULL, a, 0, a, NULL), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__cuda_quotient_bn254_fr(a, a, a, a, 40, a, NULL), ZKPIPE_ETOOBIG);
+    /* g = 1: Z = g^n - 1 = 0 on that "coset" */
+    bn254_fr one;
+    bn254_fr_set_one(&one);
+    assert_int_equal(zkpipe__cuda_quotient_bn254_fr(a, a, a, a, 0, one.l, NULL), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__cuda_msm_bls12_381_g1(NULL, &base, a, NULL, 1, 0, NULL),
+                     ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__cuda_msm_bls12_381_g1(&out, &base, NULL, NULL, 1, 0, NULL),
+                     ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__cuda_msm_bls12_381_g1(&out, NULL, a, NULL, 1, 0, NULL), ZKPIPE_EINVAL);
+    /* no dense base: infinity without the device */
+    uint64_t none = 0;
+    assert_int_equal(zkpipe__cuda_msm_bls12_381_g1(&out, NULL, a, &none, 1, 0, NULL), ZKPIPE_OK);
+    assert_true(bls12_381_g1_is_infinity(&out));
+}
+
+/* Without a device every launcher call that needs one fails with ZKPIPE_EDEVICE and CUDA's
+ * message, and leaves nothing charged; the prover refuses the CUDA backend (ZKPIPE_ENODEVICE)
+ * and consumes the result; auto proves on the CPU. */
+static void without_a_device_calls_fail_cleanly(void **state)
+{
+    (void)state;
+    uint64_t a[2 * 4] = {1};
+    bn254_fr g;
+    bn254_fr_from_u64(&g, 5);
+    bls12_381_g1 out;
+    bls12_381_g1_affine base;
+    bls12_381_g1_generator(&base);
+    zkpipe_ledger ledger;
+    assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+    assert_int_equal(zkpipe__cuda_ntt_bn254_fr(a, 1, ZKPIPE__CUDA_NTT, NULL, &ledger),
+                     ZKPIPE_EDEVICE);
+    assert_true(strlen(zkpipe__cuda_last_error()) > 0);
+    assert_true(zkpipe__cuda_last_device_ms() < 0); /* nothing reached the device */
+    no_charge_left();
+    assert_int_equal(zkpipe__cuda_quotient_bn254_fr(a, a, a, a, 1, g.l, &ledger), ZKPIPE_EDEVICE);
+    no_charge_left();
+    assert_int_equal(zkpipe__cuda_msm_bls12_381_g1(&out, &base, a, NULL, 1, 0, &ledger),
+                     ZKPIPE_EDEVICE);
+    no_charge_left();
+    zkpipe_ledger_close(&ledger);
+
+    zkpipe_backend b = ZKPIPE_BACKEND_CUDA;
+    const char *why = NULL;
+    assert_int_equal(zkpipe_backend_resolve(&b, ZKPIPE_BACKEND_CUDA, &why), ZKPIPE_ENODEVICE);
+    assert_non_null(why);
+    assert_int_equal(zkpipe_backend_resolve(&b, ZKPIPE_BACKEND_AUTO, &why), ZKPIPE_OK);
+    assert_int_equal(b, ZKPIPE_BACKEND_CPU);
+
+    static const uint8_t seed[32] = {1};
+    zkpipe_cs *cs = NULL;
+    zkpipe_groth16_pk *pk;
+    zkpipe_groth16_vk *vk;
+    assert_int_equal(zkpipe_cs_create(&cs, ZKPIPE_CURVE_BN254, ZKPIPE_CS_WITNESS, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_testcircuit_build(cs, 4, 42, 1), ZKPIPE_OK);
+    assert_int_equal(zkpipe_groth16_setup_insecure(&pk, &vk, cs, seed, NULL, NULL), ZKPIPE_OK);
+    zkpipe__synth_result res;
+    zkpipe_groth16_proof proof;
+    uint64_t r[4], s[4];
+    assert_int_equal(zkpipe__g16_random_scalar(r, ZKPIPE_CURVE_BN254), ZKPIPE_OK);
+    assert_int_equal(zkpipe__g16_random_scalar(s, ZKPIPE_CURVE_BN254), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+    assert_int_equal(zkpipe__synth(&res, cs, NULL, &ledger), ZKPIPE_OK);
+    assert_int_equal(
+        zkpipe__groth16_prove_synth(&proof, NULL, NULL, pk, &res, r, s, NULL, ZKPIPE_BACKEND_CUDA),
+        ZKPIPE_ENODEVICE);
+    no_charge_left();
+    /* auto falls back to the CPU */
+    assert_int_equal(zkpipe__synth(&res, cs, NULL, &ledger), ZKPIPE_OK);
+    assert_int_equal(
+        zkpipe__groth16_prove_synth(&proof, NULL, NULL, pk, &res, r, s, NULL, ZKPIPE_BACKEND_AUTO),
+        ZKPIPE_OK);
+    zkpipe_ledger_close(&ledger);
+    no_charge_left();
+    zkpipe_groth16_pk_destroy(pk);
+    zkpipe_groth16_vk_destroy(vk);
+    zkpipe_cs_destroy(cs);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return zkpipe_acct_create(NULL, &acct) == ZKPIPE_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    zkpipe_acct_destroy(acct);
+    return 0;
+}
+
+int main(void)
+{
+    zkpipe_backend backend;
+    const char *why;
+    if (zkpipe_backend_resolve(&backend, ZKPIPE_BACKEND_AUTO, &why) != ZKPIPE_OK ||
+        backend != ZKPIPE_BACKEND_CUDA) {
+        const struct CMUnitTest offline[] = {
+            cmocka_unit_test(invalid_arguments),
+            cmocka_unit_test(without_a_device_calls_fail_cleanly),
+        };
+        print_message("skipping the GPU checks: %s\n", why);
+        return cmocka_run_group_tests(offline, setup, teardown) == 0 ? 77 : 1;
+    }
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(invalid_arguments),        cmocka_unit_test(bls12_381_fr_ntt_matches_cpu),
+        cmocka_unit_test(bn254_fr_ntt_matches_cpu), cmocka_unit_test(bls12_381_g1_msm_matches_cpu),
+        cmocka_unit_test(bn254_g1_msm_matches_cpu), cmocka_unit_test(proofs_match_cpu),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
