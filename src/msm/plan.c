@@ -16,8 +16,16 @@ static double task_rounds(unsigned tasks, unsigned threads)
     return (double)((tasks + threads - 1) / threads);
 }
 
+/* Batch size: 1/16 of the buckets keeps collisions (points whose bucket is already in the
+ * batch, which fall back to XYZZ) near 3%; the cap bounds the batch's memory. */
+static size_t batch_size(unsigned window)
+{
+    size_t b = ((size_t)1 << (window - 1)) / 16;
+    return b < 16 ? 16 : b > 1024 ? 1024 : b;
+}
+
 void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits, unsigned threads,
-                           unsigned window)
+                           unsigned window, unsigned flags)
 {
     double best = -1;
     unsigned lo = window ? window : 1, hi = window ? window : ZKPIPE__MSM_MAX_WINDOW;
@@ -35,4 +43,12 @@ void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits,
             }
         }
     }
+    /* A batch pays once its inversion is shared by enough additions. */
+    size_t batch = batch_size(out->window);
+    if (flags & ZKPIPE__MSM_BATCH_AFFINE)
+        out->batch = batch;
+    else if (flags & ZKPIPE__MSM_XYZZ)
+        out->batch = 0;
+    else
+        out->batch = npoints / out->parts >= 16 * batch ? batch : 0;
 }
