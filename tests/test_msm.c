@@ -305,7 +305,7 @@ static void *alloc_or_fail(size_t bytes)
         assert_int_equal(zkpipe__msm_##G##_scratch_bytes(10, 0, NULL, 2), 0);                      \
         assert_int_equal(zkpipe__msm_##G##_scratch_bytes(SIZE_MAX / 16, 1, &cfg, 2), SIZE_MAX);    \
     }                                                                                              \
-    /* Batch-affine buckets where batches fill (c = 10: 512 buckets, batches of 32): random        \
+    /* Batch-affine buckets where batches fill (c = 10: 512 buckets, batches of 128): random       \
      * points; repeated points, P next to -P and infinity; then small scalars, so that the same    \
      * point meets itself in a bucket (doublings), sums vanish mid-batch and scheduled buckets     \
      * collide (XYZZ twins); and a density filter. */                                              \

@@ -6,7 +6,7 @@
  * per point plus the inversion's share, against 8M + 2S for a mixed XYZZ addition, and the
  * affine bucket is half the memory. A bucket can take part in only one addition per batch, so
  * a point whose bucket is already scheduled goes into that bucket's XYZZ twin instead; the
- * reduction adds both. The batch size keeps such collisions to a few percent. */
+ * reduction adds both (plan.c sizes the batch). */
 
 enum { BATCH_NEG = 1, BATCH_DBL = 2 };
 

@@ -227,18 +227,17 @@ static void accumulate(const task_ctx *ctx, batch_ws *ws, unsigned window, size_
             size_t b = (size_t)(d > 0 ? d : -d) - 1;
             const char *next =
                 ws->cap ? (const char *)&ws->abuckets[b] : (const char *)&ws->xbuckets[b];
-            __builtin_prefetch(next, 1);
-            __builtin_prefetch(next + 64, 1);
-            if (!ws->cap)
-                __builtin_prefetch(next + 128, 1);
+            size_t bytes = ws->cap ? sizeof(AFFINE) : sizeof(XYZZ);
+            for (size_t line = 0; line < bytes; line += 64)
+                __builtin_prefetch(next + line, 1);
         }
         if (pending_digit != 0) {
             size_t b = (size_t)(pending_digit > 0 ? pending_digit : -pending_digit) - 1;
+            XYZZ *xb = &ws->xbuckets[b];
             if (ws->cap)
                 batch_add(ws, b, pending, pending_digit < 0);
             else
-                GOP(xyzz_add_affine)
-                (&ws->xbuckets[b], &ws->xbuckets[b], pending, pending_digit < 0);
+                GOP(xyzz_add_affine)(xb, xb, pending, pending_digit < 0);
         }
         pending = p;
         pending_digit = d;
