@@ -6,7 +6,9 @@
  * wall time is ceil(windows·P / T) rounds of one task each. Splitting windows into P ranges
  * only pays when there are fewer windows than threads or they do not divide evenly: each
  * extra range repeats the reduction. The final combination (c doublings and one addition per
- * window, one addition per extra range) is negligible. */
+ * window, one addition per extra range) is negligible. The window is chosen with XYZZ costs
+ * even when the buckets are batched: a batched addition is cheaper, which favours slightly
+ * narrower windows, but at 2^16 points c = 12, 13 and 14 measured alike. */
 #include "msm/plan.h"
 
 #include "msm/msm.h"
