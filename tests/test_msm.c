@@ -101,14 +101,48 @@ static void *alloc_or_fail(size_t bytes)
         }                                                                                          \
         *out = acc;                                                                                \
     }                                                                                              \
-    /* The MSM with the default config on 1 and 2 threads, each equal to the naive sum. */         \
+    /* Repeated points, P next to -P and points at infinity. */                                    \
+    static void G##_spoil(G##_affine *bases, size_t n)                                             \
+    {                                                                                              \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            if (i % 4 == 1)                                                                        \
+                bases[i] = bases[0];                                                               \
+            if (i % 4 == 2)                                                                        \
+                G##_affine_neg(&bases[i], &bases[i - 1]);                                          \
+            if (i % 8 == 3)                                                                        \
+                G##_affine_set_infinity(&bases[i]);                                                \
+        }                                                                                          \
+    }                                                                                              \
+    /* The bases and scalars of the variables dense in `density`; returns their count. */          \
+    static size_t G##_dense_subset(G##_affine *sub, uint64_t *subk, const G##_affine *all,         \
+                                   const uint64_t *k, const uint64_t *density, size_t nvars)       \
+    {                                                                                              \
+        size_t nsub = 0;                                                                           \
+        for (size_t v = 0; v < nvars; v++) {                                                       \
+            if (density[v / 64] >> (v % 64) & 1) {                                                 \
+                sub[nsub] = all[v];                                                                \
+                memcpy(subk + nsub * LIMBS, k + v * LIMBS, LIMBS * sizeof(uint64_t));              \
+                nsub++;                                                                            \
+            }                                                                                      \
+        }                                                                                          \
+        return nsub;                                                                               \
+    }                                                                                              \
+    /* The MSM with the default config on 1 and 2 threads, batch-affine buckets on 1 and XYZZ      \
+     * buckets on 2, each equal to the naive sum. */                                               \
     static void G##_check(const G##_affine *bases, const uint64_t *k, size_t n)                    \
     {                                                                                              \
         G want, got;                                                                               \
+        zkpipe__msm_config batch = {0, ZKPIPE__MSM_BATCH_AFFINE}, xyzz = {0, ZKPIPE__MSM_XYZZ};    \
         G##_naive(&want, bases, k, n);                                                             \
         assert_int_equal(zkpipe__msm_##G(&got, bases, k, n, NULL, NULL), ZKPIPE_OK);               \
         assert_true(G##_eq(&got, &want));                                                          \
         assert_int_equal(zkpipe__msm_##G(&got, bases, k, n, pool2, NULL), ZKPIPE_OK);              \
+        assert_true(G##_eq(&got, &want));                                                          \
+        assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, n, &batch, NULL, NULL),        \
+                         ZKPIPE_OK);                                                               \
+        assert_true(G##_eq(&got, &want));                                                          \
+        assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, n, &xyzz, pool2, NULL),        \
+                         ZKPIPE_OK);                                                               \
         assert_true(G##_eq(&got, &want));                                                          \
     }                                                                                              \
     static void G##_edge_cases(void **state)                                                       \
@@ -157,14 +191,7 @@ static void *alloc_or_fail(size_t bytes)
         }                                                                                          \
         G##_check(bases, k, N);                                                                    \
         /* Repeated points, P next to -P, points at infinity, small scalars that share buckets. */ \
-        for (int i = 0; i < N; i++) {                                                              \
-            if (i % 4 == 1)                                                                        \
-                bases[i] = bases[0];                                                               \
-            if (i % 4 == 2)                                                                        \
-                G##_affine_neg(&bases[i], &bases[i - 1]);                                          \
-            if (i % 8 == 3)                                                                        \
-                G##_affine_set_infinity(&bases[i]);                                                \
-        }                                                                                          \
+        G##_spoil(bases, N);                                                                       \
         rand_scalars(k, N, &seed, 60);                                                             \
         G##_check(bases, k, N);                                                                    \
         for (int i = 0; i < N * LIMBS; i++)                                                        \
@@ -190,7 +217,8 @@ static void *alloc_or_fail(size_t bytes)
             free(k);                                                                               \
         }                                                                                          \
     }                                                                                              \
-    /* Every window width on 1 and 2 threads, full-width and short scalars. */                     \
+    /* Every window width on 1 and 2 threads, full-width and short scalars; odd widths with        \
+     * batch-affine buckets. */                                                                    \
     static void G##_every_window(void **state)                                                     \
     {                                                                                              \
         enum { N = 20 };                                                                           \
@@ -204,7 +232,7 @@ static void *alloc_or_fail(size_t bytes)
             rand_scalars(k, N, &seed, round ? 64 : 5);                                             \
             G##_naive(&want, bases, k, N);                                                         \
             for (unsigned c = 1; c <= maxw; c++) {                                                 \
-                zkpipe__msm_config cfg = {c, 0};                                                   \
+                zkpipe__msm_config cfg = {c, c % 2 ? ZKPIPE__MSM_BATCH_AFFINE : 0};                \
                 /* Full-width scalars alternate the thread counts to keep the test short. */       \
                 for (unsigned threads = 1; threads <= 2; threads++) {                              \
                     if (round == 1 && threads % 2 != c % 2)                                        \
@@ -230,20 +258,14 @@ static void *alloc_or_fail(size_t bytes)
         G##_points(all, NVARS, &seed);                                                             \
         rand_scalars(k, NVARS, &seed, 64);                                                         \
         for (int pattern = 0; pattern < 4; pattern++) {                                            \
-            size_t nsub = 0;                                                                       \
+            size_t nsub;                                                                           \
             for (int w = 0; w < WORDS; w++)                                                        \
                 density[w] = pattern == 0   ? 0                                                    \
                              : pattern == 1 ? ~UINT64_C(0)                                         \
                                             : splitmix64(&seed) & splitmix64(&seed);               \
             if (pattern == 3) /* bits past the variables must be ignored */                        \
                 density[WORDS - 1] |= ~UINT64_C(0) << (NVARS % 64);                                \
-            for (size_t v = 0; v < NVARS; v++) {                                                   \
-                if (density[v / 64] >> (v % 64) & 1) {                                             \
-                    sub[nsub] = all[v];                                                            \
-                    memcpy(subk + nsub * LIMBS, k + v * LIMBS, LIMBS * sizeof(uint64_t));          \
-                    nsub++;                                                                        \
-                }                                                                                  \
-            }                                                                                      \
+            nsub = G##_dense_subset(sub, subk, all, k, density, NVARS);                            \
             assert_int_equal(zkpipe__msm_##G(&want, sub, subk, nsub, NULL, NULL), ZKPIPE_OK);      \
             assert_int_equal(zkpipe__msm_##G##_dense(&got, sub, k, density, NVARS, NULL, NULL),    \
                              ZKPIPE_OK);                                                           \
@@ -283,6 +305,50 @@ static void *alloc_or_fail(size_t bytes)
         assert_int_equal(zkpipe__msm_##G##_scratch_bytes(10, 0, NULL, 2), 0);                      \
         assert_int_equal(zkpipe__msm_##G##_scratch_bytes(SIZE_MAX / 16, 1, &cfg, 2), SIZE_MAX);    \
     }                                                                                              \
+    /* Batch-affine buckets where batches fill (c = 10: 512 buckets, batches of 128): random       \
+     * points; repeated points, P next to -P and infinity; then small scalars, so that the same    \
+     * point meets itself in a bucket (doublings), sums vanish mid-batch and scheduled buckets     \
+     * collide (XYZZ twins); and a density filter. */                                              \
+    static void G##_batch_affine(void **state)                                                     \
+    {                                                                                              \
+        enum { N = 300, WORDS = (N + 63) / 64 };                                                   \
+        G##_affine *bases = (G##_affine *)alloc_or_fail(N * sizeof *bases);                        \
+        G##_affine *sub = (G##_affine *)alloc_or_fail(N * sizeof *sub);                            \
+        uint64_t *k = (uint64_t *)alloc_or_fail(N * LIMBS * sizeof *k);                            \
+        uint64_t *subk = (uint64_t *)alloc_or_fail(N * LIMBS * sizeof *subk);                      \
+        uint64_t density[WORDS], seed = 6;                                                         \
+        zkpipe__msm_config cfg = {10, ZKPIPE__MSM_BATCH_AFFINE};                                   \
+        G want, got;                                                                               \
+        size_t nsub;                                                                               \
+        (void)state;                                                                               \
+        G##_points(bases, N, &seed);                                                               \
+        rand_scalars(k, N, &seed, 64);                                                             \
+        for (int round = 0; round < 3; round++) {                                                  \
+            if (round == 1)                                                                        \
+                G##_spoil(bases, N);                                                               \
+            for (int i = 0; round == 2 && i < N * LIMBS; i++)                                      \
+                k[i] = i % LIMBS == 0 ? (uint64_t)(i / LIMBS % 5 + 1) : 0;                         \
+            G##_naive(&want, bases, k, N);                                                         \
+            for (unsigned threads = 1; threads <= 2; threads++) {                                  \
+                zkpipe_pool *pool = threads == 2 ? pool2 : NULL;                                   \
+                assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, N, &cfg, pool, NULL),  \
+                                 ZKPIPE_OK);                                                       \
+                assert_true(G##_eq(&got, &want));                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        rand_scalars(k, N, &seed, 64);                                                             \
+        for (int w = 0; w < WORDS; w++)                                                            \
+            density[w] = splitmix64(&seed) | splitmix64(&seed);                                    \
+        nsub = G##_dense_subset(sub, subk, bases, k, density, N);                                  \
+        G##_naive(&want, sub, subk, nsub);                                                         \
+        assert_int_equal(zkpipe__msm_##G##_ex(&got, sub, k, density, N, &cfg, pool2, NULL),        \
+                         ZKPIPE_OK);                                                               \
+        assert_true(G##_eq(&got, &want));                                                          \
+        free(bases);                                                                               \
+        free(sub);                                                                                 \
+        free(k);                                                                                   \
+        free(subk);                                                                                \
+    }                                                                                              \
     typedef struct G##_walk_arg {                                                                  \
         const G##_affine *bases;                                                                   \
         const uint64_t *k;                                                                         \
@@ -304,7 +370,8 @@ static void *alloc_or_fail(size_t bytes)
         G##_affine bases[N];                                                                       \
         uint64_t k[N * LIMBS], density = 0xff, seed = 5;                                           \
         G got;                                                                                     \
-        zkpipe__msm_config big = {ZKPIPE__MSM_MAX_WINDOW + 1, 0}, flags = {0, 2};                  \
+        zkpipe__msm_config big = {ZKPIPE__MSM_MAX_WINDOW + 1, 0}, flags = {0, 0x80},               \
+                           both = {0, ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE};                \
         zkpipe_allocator broken = {NULL, sized_free, NULL};                                        \
         (void)state;                                                                               \
         G##_points(bases, N, &seed);                                                               \
@@ -320,6 +387,8 @@ static void *alloc_or_fail(size_t bytes)
         assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, N, &big, NULL, NULL),          \
                          ZKPIPE_EINVAL);                                                           \
         assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, N, &flags, NULL, NULL),        \
+                         ZKPIPE_EINVAL);                                                           \
+        assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, N, &both, NULL, NULL),         \
                          ZKPIPE_EINVAL);                                                           \
         /* An empty density needs no bases. */                                                     \
         density = 0;                                                                               \
@@ -358,8 +427,8 @@ static int teardown(void **state)
 
 #define GROUP_ENTRIES(G)                                                                           \
     cmocka_unit_test(G##_edge_cases), cmocka_unit_test(G##_random_sums),                           \
-        cmocka_unit_test(G##_every_window), cmocka_unit_test(G##_dense_and_montgomery),            \
-        cmocka_unit_test(G##_errors)
+        cmocka_unit_test(G##_batch_affine), cmocka_unit_test(G##_every_window),                    \
+        cmocka_unit_test(G##_dense_and_montgomery), cmocka_unit_test(G##_errors)
 
 int main(int argc, char **argv)
 {

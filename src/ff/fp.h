@@ -19,6 +19,7 @@
  *       : 1 when true, else 0.
  *   void F_add(r, a, b);  F_sub(r, a, b);  F_neg(r, a);  F_dbl(r, a);  F_mul(r, a, b);
  *   void F_sqr(r, a);
+ *   void F_mul_portable(r, a, b) : F_mul in plain C, without mont_x86.h (tests compare them).
  *   void F_half(F *r, const F *a) : r = a / 2.
  *   void F_mul_small(F *r, const F *a, uint64_t k) : r = k a by doubling and adding (cheaper
  *       than F_mul for small k).
@@ -45,6 +46,7 @@
 #define ZKPIPE_FF_FP_H
 
 #include "limbs.h"
+#include "mont_x86.h"
 
 /* Square-and-multiply exponentiation for any type T with T_set_one, T_sqr and T_mul: defines
  * T_pow(r, a, exp, nlimbs), r = a^exp for an exponent of nlimbs little-endian limbs. */
@@ -66,6 +68,25 @@
         }                                                                                          \
         *r = acc;                                                                                  \
     }
+
+/* On x86-64 hosts with BMI2 and ADX, F_mul takes the mulx/adcx/adox multiplier of mont_x86.h
+ * and returns; elsewhere this expands to nothing and F_mul_portable runs. Where the fast path
+ * exists, the portable one stays out of line: inlined next to it, it doubled the size of the
+ * curve additions, which then ran out of the instruction cache. */
+#if ZKPIPE__FF_X86
+#define ZKPIPE__FP_MUL_PORTABLE static __attribute__((noinline, cold, unused))
+#define ZKPIPE__FP_MUL_X86(r, a, b, p, inv, n)                                                     \
+    if (__builtin_expect(zkpipe__ff_x86_adx, 1)) {                                                 \
+        if ((n) == 4)                                                                              \
+            zkpipe__mont_mul4_x86(r, a, b, p, inv);                                                \
+        else                                                                                       \
+            zkpipe__mont_mul6_x86(r, a, b, p, inv);                                                \
+        return;                                                                                    \
+    }
+#else
+#define ZKPIPE__FP_MUL_PORTABLE ZKPIPE_HD
+#define ZKPIPE__FP_MUL_X86(r, a, b, p, inv, n)
+#endif
 
 #define ZKPIPE__FP_DEFINE(F, C)                                                                    \
     typedef struct F {                                                                             \
@@ -116,10 +137,15 @@
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
         zkpipe__mod_neg(r->l, a->l, p, C##_LIMBS);                                                 \
     }                                                                                              \
-    ZKPIPE_HD void F##_mul(F *r, const F *a, const F *b)                                           \
+    ZKPIPE__FP_MUL_PORTABLE void F##_mul_portable(F *r, const F *a, const F *b)                    \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
         zkpipe__mont_mul(r->l, a->l, b->l, p, C##_INV, C##_LIMBS);                                 \
+    }                                                                                              \
+    ZKPIPE_HD void F##_mul(F *r, const F *a, const F *b)                                           \
+    {                                                                                              \
+        ZKPIPE__FP_MUL_X86(r->l, a->l, b->l, F##_MODULUS, C##_INV, C##_LIMBS)                      \
+        F##_mul_portable(r, a, b);                                                                 \
     }                                                                                              \
     ZKPIPE_HD void F##_sqr(F *r, const F *a)                                                       \
     {                                                                                              \

@@ -30,11 +30,16 @@
 #define ZKPIPE__MSM_MAX_WINDOW 16
 /* Scalars are Montgomery-form elements of the group's scalar field. */
 #define ZKPIPE__MSM_MONTGOMERY 1u
+/* Bucket accumulation: by default the plan picks batch-affine buckets for large tasks and XYZZ
+ * buckets for small ones; these force one (for tests and measurements; not both). */
+#define ZKPIPE__MSM_XYZZ 2u
+#define ZKPIPE__MSM_BATCH_AFFINE 4u
+#define ZKPIPE__MSM_FLAGS (ZKPIPE__MSM_MONTGOMERY | ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE)
 
 typedef struct zkpipe__msm_config {
     unsigned window; /* 0: chosen by the cost model in plan.c from the point and thread
                         counts; else forced, 1..ZKPIPE__MSM_MAX_WINDOW */
-    unsigned flags;  /* 0 or ZKPIPE__MSM_MONTGOMERY */
+    unsigned flags;  /* ZKPIPE__MSM_MONTGOMERY, _XYZZ, _BATCH_AFFINE or 0 */
 } zkpipe__msm_config;
 
 /* For a group G with affine type G_affine and Jacobian type G (ec/jacobian.h):
@@ -51,7 +56,8 @@ typedef struct zkpipe__msm_config {
  *   @param pool runs the window/range tasks; NULL or a 1-thread pool: the caller alone.
  *   @param allocator for the scratch block; NULL: the C library.
  *   @return ZKPIPE_OK; ZKPIPE_EINVAL (out NULL, bases/scalars/density NULL with nvars > 0,
- *   window above ZKPIPE__MSM_MAX_WINDOW, unknown flags, allocator lacking a callback);
+ *   window above ZKPIPE__MSM_MAX_WINDOW, unknown flags or both _XYZZ and _BATCH_AFFINE,
+ *   allocator lacking a callback);
  *   ZKPIPE_EOVERFLOW (scratch size overflows size_t); ZKPIPE_ENOMEM. *out is untouched on
  *   error. No dense base, or all-zero scalars without ZKPIPE__MSM_MONTGOMERY, give the point
  *   at infinity without allocating.
@@ -63,9 +69,11 @@ typedef struct zkpipe__msm_config {
  *
  * zkpipe__msm_G_scratch_bytes() : the bytes _ex allocates for nvars scalars of which nbases
  *   are dense, with `config` (NULL: default) on `threads` threads (zkpipe_pool_threads):
- *   buckets (threads·2^(c-1) XYZZ points), one partial sum per task, and 32 nvars bytes of
- *   converted scalars with ZKPIPE__MSM_MONTGOMERY. SIZE_MAX when that overflows; 0 when
- *   nvars or nbases is 0 or the window is out of range. Thread-safe; no allocation. */
+ *   per thread 2^(c-1) XYZZ buckets and, when batching, 2^(c-1) affine buckets and flag bytes
+ *   and the batch (a pointer, two field elements and 8 bytes per entry); one partial sum per
+ *   task; and 32 nvars bytes of converted scalars with ZKPIPE__MSM_MONTGOMERY. SIZE_MAX when that
+ * overflows; 0 when nvars or nbases is 0 or the window is out of range. Thread-safe; no allocation.
+ */
 #define ZKPIPE__MSM_DECLARE(G)                                                                     \
     zkpipe_status zkpipe__msm_##G(G *out, const G##_affine *bases, const uint64_t *scalars,        \
                                   size_t n, zkpipe_pool *pool, const zkpipe_allocator *allocator); \

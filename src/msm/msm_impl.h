@@ -11,11 +11,8 @@
  * the task sums: per window, the ranges are added; across windows, Horner's rule with c
  * doublings per window.
  *
- * Buckets stay XYZZ. Batch-affine buckets (pending additions share one inversion, about
- * 6M + 1S each against 8M + 2S) were tried and measured 6-20% slower on BLS12-381 G1 at
- * 2^16 and 2^18 points here: the generic field multiplication is latency-bound, and the
- * batch's serial product chain gives up the overlap the independent products of an XYZZ
- * addition get (commit "msm: batch-affine bucket accumulation behind the cost model"). */
+ * Large tasks accumulate into affine buckets in batches that share one inversion
+ * (batch_affine.h); small ones, where a batch would not fill, into XYZZ buckets. */
 #include <string.h>
 
 #include "core/alloc_internal.h"
@@ -26,6 +23,7 @@
 #define MSM_CAT_(a, b) a##b
 #define MSM_CAT(a, b) MSM_CAT_(a, b)
 #define GOP(op) MSM_CAT(MSM_G, _##op)
+#define FOP(op) MSM_CAT(MSM_F, _##op)
 #define AFFINE MSM_CAT(MSM_G, _affine)
 #define XYZZ MSM_CAT(MSM_G, _xyzz)
 #define API(suffix) MSM_CAT(MSM_CAT(zkpipe__msm_, MSM_G), suffix)
@@ -37,13 +35,15 @@ DEFINE_XYZZ(MSM_G, MSM_F)
 #define LIMBS ZKPIPE__MSM_SCALAR_LIMBS
 #define SCRATCH_ALIGN 64
 
+#include "msm/batch_affine.h"
+
 typedef struct task_ctx {
     const AFFINE *bases;
     const uint64_t *scalars; /* canonical */
     const uint64_t *density; /* NULL: every variable */
     size_t nvars;
     zkpipe__msm_plan plan; /* windows: those the scalars actually need */
-    XYZZ *buckets;         /* 2^(c-1) per worker */
+    unsigned char *work;   /* one worker_bytes() region per worker */
     XYZZ *sums;            /* one per task, task = window * parts + part */
 } task_ctx;
 
@@ -74,7 +74,37 @@ static size_t count_dense(const uint64_t *density, size_t nvars)
     return count;
 }
 
-/* Scratch layout: buckets, task sums, converted scalars; each part 64-byte aligned. */
+/* A worker's region: XYZZ buckets, then with batching the affine buckets, busy flags, batch
+ * operations, denominators and prefix products. Each part 64-byte aligned. */
+static size_t worker_bytes(const zkpipe__msm_plan *plan)
+{
+    size_t nbuckets = (size_t)1 << (plan->window - 1), b = plan->batch;
+    size_t bytes = round_up(nbuckets * sizeof(XYZZ));
+    if (b > 0)
+        bytes += round_up(nbuckets * sizeof(AFFINE)) + round_up(nbuckets) +
+                 round_up(b * sizeof(batch_op)) + 2 * round_up(b * sizeof(MSM_F));
+    return bytes;
+}
+
+static void worker_carve(batch_ws *ws, unsigned char *region, const zkpipe__msm_plan *plan)
+{
+    size_t nbuckets = (size_t)1 << (plan->window - 1), b = plan->batch;
+    ws->xbuckets = (XYZZ *)region;
+    region += round_up(nbuckets * sizeof(XYZZ));
+    ws->abuckets = (AFFINE *)region;
+    region += round_up(nbuckets * sizeof(AFFINE));
+    ws->busy = region;
+    region += round_up(nbuckets);
+    ws->ops = (batch_op *)region;
+    region += round_up(b * sizeof(batch_op));
+    ws->den = (MSM_F *)region;
+    region += round_up(b * sizeof(MSM_F));
+    ws->prefix = (MSM_F *)region;
+    ws->nops = 0;
+    ws->cap = b;
+}
+
+/* Scratch layout: worker regions, task sums, converted scalars; each part 64-byte aligned. */
 typedef struct layout {
     size_t buckets, sums, scalars, total;
 } layout;
@@ -82,8 +112,7 @@ typedef struct layout {
 static int make_layout(layout *out, const zkpipe__msm_plan *plan, size_t nvars, unsigned flags,
                        unsigned threads)
 {
-    size_t nbuckets = (size_t)1 << (plan->window - 1);
-    out->buckets = round_up((size_t)threads * nbuckets * sizeof(XYZZ));
+    out->buckets = (size_t)threads * worker_bytes(plan);
     out->sums = round_up((size_t)plan->windows * plan->parts * sizeof(XYZZ));
     out->scalars = 0;
     if (flags & ZKPIPE__MSM_MONTGOMERY) {
@@ -107,7 +136,8 @@ size_t API(_scratch_bytes)(size_t nvars, size_t nbases, const zkpipe__msm_config
     if (nvars == 0 || nbases == 0 || cfg->window > ZKPIPE__MSM_MAX_WINDOW)
         return 0;
     threads = threads ? threads : 1;
-    zkpipe__msm_plan_make(&plan, nbases, planned_bits(cfg->flags), threads, cfg->window);
+    zkpipe__msm_plan_make(&plan, nbases, planned_bits(cfg->flags), threads, cfg->window,
+                          cfg->flags);
     if (!make_layout(&lay, &plan, nvars, cfg->flags, threads))
         return SIZE_MAX;
     return lay.total;
@@ -145,20 +175,27 @@ static void add_multiple(XYZZ *sum, const XYZZ *p, size_t g)
 }
 
 /* Σ b·bucket_b as Σ_b running_b with running_b = Σ_{b' >= b} bucket_b': two additions per
- * bucket. running only changes at non-empty buckets, so a run of g equal terms is added as
- * g·running, which keeps wide windows over few points (sparse buckets) cheap. */
-static void fill_bucket_sum(XYZZ *sum, const XYZZ *buckets, size_t nbuckets)
+ * bucket. Bucket b is xbuckets[b] plus, when abuckets is not NULL, abuckets[b]. running only
+ * changes at non-empty buckets, so a run of g equal terms is added as g·running, which keeps
+ * wide windows over few points (sparse buckets) cheap. */
+static void fill_bucket_sum(XYZZ *sum, const AFFINE *abuckets, const XYZZ *xbuckets,
+                            size_t nbuckets)
 {
     XYZZ running;
     size_t run = 0;
     GOP(xyzz_set_infinity)(&running);
     GOP(xyzz_set_infinity)(sum);
     for (size_t b = nbuckets; b-- > 0;) {
-        if (!GOP(xyzz_is_infinity)(&buckets[b])) {
+        int has_a = abuckets && !GOP(affine_is_infinity)(&abuckets[b]);
+        int has_x = !GOP(xyzz_is_infinity)(&xbuckets[b]);
+        if (has_a || has_x) {
             if (run > 0 && !GOP(xyzz_is_infinity)(&running))
                 add_multiple(sum, &running, run);
             run = 0;
-            GOP(xyzz_add)(&running, &running, &buckets[b]);
+            if (has_a)
+                GOP(xyzz_add_affine)(&running, &running, &abuckets[b], 0);
+            if (has_x)
+                GOP(xyzz_add)(&running, &running, &xbuckets[b]);
         }
         run++;
     }
@@ -166,39 +203,46 @@ static void fill_bucket_sum(XYZZ *sum, const XYZZ *buckets, size_t nbuckets)
         add_multiple(sum, &running, run);
 }
 
-static void add_to_bucket(XYZZ *buckets, const AFFINE *p, int digit)
-{
-    size_t b = (size_t)(digit > 0 ? digit : -digit) - 1;
-    GOP(xyzz_add_affine)(&buckets[b], &buckets[b], p, digit < 0);
-}
-
 /* Adds each point of variables [v0, v1) (bases from index `base`) into the bucket of its
- * digit in `window`. The buckets outgrow the L2 cache at large windows, so each addition
- * waits one point while its bucket is prefetched. */
-static void accumulate(const task_ctx *ctx, XYZZ *buckets, unsigned window, size_t v0, size_t v1,
+ * digit in `window`: batched when ws->cap > 0, else straight into the XYZZ buckets. The
+ * buckets outgrow the L2 cache at large windows, so each addition waits one point while its
+ * bucket is prefetched. */
+static void accumulate(const task_ctx *ctx, batch_ws *ws, unsigned window, size_t v0, size_t v1,
                        size_t base)
 {
     const AFFINE *pending = NULL;
     int pending_digit = 0;
-    for (size_t v = v0; v < v1; v++) {
-        if (ctx->density && !(ctx->density[v / 64] >> (v % 64) & 1))
-            continue;
-        const AFFINE *p = &ctx->bases[base++];
-        int d = GOP(affine_is_infinity)(p)
+    for (size_t v = v0; v <= v1; v++) {
+        int d = 0;
+        const AFFINE *p = NULL;
+        if (v < v1) {
+            if (ctx->density && !(ctx->density[v / 64] >> (v % 64) & 1))
+                continue;
+            p = &ctx->bases[base++];
+            d = GOP(affine_is_infinity)(p)
                     ? 0
                     : booth_digit(ctx->scalars + v * LIMBS, window, ctx->plan.window);
-        if (d == 0)
-            continue;
-        const char *next = (const char *)&buckets[(d > 0 ? d : -d) - 1];
-        for (size_t line = 0; line < sizeof(XYZZ); line += 64)
-            __builtin_prefetch(next + line, 1);
-        if (pending_digit != 0)
-            add_to_bucket(buckets, pending, pending_digit);
+            if (d == 0)
+                continue;
+            size_t b = (size_t)(d > 0 ? d : -d) - 1;
+            const char *next =
+                ws->cap ? (const char *)&ws->abuckets[b] : (const char *)&ws->xbuckets[b];
+            size_t bytes = ws->cap ? sizeof(AFFINE) : sizeof(XYZZ);
+            for (size_t line = 0; line < bytes; line += 64)
+                __builtin_prefetch(next + line, 1);
+        }
+        if (pending_digit != 0) {
+            size_t b = (size_t)(pending_digit > 0 ? pending_digit : -pending_digit) - 1;
+            XYZZ *xb = &ws->xbuckets[b];
+            if (ws->cap)
+                batch_add(ws, b, pending, pending_digit < 0);
+            else
+                GOP(xyzz_add_affine)(xb, xb, pending, pending_digit < 0);
+        }
         pending = p;
         pending_digit = d;
     }
-    if (pending_digit != 0)
-        add_to_bucket(buckets, pending, pending_digit);
+    batch_flush(ws);
 }
 
 static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
@@ -206,16 +250,21 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
     const task_ctx *ctx = (const task_ctx *)arg;
     unsigned c = ctx->plan.window, parts = ctx->plan.parts;
     size_t nbuckets = (size_t)1 << (c - 1);
-    XYZZ *buckets = ctx->buckets + (size_t)worker * nbuckets;
+    batch_ws ws;
+    worker_carve(&ws, ctx->work + (size_t)worker * worker_bytes(&ctx->plan), &ctx->plan);
     for (size_t task = begin; task < end; task++) {
         unsigned window = (unsigned)(task / parts), part = (unsigned)(task % parts);
         size_t v0 = ctx->nvars / parts * part + ctx->nvars % parts * part / parts;
         size_t v1 = ctx->nvars / parts * (part + 1) + ctx->nvars % parts * (part + 1) / parts;
         size_t base = ctx->density ? count_dense(ctx->density, v0) : v0;
         for (size_t b = 0; b < nbuckets; b++)
-            GOP(xyzz_set_infinity)(&buckets[b]);
-        accumulate(ctx, buckets, window, v0, v1, base);
-        fill_bucket_sum(&ctx->sums[task], buckets, nbuckets);
+            GOP(xyzz_set_infinity)(&ws.xbuckets[b]);
+        if (ws.cap) {
+            memset(ws.abuckets, 0, nbuckets * sizeof(AFFINE)); /* x = y = 0: infinity */
+            memset(ws.busy, 0, nbuckets);
+        }
+        accumulate(ctx, &ws, window, v0, v1, base);
+        fill_bucket_sum(&ctx->sums[task], ws.cap ? ws.abuckets : NULL, ws.xbuckets, nbuckets);
     }
 }
 
@@ -265,7 +314,9 @@ zkpipe_status API(_ex)(MSM_G *out, const AFFINE *bases, const uint64_t *scalars,
     const zkpipe__msm_config *cfg = config ? config : &def;
     const zkpipe_allocator *a = zkpipe__allocator_or_default(allocator);
     if (out == NULL || a == NULL || cfg->window > ZKPIPE__MSM_MAX_WINDOW ||
-        (cfg->flags & ~ZKPIPE__MSM_MONTGOMERY) != 0)
+        (cfg->flags & ~ZKPIPE__MSM_FLAGS) != 0 ||
+        (cfg->flags & (ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE)) ==
+            (ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE))
         return ZKPIPE_EINVAL;
     if (nvars > 0 && (scalars == NULL || (density == NULL && bases == NULL)))
         return ZKPIPE_EINVAL;
@@ -282,13 +333,14 @@ zkpipe_status API(_ex)(MSM_G *out, const AFFINE *bases, const uint64_t *scalars,
 
     task_ctx ctx;
     layout lay;
-    zkpipe__msm_plan_make(&ctx.plan, nbases, planned_bits(cfg->flags), threads, cfg->window);
+    zkpipe__msm_plan_make(&ctx.plan, nbases, planned_bits(cfg->flags), threads, cfg->window,
+                          cfg->flags);
     if (!make_layout(&lay, &ctx.plan, nvars, cfg->flags, threads))
         return ZKPIPE_EOVERFLOW;
     unsigned char *scratch = (unsigned char *)zkpipe__alloc(a, lay.total, SCRATCH_ALIGN);
     if (scratch == NULL)
         return ZKPIPE_ENOMEM;
-    ctx.buckets = (XYZZ *)scratch;
+    ctx.work = scratch;
     ctx.sums = (XYZZ *)(scratch + lay.buckets);
     ctx.scalars = scalars;
     if (mont) {

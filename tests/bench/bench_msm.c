@@ -1,8 +1,9 @@
-/* G1 MSM timings on BLS12-381 and BN254, 1 thread and all threads: median milliseconds of
- * zkpipe__msm_<group> over random bases and random scalars below r, wall-clock and the
+/* G1 and G2 MSM timings on BLS12-381 and BN254, 1 thread and all threads: median milliseconds
+ * of zkpipe__msm_<group> over random bases and random scalars below r, wall-clock and the
  * 1-thread run's CPU time (which a loaded machine disturbs less).
  *
- *   bench_msm [min_log_n [max_log_n [repetitions [threads]]]]   defaults: 16 20 3 0 (0 = all)
+ *   bench_msm [min_log_n [max_log_n [repetitions [threads [max_log_n_g2]]]]]
+ *       defaults: 16 20 3 0 (0 = all) 18; G2 runs min_log_n..max_log_n_g2.
  *
  * Each size is also checked: the 1-thread and many-thread sums must agree; a mismatch exits 1. */
 #include <stdio.h>
@@ -24,10 +25,11 @@ typedef struct group_ops {
     int (*run)(void *out, const void *bases, const uint64_t *k, size_t n, zkpipe_pool *pool);
     int (*eq)(const void *a, const void *b);
     const uint64_t *modulus;
+    int g2; /* runs up to max_log_n_g2 */
 } group_ops;
 
 /* n points start + i·step, in batches of 4096 so the Jacobian temporary stays small. */
-#define GROUP_OPS(G, FR)                                                                           \
+#define GROUP_OPS(G, FR, G2)                                                                       \
     static void G##_fill_bases(void *bases, size_t n)                                              \
     {                                                                                              \
         enum { BATCH = 4096 };                                                                     \
@@ -56,11 +58,13 @@ typedef struct group_ops {
     {                                                                                              \
         return G##_eq(a, b);                                                                       \
     }                                                                                              \
-    static const group_ops G##_ops = {#G,      sizeof(G##_affine), G##_fill_bases,                 \
-                                      G##_run, G##_eq_void,        FR##_MODULUS};
+    static const group_ops G##_ops = {                                                             \
+        #G, sizeof(G##_affine), G##_fill_bases, G##_run, G##_eq_void, FR##_MODULUS, G2};
 
-GROUP_OPS(bls12_381_g1, bls12_381_fr)
-GROUP_OPS(bn254_g1, bn254_fr)
+GROUP_OPS(bls12_381_g1, bls12_381_fr, 0)
+GROUP_OPS(bn254_g1, bn254_fr, 0)
+GROUP_OPS(bls12_381_g2, bls12_381_fr, 1)
+GROUP_OPS(bn254_g2, bn254_fr, 1)
 
 static double clock_ms(clockid_t clock)
 {
@@ -103,12 +107,15 @@ int main(int argc, char **argv)
     unsigned hi = argc > 2 ? (unsigned)atoi(argv[2]) : 20;
     int reps = argc > 3 ? atoi(argv[3]) : 3;
     unsigned threads = argc > 4 ? (unsigned)atoi(argv[4]) : 0;
-    const group_ops *groups[] = {&bls12_381_g1_ops, &bn254_g1_ops};
+    unsigned hi_g2 = argc > 5 ? (unsigned)atoi(argv[5]) : 18;
+    const group_ops *groups[] = {&bls12_381_g1_ops, &bn254_g1_ops, &bls12_381_g2_ops,
+                                 &bn254_g2_ops};
     zkpipe_pool *one = NULL, *all = NULL;
-    if (lo > hi || hi > 26 || reps < 1 || reps > 64 ||
+    if (lo > hi || hi > 26 || hi_g2 > hi || reps < 1 || reps > 64 ||
         zkpipe_pool_create(&one, 1, NULL) != ZKPIPE_OK ||
         zkpipe_pool_create(&all, threads, NULL) != ZKPIPE_OK) {
-        fprintf(stderr, "usage: bench_msm [min_log_n [max_log_n [repetitions [threads]]]]\n");
+        fprintf(stderr, "usage: bench_msm [min_log_n [max_log_n [repetitions [threads "
+                        "[max_log_n_g2]]]]]\n");
         return 2;
     }
     size_t nmax = (size_t)1 << hi;
@@ -126,10 +133,11 @@ int main(int argc, char **argv)
            "1 thread", "1 thr. CPU", "all threads", "speedup", reps, zkpipe_pool_threads(all));
     for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
         const group_ops *g = groups[gi];
-        uint64_t r1[64], rn[64]; /* room for any Jacobian point */
-        g->fill_bases(bases, nmax);
-        fill_scalars(k, nmax, g->modulus);
-        for (unsigned log_n = lo; log_n <= hi; log_n++) {
+        uint64_t r1[128], rn[128]; /* room for any Jacobian point */
+        unsigned top = g->g2 ? hi_g2 : hi;
+        g->fill_bases(bases, (size_t)1 << top);
+        fill_scalars(k, (size_t)1 << top, g->modulus);
+        for (unsigned log_n = lo; log_n <= top; log_n++) {
             size_t n = (size_t)1 << log_n;
             double t1, c1, tn, cn;
             median_ms(&t1, &c1, g, r1, bases, k, n, one, reps);
