@@ -14,6 +14,7 @@
 
 #include "fail_alloc.h"
 #include "msm/msm.h"
+#include "points.h"
 #include "sanitize.h"
 
 #define LIMBS ZKPIPE__MSM_SCALAR_LIMBS
@@ -25,19 +26,11 @@
 static zkpipe_pool *pool2;
 static int large;
 
-static uint64_t splitmix64(uint64_t *s)
-{
-    uint64_t z = (*s += UINT64_C(0x9e3779b97f4a7c15));
-    z = (z ^ (z >> 30)) * UINT64_C(0xbf58476d1ce4e5b9);
-    z = (z ^ (z >> 27)) * UINT64_C(0x94d049bb133111eb);
-    return z ^ (z >> 31);
-}
-
 /* Random 256-bit scalars; `topbits` of the top limb kept, so < 2^(192 + topbits). */
 static void rand_scalars(uint64_t *k, size_t n, uint64_t *seed, unsigned topbits)
 {
     for (size_t i = 0; i < n * LIMBS; i++)
-        k[i] = splitmix64(seed);
+        k[i] = test_splitmix64(seed);
     for (size_t i = 0; i < n; i++)
         k[i * LIMBS + LIMBS - 1] >>= 64 - topbits;
 }
@@ -71,25 +64,7 @@ static void *alloc_or_fail(size_t bytes)
 }
 
 #define MSM_TESTS(G, F, FR, LARGE_N)                                                               \
-    /* n points start + i·step (distinct, none at infinity), as affine. */                        \
-    static void G##_points(G##_affine *out, size_t n, uint64_t *seed)                              \
-    {                                                                                              \
-        G start, step, *jac = (G *)alloc_or_fail(n * sizeof(G));                                   \
-        G##_affine g;                                                                              \
-        uint64_t k[LIMBS];                                                                         \
-        G##_generator(&g);                                                                         \
-        G##_from_affine(&start, &g);                                                               \
-        rand_scalars(k, 1, seed, 60);                                                              \
-        G##_mul_limbs(&step, &start, k, LIMBS);                                                    \
-        rand_scalars(k, 1, seed, 60);                                                              \
-        G##_mul_limbs(&start, &start, k, LIMBS);                                                   \
-        for (size_t i = 0; i < n; i++) {                                                           \
-            jac[i] = start;                                                                        \
-            G##_add(&start, &start, &step);                                                        \
-        }                                                                                          \
-        G##_batch_to_affine(out, jac, n);                                                          \
-        free(jac);                                                                                 \
-    }                                                                                              \
+    TEST_POINTS_DEFINE(G)                                                                          \
     static void G##_naive(G *out, const G##_affine *bases, const uint64_t *k, size_t n)            \
     {                                                                                              \
         G acc, t;                                                                                  \
@@ -153,7 +128,7 @@ static void *alloc_or_fail(size_t bytes)
         G got;                                                                                     \
         fail_alloc fa;                                                                             \
         (void)state;                                                                               \
-        G##_points(bases, N, &seed);                                                               \
+        G##_test_points(bases, N, &seed);                                                          \
         /* N = 0 and all-zero scalars: infinity, without allocating. */                            \
         fail_alloc_init(&fa, 0);                                                                   \
         G##_generator(bases); /* not infinity: got must be overwritten */                          \
@@ -210,7 +185,7 @@ static void *alloc_or_fail(size_t bytes)
             size_t n = sizes[s];                                                                   \
             G##_affine *bases = (G##_affine *)alloc_or_fail(n * sizeof *bases);                    \
             uint64_t *k = (uint64_t *)alloc_or_fail(n * LIMBS * sizeof *k);                        \
-            G##_points(bases, n, &seed);                                                           \
+            G##_test_points(bases, n, &seed);                                                      \
             rand_scalars(k, n, &seed, s % 2 ? 64 : 62);                                            \
             G##_check(bases, k, n);                                                                \
             free(bases);                                                                           \
@@ -227,7 +202,7 @@ static void *alloc_or_fail(size_t bytes)
         G want, got;                                                                               \
         unsigned maxw = ZKPIPE_TEST_SANITIZED ? 12 : ZKPIPE__MSM_MAX_WINDOW;                       \
         (void)state;                                                                               \
-        G##_points(bases, N, &seed);                                                               \
+        G##_test_points(bases, N, &seed);                                                          \
         for (int round = 0; round < 2; round++) {                                                  \
             rand_scalars(k, N, &seed, round ? 64 : 5);                                             \
             G##_naive(&want, bases, k, N);                                                         \
@@ -255,14 +230,14 @@ static void *alloc_or_fail(size_t bytes)
         uint64_t seed = 4;                                                                         \
         G want, got;                                                                               \
         (void)state;                                                                               \
-        G##_points(all, NVARS, &seed);                                                             \
+        G##_test_points(all, NVARS, &seed);                                                        \
         rand_scalars(k, NVARS, &seed, 64);                                                         \
         for (int pattern = 0; pattern < 4; pattern++) {                                            \
             size_t nsub;                                                                           \
             for (int w = 0; w < WORDS; w++)                                                        \
                 density[w] = pattern == 0   ? 0                                                    \
                              : pattern == 1 ? ~UINT64_C(0)                                         \
-                                            : splitmix64(&seed) & splitmix64(&seed);               \
+                                            : test_splitmix64(&seed) & test_splitmix64(&seed);     \
             if (pattern == 3) /* bits past the variables must be ignored */                        \
                 density[WORDS - 1] |= ~UINT64_C(0) << (NVARS % 64);                                \
             nsub = G##_dense_subset(sub, subk, all, k, density, NVARS);                            \
@@ -321,7 +296,7 @@ static void *alloc_or_fail(size_t bytes)
         G want, got;                                                                               \
         size_t nsub;                                                                               \
         (void)state;                                                                               \
-        G##_points(bases, N, &seed);                                                               \
+        G##_test_points(bases, N, &seed);                                                          \
         rand_scalars(k, N, &seed, 64);                                                             \
         for (int round = 0; round < 3; round++) {                                                  \
             if (round == 1)                                                                        \
@@ -338,7 +313,7 @@ static void *alloc_or_fail(size_t bytes)
         }                                                                                          \
         rand_scalars(k, N, &seed, 64);                                                             \
         for (int w = 0; w < WORDS; w++)                                                            \
-            density[w] = splitmix64(&seed) | splitmix64(&seed);                                    \
+            density[w] = test_splitmix64(&seed) | test_splitmix64(&seed);                          \
         nsub = G##_dense_subset(sub, subk, bases, k, density, N);                                  \
         G##_naive(&want, sub, subk, nsub);                                                         \
         assert_int_equal(zkpipe__msm_##G##_ex(&got, sub, k, density, N, &cfg, pool2, NULL),        \
@@ -374,7 +349,7 @@ static void *alloc_or_fail(size_t bytes)
                            both = {0, ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE};                \
         zkpipe_allocator broken = {NULL, sized_free, NULL};                                        \
         (void)state;                                                                               \
-        G##_points(bases, N, &seed);                                                               \
+        G##_test_points(bases, N, &seed);                                                          \
         rand_scalars(k, N, &seed, 64);                                                             \
         assert_int_equal(zkpipe__msm_##G(NULL, bases, k, N, NULL, NULL), ZKPIPE_EINVAL);           \
         assert_int_equal(zkpipe__msm_##G(&got, NULL, k, N, NULL, NULL), ZKPIPE_EINVAL);            \

@@ -1,5 +1,5 @@
-/* Random inputs shared by the GPU tests (test_cuda, test_cuda_host): a splitmix64 stream and,
- * per group G of ec/, TEST_POINTS_DEFINE(G) defining
+/* Random inputs shared by the MSM and GPU tests (test_msm, test_cuda, test_cuda_host): a
+ * splitmix64 stream and, per group G of ec/, TEST_POINTS_DEFINE(G) defining
  *   static void G_test_points(G_affine *out, size_t n, uint64_t *seed)
  * : n distinct points start + i step (none at infinity) from random start and step, made with
  * n additions and one batch inversion (cheap enough for 2^16 points). */
