@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "acct/charged_alloc.h"
 #include "fail_alloc.h"
 #include "zkpipe/zkpipe.h"
 
@@ -82,7 +83,8 @@ static void builtin_names(void **state)
 {
     (void)state;
     zkpipe_acct *acct = new_acct();
-    static const char *const kinds[] = {"abc", "aux", "input", "density", "h", "device"};
+    static const char *const kinds[] = {"abc", "aux",    "input",   "density",
+                                        "h",   "device", "circuit", "workspace"};
     static const char *const stages[] = {"synth", "pending", "queued", "proving", "finalize"};
     for (uint32_t k = 0; k < ZKPIPE_KIND_BUILTIN_COUNT; k++)
         assert_string_equal(zkpipe_acct_kind_name(acct, k), kinds[k]);
@@ -156,8 +158,9 @@ static void register_until_full(void **state)
     id = 42;
     assert_int_equal(zkpipe_acct_register_kind(acct, "one_more", &id), ZKPIPE_ELIMIT);
     assert_int_equal(id, 42);
-    assert_int_equal(zkpipe_acct_register_kind(acct, "kind_6", &id), ZKPIPE_OK);
-    assert_int_equal(id, 6);
+    snprintf(name, sizeof name, "kind_%u", (unsigned)ZKPIPE_KIND_BUILTIN_COUNT);
+    assert_int_equal(zkpipe_acct_register_kind(acct, name, &id), ZKPIPE_OK);
+    assert_int_equal(id, ZKPIPE_KIND_BUILTIN_COUNT);
     assert_int_equal(zkpipe_acct_register_kind(acct, "abc", &id), ZKPIPE_OK);
     assert_int_equal(id, ZKPIPE_KIND_ABC);
     for (uint32_t s = ZKPIPE_STAGE_BUILTIN_COUNT; s < ZKPIPE_STAGE_MAX; s++) {
@@ -312,6 +315,48 @@ static void charge_overflow(void **state)
     assert_int_equal(snap_of(acct).live_bytes, UINT64_MAX);
     zkpipe_ledger_close(&l);
     assert_int_equal(snap_of(acct).live_bytes, 0);
+    zkpipe_acct_destroy(acct);
+}
+
+/* The charging allocator: each block is charged with its header while it lives; a failed
+ * allocation or charge leaves nothing charged or held. */
+static void charged_allocator(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    zkpipe_ledger l;
+    fail_alloc fa;
+    fail_alloc_init(&fa, -1);
+    assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    zkpipe__charged c = {fa.allocator, &l, ZKPIPE_KIND_CIRCUIT};
+    zkpipe_allocator a = zkpipe__charged_allocator(&c);
+    void *small = a.alloc(a.ctx, 10, 8);
+    void *wide = a.alloc(a.ctx, 100, 256);
+    assert_non_null(small);
+    assert_non_null(wide);
+    assert_int_equal((uintptr_t)small % 8, 0);
+    assert_int_equal((uintptr_t)wide % 256, 0);
+    memset(small, 1, 10);
+    memset(wide, 2, 100);
+    zkpipe_snapshot s = snap_of(acct);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_CIRCUIT].live_buffers, 2);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_CIRCUIT].live_bytes,
+                     (10 + 16) + (100 + 256));
+    a.free(a.ctx, wide);
+    s = snap_of(acct);
+    assert_int_equal(s.live_bytes, 10 + 16);
+    assert_null(a.alloc(a.ctx, SIZE_MAX - 8, 16)); /* size and header overflow */
+    fail_alloc_init(&fa, 0);
+    assert_null(a.alloc(a.ctx, 10, 8)); /* the block itself fails */
+    a.free(a.ctx, small);
+    s = snap_of(acct);
+    assert_int_equal(s.live_bytes, 0);
+    assert_int_equal(s.peak_bytes, (10 + 16) + (100 + 256));
+    zkpipe_ledger_close(&l);
+    fail_alloc_init(&fa, -1);
+    assert_null(a.alloc(a.ctx, 10, 8)); /* a closed ledger refuses the charge */
+    assert_int_equal(atomic_load(&fa.live), 0);
+    assert_int_equal(atomic_load(&fa.calls), 1);
     zkpipe_acct_destroy(acct);
 }
 
@@ -636,6 +681,7 @@ int main(void)
         cmocka_unit_test(ledger_open_and_close),
         cmocka_unit_test(charge_and_release),
         cmocka_unit_test(charge_overflow),
+        cmocka_unit_test(charged_allocator),
         cmocka_unit_test(move_carries_every_kind),
         cmocka_unit_test(peaks_hold_until_reset),
         cmocka_unit_test(snapshot_rejects_null),

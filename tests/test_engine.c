@@ -16,8 +16,10 @@
 
 #include <cmocka.h>
 
+#include "acct/charged_alloc.h"
 #include "engine/engine_internal.h"
 #include "fail_alloc.h"
+#include "groth16/groth16_internal.h"
 #include "fail_pthread.h"
 #include "nap.h"
 #include "sanitize.h"
@@ -343,7 +345,8 @@ static void early_release_exceeds_bound(void **state)
     assert_true(engine_peak > 2);
 }
 
-/* The most the test circuit's ledger holds: synthesis's buffers and h. */
+/* The most the test circuit's ledger holds, its circuit aside, as the engine reserves it
+ * from the budget with one-thread prover pools: synthesis's buffers, h and the workspace. */
 static uint64_t partition_peak_bytes(const circuit *k)
 {
     uint64_t synth;
@@ -351,7 +354,29 @@ static uint64_t partition_peak_bytes(const circuit *k)
     assert_int_equal(zkpipe_synth_estimate(&synth, NULL, k->curve, n - inputs, inputs,
                                            zkpipe_groth16_pk_num_aux(k->pk)),
                      ZKPIPE_OK);
-    return synth + 32 * n;
+    return synth + 32 * n + k->pk->ops->workspace_bytes(k->pk, 1);
+}
+
+/* The most the test circuit itself is charged while it is built: what the byte budget does
+ * not cover, once per synthesis worker. */
+static uint64_t circuit_peak_bytes(const circuit *k)
+{
+    zkpipe_acct *acct = NULL;
+    zkpipe_ledger ledger;
+    zkpipe_cs *cs = NULL;
+    zkpipe_snapshot s;
+    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    zkpipe__charged charged = {*zkpipe_allocator_default(), &ledger, ZKPIPE_KIND_CIRCUIT};
+    zkpipe_allocator a = zkpipe__charged_allocator(&charged);
+    assert_int_equal(zkpipe_cs_create(&cs, k->curve, ZKPIPE_CS_WITNESS, &a), ZKPIPE_OK);
+    assert_int_equal(build_test_circuit(cs, NULL, 0), ZKPIPE_OK);
+    zkpipe_cs_destroy(cs);
+    snap_of(acct, &s);
+    assert_int_equal(s.live_bytes, 0);
+    zkpipe_ledger_close(&ledger);
+    zkpipe_acct_destroy(acct);
+    return s.peak_bytes;
 }
 
 static void budget_bounds_accounted_bytes(void **state)
@@ -376,9 +401,60 @@ static void budget_bounds_accounted_bytes(void **state)
     snap_of(r.acct, &s);
     /* Peaks are exact (a compare-and-swap max at every charge), not sampled. */
     assert_true(s.peak_bytes >= one);
-    assert_true(s.peak_bytes <= cfg.budget_bytes);
+    assert_true(s.peak_bytes <=
+                cfg.budget_bytes + cfg.synth_workers * circuit_peak_bytes(&fixture[0]));
     zkpipe_job_destroy(job);
     rig_stop(&r);
+}
+
+/* What a build callback saw of kind CIRCUIT in SYNTH once the circuit was built. */
+typedef struct circuit_probe {
+    zkpipe_acct *acct;
+    uint64_t live_buffers, live_bytes;
+} circuit_probe;
+
+static zkpipe_status build_and_probe(zkpipe_cs *cs, void *ctx, size_t partition)
+{
+    circuit_probe *p = ctx;
+    zkpipe_snapshot s;
+    zkpipe_status st = build_test_circuit(cs, NULL, partition);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_acct_snapshot(p->acct, &s);
+    if (st == ZKPIPE_OK) {
+        p->live_buffers = s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_CIRCUIT].live_buffers;
+        p->live_bytes = s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_CIRCUIT].live_bytes;
+    }
+    return st;
+}
+
+/* The circuit is charged to its partition's ledger while synthesis runs, and only then. */
+static void circuit_is_charged_while_it_exists(void **state)
+{
+    (void)state;
+    rig r;
+    zkpipe_engine_config cfg = rig_config(&r);
+    rig_start(&r, &cfg, 0, 0);
+    circuit_probe probe = {r.acct, 0, 0};
+    zkpipe_partition part = {build_and_probe, &probe, 0, fixture[0].pk};
+    zkpipe_job *job = NULL;
+    assert_int_equal(zkpipe_engine_submit(r.e, &job, &part, 1, NULL, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_job_wait(job), ZKPIPE_OK);
+    assert_int_equal(check_results(job, &fixture[0], ZKPIPE_OK), 1);
+    assert_true(probe.live_buffers > 0);
+    assert_true(probe.live_bytes > 0);
+    zkpipe_snapshot s;
+    snap_of(r.acct, &s);
+    const uint64_t peak = circuit_peak_bytes(&fixture[0]);
+    assert_true(probe.live_bytes <= peak);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_CIRCUIT].peak_bytes, peak);
+    for (uint32_t st = ZKPIPE_STAGE_PENDING; st < ZKPIPE_STAGE_BUILTIN_COUNT; st++)
+        assert_int_equal(s.stage[st].kind[ZKPIPE_KIND_CIRCUIT].peak_bytes, 0);
+    /* The prover's workspace was charged too, while it proved. */
+    assert_true(s.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_WORKSPACE].peak_bytes > 0);
+    assert_true(s.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_WORKSPACE].peak_bytes <=
+                fixture[0].pk->ops->workspace_bytes(fixture[0].pk, cfg.prover_threads));
+    zkpipe_job_destroy(job);
+    rig_stop(&r); /* everything released: nothing live */
 }
 
 static void partition_larger_than_budget_is_refused(void **state)
@@ -1005,7 +1081,9 @@ static void stress_submitters_cancel_and_check(void **state)
         snap_of(r.acct, &s);
         uint64_t w = waist_items(&s);
         max_waist = w > max_waist ? w : max_waist;
-        max_bytes = s.live_bytes > max_bytes ? s.live_bytes : max_bytes;
+        uint64_t budgeted =
+            s.live_bytes - s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_CIRCUIT].live_bytes;
+        max_bytes = budgeted > max_bytes ? budgeted : max_bytes;
         nap_ms(1);
     }
     for (int t = 0; t < SUBMITTERS; t++)
@@ -1019,7 +1097,11 @@ static void stress_submitters_cancel_and_check(void **state)
     assert_true(n.peak_in_flight <= n.bound);
     assert_true(max_bytes <= cfg.budget_bytes);
     snap_of(r.acct, &s);
-    assert_true(s.peak_bytes <= cfg.budget_bytes);
+    uint64_t circuits =
+        cfg.synth_workers * (circuit_peak_bytes(&fixture[0]) > circuit_peak_bytes(&fixture[1])
+                                 ? circuit_peak_bytes(&fixture[0])
+                                 : circuit_peak_bytes(&fixture[1]));
+    assert_true(s.peak_bytes <= cfg.budget_bytes + circuits);
     zkpipe_engine_drain(r.e);
     rig_stop(&r);
 }
@@ -1034,6 +1116,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(bound_holds_on_delivery),
         cmocka_unit_test(early_release_exceeds_bound),
         cmocka_unit_test(budget_bounds_accounted_bytes),
+        cmocka_unit_test(circuit_is_charged_while_it_exists),
         cmocka_unit_test(partition_larger_than_budget_is_refused),
         cmocka_unit_test(an_error_fails_only_its_partition),
         cmocka_unit_test(cancel_ends_what_has_not_started_proving),

@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -136,6 +137,45 @@ static void given_blinding_gives_the_same_proof(void **state)
         }
         assert_memory_equal(p[0].bytes, p[1].bytes, p[0].size);
         assert_memory_not_equal(p[0].bytes, p[2].bytes, p[0].size);
+        keys_free(&k);
+        zkpipe_cs_destroy(cs);
+    }
+}
+
+/* With given r and s a proof's bytes are fixed: these are the prover's from before it
+ * converted the scalars in place (when each MSM converted a copy), for the 2^5-row test
+ * circuit, setup seed1, r = {5, 6, 7, 8} and s = {9, 10, 11, 12} (Montgomery limbs). */
+static void proof_bytes_are_unchanged(void **state)
+{
+    (void)state;
+    static const char *const expected[2] = {
+        "adebdbe502d55f4a4c52893f01dbd6113e49a439eed5a30eb87e48b98d3e9192c87591bf9e401422e25c887d"
+        "aea6b042a9219deb92dc4915241cd88f1db7dd311b07f1779cf23cd0983724a5317fd54938727babf38622ce"
+        "144ecd4fdc152bce0c7814c38c0e04093264b9d4f9bc67e573a5bed3abc8f3c6f868a663f88fdd1855198961"
+        "796d9d9feab4f46af060ef1f82f696247a84935ae3bdc056f34b6879b3b52ddc1ede19a1ceb1284188d47975"
+        "b526d32d958099dae9d34295ea29a320",
+        "0e997416bbf9975ec9717030c88cc570b4aa3b569e5417d56302e895a82bf5131397c6d6f9f373a2c1e885a5"
+        "419089f1296d112e82220b9b72350480f430f45b2914c0e1883b69070cdbeadcc64a6abcd6df9cbcfb33a671"
+        "3a5353e215cfdd8b160874833154c081e466a8f87ddd7f80095e9da75d08ad9801201016460e8bac22e03a09"
+        "0b03de058f75ef9fbf5fdb641eadb985188c6e8d700081b14bb19e5c048d000ac7fd0edfc8f4f39948ca43c4"
+        "38b553ac26b1effb4039fe29efde1932031198aff60340f7fda4cc62b6b2c0ad581db65661a25c496e0d214b"
+        "925276ba2df4852ce81062374d4386a941d8b202c0f5d0752bf89122c5d196ef2e9322e8",
+    };
+    for (size_t c = 0; c < 2; c++) {
+        zkpipe_cs *cs = test_circuit(curves[c], 5, 1);
+        keys k;
+        keys_make(&k, cs, seed1);
+        const uint64_t r[4] = {5, 6, 7, 8}, s[4] = {9, 10, 11, 12};
+        zkpipe__synth_result res;
+        zkpipe_groth16_proof proof;
+        assert_int_equal(zkpipe__synth(&res, cs, NULL, NULL), ZKPIPE_OK);
+        assert_int_equal(zkpipe__groth16_prove_synth(&proof, NULL, NULL, k.pk, &res, r, s, NULL,
+                                                     ZKPIPE_BACKEND_CPU),
+                         ZKPIPE_OK);
+        char hex[2 * sizeof proof.bytes + 1];
+        for (size_t i = 0; i < proof.size; i++)
+            snprintf(hex + 2 * i, 3, "%02x", proof.bytes[i]);
+        assert_string_equal(hex, expected[c]);
         keys_free(&k);
         zkpipe_cs_destroy(cs);
     }
@@ -882,6 +922,7 @@ int main(void)
         cmocka_unit_test(valid_proofs_verify),
         cmocka_unit_test(tampered_proofs_fail),
         cmocka_unit_test(given_blinding_gives_the_same_proof),
+        cmocka_unit_test(proof_bytes_are_unchanged),
         cmocka_unit_test(g2_thread_failure_falls_back_to_the_caller),
         cmocka_unit_test(unsatisfied_witness_is_refused),
         cmocka_unit_test(ledger_drains_through_proving_and_finalize),

@@ -4,7 +4,8 @@
  * carries a ledger; charge, release, move and close on ledgers are the only ways counters
  * change, so the counters always equal the sum over open ledgers.
  *
- * - kind: what a buffer is (abc, aux, input, density, h, device, or a host-registered name).
+ * - kind: what a buffer is (abc, aux, input, density, h, device, circuit, workspace, or a
+ *   host-registered name).
  * - stage: where an item is (synth, pending, queued, proving, finalize, or host-registered).
  *
  * Counters, per stage: live items (open ledgers in the stage), peak items, entered and left
@@ -23,13 +24,15 @@ ZKPIPE_EXTERN_C_BEGIN
 
 /* Kinds: built-ins first, then host-registered ones up to ZKPIPE_KIND_MAX in all. */
 typedef enum zkpipe_kind {
-    ZKPIPE_KIND_ABC = 0,     /* a, b, c evaluation vectors */
-    ZKPIPE_KIND_AUX = 1,     /* aux (private) assignment */
-    ZKPIPE_KIND_INPUT = 2,   /* public input assignment */
-    ZKPIPE_KIND_DENSITY = 3, /* density bitmaps */
-    ZKPIPE_KIND_H = 4,       /* quotient polynomial coefficients */
-    ZKPIPE_KIND_DEVICE = 5,  /* GPU memory */
-    ZKPIPE_KIND_BUILTIN_COUNT = 6
+    ZKPIPE_KIND_ABC = 0,       /* a, b, c evaluation vectors */
+    ZKPIPE_KIND_AUX = 1,       /* aux (private) assignment */
+    ZKPIPE_KIND_INPUT = 2,     /* public input assignment */
+    ZKPIPE_KIND_DENSITY = 3,   /* density bitmaps */
+    ZKPIPE_KIND_H = 4,         /* quotient polynomial coefficients */
+    ZKPIPE_KIND_DEVICE = 5,    /* GPU memory */
+    ZKPIPE_KIND_CIRCUIT = 6,   /* the constraint system a partition is built into */
+    ZKPIPE_KIND_WORKSPACE = 7, /* a prover's working memory: NTT domain, MSM buckets */
+    ZKPIPE_KIND_BUILTIN_COUNT = 8
 } zkpipe_kind;
 #define ZKPIPE_KIND_MAX 16
 

@@ -4,18 +4,27 @@
  *
  *   synthesis workers: take a partition, acquire its permit (one unit of the partition
  *     semaphore, and its bytes of the byte budget when one is set), build its circuit with
- *     the partition's callback, synthesize it (every buffer charged to the partition's
- *     ledger), then send it into the bounded channel, the narrow waist, still holding the
- *     permit: the channel releases it on delivery. Items in synth + pending + queued thus
- *     never exceed permits + capacity (invariant 2 of ARCHITECTURE.md).
+ *     the partition's callback (the circuit charged to the partition's ledger as kind
+ *     ZKPIPE_KIND_CIRCUIT while it exists), synthesize it (every buffer charged to the
+ *     ledger), free the circuit, then send the partition into the bounded channel, the
+ *     narrow waist, still holding the permit: the channel releases it on delivery. Items in
+ *     synth + pending + queued thus never exceed permits + capacity (invariant 2 of
+ *     ARCHITECTURE.md).
  *   prover workers: receive, prove (h from a, b, c, which are released as soon as h exists;
- *     B in G2 on an extra thread beside the G1 MSMs), close the ledger, report the result.
+ *     B in G2 on an extra thread beside the G1 MSMs; the NTT domain and the MSMs' scratch
+ *     charged as kind ZKPIPE_KIND_WORKSPACE while they exist), close the ledger, report the
+ *     result. One partition per prover worker is being proved, outside invariant 2, so at
+ *     most permits + capacity + prover_workers partitions hold buffers at once (the resident
+ *     bound, zkpipe_engine_counters.resident_bound).
  *
- * The byte budget is held from before synthesis until the partition's ledger is closed, so
- * the accounted bytes of all partitions never exceed it. A partition takes what its ledger
- * holds at most: synthesis's bytes (zkpipe_synth_estimate) plus 32 n for h, which exists
- * before a, b and c are released. One larger than the whole budget fails with ZKPIPE_ETOOBIG
- * at once instead of waiting forever.
+ * The byte budget is held from before synthesis until the partition's ledger is closed. A
+ * partition takes what its ledger holds at most, its circuit aside: synthesis's bytes
+ * (zkpipe_synth_estimate), plus 32 n for h, which exists before a, b and c are released,
+ * plus the most the prover's workspace takes with prover_threads threads. The circuit is
+ * charged but not budgeted, its size being known only once it is built: the accounted bytes
+ * of all partitions never exceed the budget plus the circuits under construction (at most
+ * min(synth_workers, permits) of them). One partition larger than the whole budget fails
+ * with ZKPIPE_ETOOBIG at once instead of waiting forever.
  *
  * Threads, all started by zkpipe_engine_create and joined by zkpipe_engine_destroy (none
  * hidden): synth_workers + prover_workers worker threads; each prover worker owns a thread
@@ -84,8 +93,10 @@ typedef struct zkpipe_engine_config {
  * the system from an R1CS file and a witness file, with nothing else to change. */
 typedef struct zkpipe_partition {
     /* Fills `cs` (empty, ZKPIPE_CS_WITNESS mode, over the key's curve, using the engine's
-     * allocator) with the partition's constraints and witness; returns ZKPIPE_OK or an error
-     * that becomes the partition's result. Called on a synthesis worker thread. */
+     * allocator through a wrapper that charges each block, plus a header of 16 bytes or the
+     * block's alignment, to the partition's ledger as kind ZKPIPE_KIND_CIRCUIT) with the
+     * partition's constraints and witness; returns ZKPIPE_OK or an error that becomes the
+     * partition's result. Called on a synthesis worker thread. */
     zkpipe_status (*build)(zkpipe_cs *cs, void *ctx, size_t partition);
     void *ctx; /* passed to build untouched; must stay valid until the job has finished */
     /* Bytes synthesis will charge (zkpipe_synth_estimate), used for the byte budget; 0: the

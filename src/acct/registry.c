@@ -5,7 +5,7 @@
 #include "core/alloc_internal.h"
 
 static const char *const builtin_kinds[ZKPIPE_KIND_BUILTIN_COUNT] = {
-    "abc", "aux", "input", "density", "h", "device",
+    "abc", "aux", "input", "density", "h", "device", "circuit", "workspace",
 };
 static const char *const builtin_stages[ZKPIPE_STAGE_BUILTIN_COUNT] = {
     "synth", "pending", "queued", "proving", "finalize",

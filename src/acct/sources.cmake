@@ -1,6 +1,7 @@
 list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/registry.c
     ${CMAKE_CURRENT_LIST_DIR}/ledger.c
+    ${CMAKE_CURRENT_LIST_DIR}/charged_alloc.c
     ${CMAKE_CURRENT_LIST_DIR}/snapshot.c
     ${CMAKE_CURRENT_LIST_DIR}/export_common.c
     ${CMAKE_CURRENT_LIST_DIR}/summary.c

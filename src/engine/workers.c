@@ -5,6 +5,7 @@
  * ends it. Every partition ends exactly once, in zkpipe__item_end, whatever path it took. */
 #include <stdio.h>
 
+#include "acct/charged_alloc.h"
 #include "core/alloc_internal.h"
 #include "engine/engine_internal.h"
 #include "groth16/groth16_internal.h"
@@ -32,12 +33,14 @@ static void mark(zkpipe_engine *e, zkpipe__item *it, uint32_t stage)
         zkpipe_trace_counters(e->config.trace, e->acct);
 }
 
-/* What the partition's ledger holds at most: synthesis's buffers (*synth) plus h, charged
- * before a, b and c go (*total). */
-static zkpipe_status partition_bytes(const zkpipe_partition *p, uint64_t *synth, uint64_t *total)
+/* What the partition's ledger holds at most, its circuit aside: synthesis's buffers
+ * (*synth), then h beside them before a, b and c go, and the prover's workspace (*total). */
+static zkpipe_status partition_bytes(const zkpipe_engine *e, const zkpipe_partition *p,
+                                     uint64_t *synth, uint64_t *total)
 {
     const zkpipe_groth16_pk *pk = p->pk;
     uint64_t n = (uint64_t)1 << pk->log_n;
+    uint64_t workspace = pk->ops->workspace_bytes(pk, e->config.prover_threads);
     *synth = p->synth_bytes;
     if (*synth == 0) {
         zkpipe_status st = zkpipe_synth_estimate(
@@ -45,9 +48,10 @@ static zkpipe_status partition_bytes(const zkpipe_partition *p, uint64_t *synth,
         if (st != ZKPIPE_OK)
             return st;
     }
-    if (*synth > UINT64_MAX - H_ELEMENT_BYTES * n)
+    if (*synth > UINT64_MAX - H_ELEMENT_BYTES * n ||
+        workspace > UINT64_MAX - H_ELEMENT_BYTES * n - *synth)
         return ZKPIPE_EOVERFLOW;
-    *total = *synth + H_ELEMENT_BYTES * n;
+    *total = *synth + H_ELEMENT_BYTES * n + workspace;
     return ZKPIPE_OK;
 }
 
@@ -70,12 +74,16 @@ static zkpipe_status enter(zkpipe_engine *e, zkpipe__item *it)
     return ZKPIPE_OK;
 }
 
-/* Builds the partition's circuit and synthesizes it into it->res, charged to its ledger. */
+/* Builds the partition's circuit and synthesizes it into it->res, both charged to its
+ * ledger: the circuit (kind CIRCUIT) while it exists, the buffers until they are freed. */
 static zkpipe_status synthesize(zkpipe_engine *e, zkpipe__item *it, uint64_t synth_bytes)
 {
     const zkpipe_partition *p = &it->job->parts[it->index];
+    zkpipe__charged charged = {e->allocator, &it->ledger, ZKPIPE_KIND_CIRCUIT};
+    zkpipe_allocator circuit_allocator = zkpipe__charged_allocator(&charged);
     zkpipe_cs *cs;
-    zkpipe_status st = zkpipe_cs_create(&cs, p->pk->ops->curve, ZKPIPE_CS_WITNESS, &e->allocator);
+    zkpipe_status st =
+        zkpipe_cs_create(&cs, p->pk->ops->curve, ZKPIPE_CS_WITNESS, &circuit_allocator);
     if (st != ZKPIPE_OK)
         return st;
     st = p->build(cs, p->ctx, it->index);
@@ -86,7 +94,7 @@ static zkpipe_status synthesize(zkpipe_engine *e, zkpipe__item *it, uint64_t syn
     if (st == ZKPIPE_OK && need > synth_bytes)
         st = ZKPIPE_EMISMATCH;
     if (st == ZKPIPE_OK)
-        st = zkpipe__synth(&it->res, cs, NULL, &it->ledger);
+        st = zkpipe__synth_with(&it->res, cs, NULL, &it->ledger, &e->allocator);
     zkpipe_cs_destroy(cs);
     return st;
 }
@@ -95,7 +103,7 @@ static void synth_one(zkpipe_engine *e, zkpipe__item *it)
 {
     const int early = e->config.release == ZKPIPE_RELEASE_EARLY;
     uint64_t synth_bytes, total;
-    zkpipe_status st = partition_bytes(&it->job->parts[it->index], &synth_bytes, &total);
+    zkpipe_status st = partition_bytes(e, &it->job->parts[it->index], &synth_bytes, &total);
     if (st == ZKPIPE_OK && canceled(e, it))
         st = ZKPIPE_ECANCELED;
     if (st == ZKPIPE_OK)

@@ -29,10 +29,10 @@ static zkpipe_status msm_z_g1_cuda(G1 *out, const G1A *bases, int k, const PK *p
     const uint64_t *in_bits = pk->density + (size_t)k * pk->words;
     const uint64_t *aux_bits = pk->aux_density + (size_t)k * pk->words;
     G1 aux;
-    zkpipe_status st = MSM1(out, bases, res->input, in_bits, res->num_inputs, &mont_msm, NULL,
-                            &pk->base.allocator);
+    zkpipe_status st =
+        MSM1(out, bases, res->input, in_bits, res->num_inputs, NULL, NULL, &pk->base.allocator);
     if (st == ZKPIPE_OK)
-        st = CUDA_MSM1(&aux, bases + pk->inputs_dense[k], res->aux, aux_bits, res->num_aux, 1,
+        st = CUDA_MSM1(&aux, bases + pk->inputs_dense[k], res->aux, aux_bits, res->num_aux, 0,
                        res->ledger);
     if (st == ZKPIPE_OK)
         G1F(add)(out, out, &aux);
@@ -53,9 +53,9 @@ static zkpipe_status msm_g1_all_cuda(G1 *A, G1 *B1, G1 *C, const PK *pk,
         st = msm_z_g1_cuda(B1, pk->b1, 1, pk, res);
     double t2 = zkpipe__g16_now();
     if (st == ZKPIPE_OK)
-        st = CUDA_MSM1(C, pk->l, res->aux, NULL, res->num_aux, 1, res->ledger);
+        st = CUDA_MSM1(C, pk->l, res->aux, NULL, res->num_aux, 0, res->ledger);
     if (st == ZKPIPE_OK)
-        st = CUDA_MSM1(&hs, pk->h, (const uint64_t *)h, NULL, res->n - 1, 1, res->ledger);
+        st = CUDA_MSM1(&hs, pk->h, (const uint64_t *)h, NULL, res->n - 1, 0, res->ledger);
     if (st == ZKPIPE_OK)
         G1F(add)(C, C, &hs);
     t->msm_a = t1 - t0;

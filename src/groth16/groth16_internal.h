@@ -64,6 +64,9 @@ struct zkpipe__g16_ops {
                                const zkpipe_allocator *a);
     /* h's n coefficients from a synthesis result's a, b, c (left in place, transformed). */
     zkpipe_status (*quotient)(uint64_t *h, zkpipe__synth_result *res, zkpipe_pool *pool);
+    /* The most a proof with `pk` on pools of `threads` threads charges to the result's ledger
+     * as kind WORKSPACE at once (NTT domain, MSM scratch); UINT64_MAX for absurd sizes. */
+    uint64_t (*workspace_bytes)(const zkpipe_groth16_pk *pk, unsigned threads);
 };
 
 extern const zkpipe__g16_ops zkpipe__g16_bls12_381_ops;

@@ -30,5 +30,7 @@
 #define NTT(op) G16_CAT(G16_CAT(zkpipe__, FR), _##op)
 #define MSM1 G16_CAT(G16_CAT(zkpipe__msm_, G1), _ex)
 #define MSM2 G16_CAT(G16_CAT(zkpipe__msm_, G2), _ex)
+#define MSM1_SCRATCH G16_CAT(G16_CAT(zkpipe__msm_, G1), _scratch_bytes)
+#define MSM2_SCRATCH G16_CAT(G16_CAT(zkpipe__msm_, G2), _scratch_bytes)
 
 #endif

@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "acct/charged_alloc.h"
 #include "core/alloc_internal.h"
 #include "groth16/fixed_base_impl.h"
 #include "groth16/groth16_internal.h"
@@ -44,4 +45,5 @@ const zkpipe__g16_ops OPS = {
     .pk_encode = pk_encode,
     .pk_decode = pk_decode,
     .quotient = quotient,
+    .workspace_bytes = workspace_bytes,
 };

@@ -4,23 +4,58 @@
  * A = alpha + sum z_i A_i + r delta          (G1)
  * B = beta + sum z_i B_i + s delta           (G2, and in G1 for C)
  * C = sum aux_i L_i + sum h_i H_i + s A + r B1 - r s delta   (G1)
- * z is the full assignment: inputs (synthesis's `input`, input 0 = 1) then aux. */
+ * z is the full assignment: inputs (synthesis's `input`, input 0 = 1) then aux.
+ *
+ * The prover owns the synthesis result, so once the constraints are checked it turns input,
+ * aux and h from Montgomery form into plain integers in place, once: the MSMs then read them
+ * as they are instead of each converting a copy. Its working memory is charged to the
+ * result's ledger as kind WORKSPACE while it exists: the NTT domain, the G1 MSMs' buckets
+ * (through a charging allocator) and the G2 MSM's (charged for it by the prover's thread,
+ * which owns the ledger, from zkpipe__msm_*_scratch_bytes). */
 
-static const zkpipe__msm_config mont_msm = {0, ZKPIPE__MSM_MONTGOMERY};
+/* `base`, charged to `ledger` as kind WORKSPACE when there is one. Only for the ledger's owner,
+ * the prover's own thread. */
+static zkpipe_allocator scratch_allocator(zkpipe__charged *c, const zkpipe_allocator *base,
+                                          zkpipe_ledger *ledger)
+{
+    if (ledger == NULL)
+        return *base;
+    c->base = *base;
+    c->ledger = ledger;
+    c->kind = ZKPIPE_KIND_WORKSPACE;
+    return zkpipe__charged_allocator(c);
+}
+
+static void canonical_rows(void *arg, size_t begin, size_t end, unsigned worker)
+{
+    uint64_t *v = (uint64_t *)arg;
+    (void)worker;
+    for (size_t i = begin; i < end; i++) {
+        FR e;
+        memcpy(e.l, v + 4 * i, sizeof e.l);
+        FRF(to_canonical)(v + 4 * i, &e);
+    }
+}
+
+/* The `count` Montgomery elements at `v` become plain integers, in place. */
+static void to_canonical_in_place(uint64_t *v, size_t count, zkpipe_pool *pool)
+{
+    zkpipe_pool_parallel_for(pool, count, 0, canonical_rows, v);
+}
 
 /* sum z_i Q_i over the variables dense in query k (0: A, 1: B) of the key, whose points are
  * `bases`; as two MSMs because inputs and aux live apart. */
 static zkpipe_status msm_z_g1(G1 *out, const G1A *bases, int k, const PK *pk,
-                              const zkpipe__synth_result *res, zkpipe_pool *pool)
+                              const zkpipe__synth_result *res, zkpipe_pool *pool,
+                              const zkpipe_allocator *a)
 {
-    const zkpipe_allocator *a = &pk->base.allocator;
     const uint64_t *in_bits = pk->density + (size_t)k * pk->words;
     const uint64_t *aux_bits = pk->aux_density + (size_t)k * pk->words;
     G1 aux;
-    zkpipe_status st = MSM1(out, bases, res->input, in_bits, res->num_inputs, &mont_msm, pool, a);
+    zkpipe_status st = MSM1(out, bases, res->input, in_bits, res->num_inputs, NULL, pool, a);
     if (st == ZKPIPE_OK)
-        st = MSM1(&aux, bases + pk->inputs_dense[k], res->aux, aux_bits, res->num_aux, &mont_msm,
-                  pool, a);
+        st = MSM1(&aux, bases + pk->inputs_dense[k], res->aux, aux_bits, res->num_aux, NULL, pool,
+                  a);
     if (st == ZKPIPE_OK)
         G1F(add)(out, out, &aux);
     return st;
@@ -46,15 +81,52 @@ static void *g2_job_run(void *arg)
     const uint64_t *in_bits = pk->density + pk->words, *aux_bits = pk->aux_density + pk->words;
     double t0 = zkpipe__g16_now();
     G2 aux;
-    job->st =
-        MSM2(&job->out, pk->b2, res->input, in_bits, res->num_inputs, &mont_msm, job->pool, a);
+    job->st = MSM2(&job->out, pk->b2, res->input, in_bits, res->num_inputs, NULL, job->pool, a);
     if (job->st == ZKPIPE_OK)
-        job->st = MSM2(&aux, pk->b2 + pk->inputs_dense[1], res->aux, aux_bits, res->num_aux,
-                       &mont_msm, job->pool, a);
+        job->st = MSM2(&aux, pk->b2 + pk->inputs_dense[1], res->aux, aux_bits, res->num_aux, NULL,
+                       job->pool, a);
     if (job->st == ZKPIPE_OK)
         G2F(add)(&job->out, &job->out, &aux);
     job->secs = zkpipe__g16_now() - t0;
     return NULL;
+}
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* The most scratch the G2 job's two MSMs allocate at once (one after the other). */
+static uint64_t g2_scratch_bytes(const PK *pk, unsigned threads)
+{
+    size_t in_dense = pk->inputs_dense[1];
+    return max_u64(MSM2_SCRATCH(pk->base.num_inputs, in_dense, NULL, threads),
+                   MSM2_SCRATCH(pk->base.num_aux, pk->base.num_b - in_dense, NULL, threads));
+}
+
+/* The most the prover charges as kind WORKSPACE at once with pools of `threads` threads: the
+ * NTT domain while h is computed, later the largest G1 MSM's scratch beside the G2 MSM's. */
+static uint64_t workspace_bytes(const zkpipe_groth16_pk *base, unsigned threads)
+{
+    const PK *pk = (const PK *)base;
+    size_t n = (size_t)1 << base->log_n, in_a = pk->inputs_dense[0], in_b = pk->inputs_dense[1];
+    size_t g1[] = {
+        MSM1_SCRATCH(base->num_inputs, in_a, NULL, threads),
+        MSM1_SCRATCH(base->num_aux, base->num_a - in_a, NULL, threads),
+        MSM1_SCRATCH(base->num_inputs, in_b, NULL, threads),
+        MSM1_SCRATCH(base->num_aux, base->num_b - in_b, NULL, threads),
+        MSM1_SCRATCH(base->num_aux, base->num_aux, NULL, threads),
+        MSM1_SCRATCH(n - 1, n - 1, NULL, threads),
+    };
+    uint64_t g1_max = 0, g2 = g2_scratch_bytes(pk, threads);
+    for (size_t i = 0; i < sizeof g1 / sizeof g1[0]; i++)
+        g1_max = max_u64(g1_max, g1[i]);
+    uint64_t domain = NTT(domain_estimate)(base->log_n);
+    /* Overflowing sizes make the MSMs fail before they allocate; UINT64_MAX refuses them. */
+    if (g1_max > UINT64_MAX - ZKPIPE__CHARGED_HEADER_MAX - g2 ||
+        domain > UINT64_MAX - ZKPIPE__CHARGED_HEADER_MAX)
+        return UINT64_MAX;
+    return max_u64(domain + ZKPIPE__CHARGED_HEADER_MAX, g1_max + ZKPIPE__CHARGED_HEADER_MAX + g2);
 }
 
 /* The first row i < num_constraints with a_i b_i != c_i, or num_constraints. */
@@ -101,8 +173,10 @@ static void h_drop(FR **h, zkpipe__synth_result *res)
 /* h from a, b, c, releasing a, b and c as soon as h exists. */
 static zkpipe_status compute_h(FR **h, zkpipe__synth_result *res, zkpipe_pool *pool)
 {
+    zkpipe__charged charged;
+    zkpipe_allocator a = scratch_allocator(&charged, &res->allocator, res->ledger);
     DOMAIN *d;
-    zkpipe_status st = NTT(domain_create)(&d, res->log_n, pool, &res->allocator);
+    zkpipe_status st = NTT(domain_create)(&d, res->log_n, pool, &a);
     if (st != ZKPIPE_OK)
         return st;
     st = h_take(h, res);
@@ -119,18 +193,19 @@ static zkpipe_status compute_h(FR **h, zkpipe__synth_result *res, zkpipe_pool *p
 static zkpipe_status msm_g1_all(G1 *A, G1 *B1, G1 *C, const PK *pk, const zkpipe__synth_result *res,
                                 const FR *h, zkpipe_groth16_timings *t, zkpipe_pool *pool)
 {
-    const zkpipe_allocator *a = &pk->base.allocator;
+    zkpipe__charged charged;
+    zkpipe_allocator a = scratch_allocator(&charged, &pk->base.allocator, res->ledger);
     double t0 = zkpipe__g16_now();
     G1 hs;
-    zkpipe_status st = msm_z_g1(A, pk->a, 0, pk, res, pool);
+    zkpipe_status st = msm_z_g1(A, pk->a, 0, pk, res, pool, &a);
     double t1 = zkpipe__g16_now();
     if (st == ZKPIPE_OK)
-        st = msm_z_g1(B1, pk->b1, 1, pk, res, pool);
+        st = msm_z_g1(B1, pk->b1, 1, pk, res, pool, &a);
     double t2 = zkpipe__g16_now();
     if (st == ZKPIPE_OK)
-        st = MSM1(C, pk->l, res->aux, NULL, res->num_aux, &mont_msm, pool, a);
+        st = MSM1(C, pk->l, res->aux, NULL, res->num_aux, NULL, pool, &a);
     if (st == ZKPIPE_OK)
-        st = MSM1(&hs, pk->h, (const uint64_t *)h, NULL, res->n - 1, &mont_msm, pool, a);
+        st = MSM1(&hs, pk->h, (const uint64_t *)h, NULL, res->n - 1, NULL, pool, &a);
     if (st == ZKPIPE_OK)
         G1F(add)(C, C, &hs);
     t->msm_a = t1 - t0;
@@ -200,11 +275,20 @@ static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_g
             *first_failing = bad;
         return ZKPIPE_EUNSATISFIED;
     }
+    to_canonical_in_place(res->input, res->num_inputs, pool);
+    to_canonical_in_place(res->aux, res->num_aux, pool);
     if ((st = be->h(&h, res, pool)) != ZKPIPE_OK)
         return st;
+    to_canonical_in_place((uint64_t *)h, res->n, pool);
     t->h = zkpipe__g16_now() - t0;
 
     g2_job job = {.pk = pk, .res = res, .pool = be->g2_pool ? pool : NULL};
+    uint64_t g2_scratch = g2_scratch_bytes(pk, zkpipe_pool_threads(job.pool));
+    if (res->ledger != NULL &&
+        (st = zkpipe_ledger_charge(res->ledger, ZKPIPE_KIND_WORKSPACE, g2_scratch)) != ZKPIPE_OK) {
+        h_drop(&h, res);
+        return st;
+    }
     pthread_t thread;
     int threaded = (be->g2_pool || zkpipe_pool_threads(pool) > 1) &&
                    pthread_create(&thread, NULL, g2_job_run, &job) == 0;
@@ -217,6 +301,8 @@ static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_g
     t->msm_b2 = job.secs;
     if (st == ZKPIPE_OK)
         st = job.st;
+    if (res->ledger != NULL)
+        zkpipe_ledger_release(res->ledger, ZKPIPE_KIND_WORKSPACE, g2_scratch);
     h_drop(&h, res);
     if (st != ZKPIPE_OK)
         return st;

@@ -165,7 +165,13 @@ void zkpipe__density_fill(uint64_t *density, const zkpipe_cs *cs)
 zkpipe_status zkpipe__synth(zkpipe__synth_result *out, const zkpipe_cs *cs, zkpipe_pool *pool,
                             zkpipe_ledger *ledger)
 {
-    if (out == NULL || cs == NULL)
+    return zkpipe__synth_with(out, cs, pool, ledger, cs != NULL ? &cs->allocator : NULL);
+}
+
+zkpipe_status zkpipe__synth_with(zkpipe__synth_result *out, const zkpipe_cs *cs, zkpipe_pool *pool,
+                                 zkpipe_ledger *ledger, const zkpipe_allocator *allocator)
+{
+    if (out == NULL || cs == NULL || allocator == NULL)
         return ZKPIPE_EINVAL;
     if (cs->mode != ZKPIPE_CS_WITNESS)
         return ZKPIPE_ESTATE;
@@ -184,7 +190,7 @@ zkpipe_status zkpipe__synth(zkpipe__synth_result *out, const zkpipe_cs *cs, zkpi
     r.num_aux = cs->num_aux;
     r.density_words = zkpipe__density_words(cs->num_inputs + cs->num_aux);
     r.ledger = ledger;
-    r.allocator = cs->allocator;
+    r.allocator = *allocator;
     for (int which = 0; which < BUF_COUNT; which++) {
         if ((st = take(&r, which)) != ZKPIPE_OK) {
             zkpipe__synth_free(&r);

@@ -46,6 +46,12 @@ typedef struct zkpipe__synth_result {
 zkpipe_status zkpipe__synth(zkpipe__synth_result *out, const zkpipe_cs *cs, zkpipe_pool *pool,
                             zkpipe_ledger *ledger);
 
+/* zkpipe__synth with the buffers from `allocator` (copied) instead of cs's: the engine builds
+ * circuits with an allocator that charges them as kind CIRCUIT, which the buffers must not
+ * be. ZKPIPE_EINVAL also for a NULL allocator. */
+zkpipe_status zkpipe__synth_with(zkpipe__synth_result *out, const zkpipe_cs *cs, zkpipe_pool *pool,
+                                 zkpipe_ledger *ledger, const zkpipe_allocator *allocator);
+
 /* Frees a, b and c and releases them from the ledger (the prover's step after its
  * transforms); a no-op when they are already gone. */
 void zkpipe__synth_free_abc(zkpipe__synth_result *r);

@@ -7,10 +7,18 @@
  *    circuit --builds times per partition, a stand-in for witness generation heavier than
  *    this circuit's (synthesis is otherwise about 1% of proving).
  * 2. Peak RSS with slow proving (--rss-partitions of 2^--log rows, BN254; proving is about
- *    100x slower than synthesis): one synthesis worker per partition against one prover,
- *    permits 1 and capacity 1, with release early and release on delivery, each in its own
- *    child process so each peak is its own; reported against the idle baseline (the child's
- *    RSS before the engine starts) and against bound x a partition's accounted peak.
+ *    100x slower than synthesis): one synthesis worker per partition against one prover of
+ *    one thread, permits 1 and capacity 1, with release early and release on delivery, each
+ *    in its own child process so each peak is its own. "partition" is measured, not
+ *    estimated: the peak accounted bytes (snapshot peak_bytes) of the same engine running one
+ *    partition alone, which holds its circuit, synthesis's buffers, h and the prover's
+ *    workspace (NTT domain, MSM scratch) as its ledger charges them. Each run's peak RSS above
+ *    its idle baseline (the child's RSS before the engine starts) is reported against
+ *    (i) bound x partition, bound = permits + capacity (invariant 2: synth + pending + queued);
+ *    (ii) resident x partition, resident = permits + capacity + prover workers, the most
+ *    partitions holding buffers at once on delivery (one more per partition being proved);
+ *    (iii) the run's own peak accounted bytes. RSS also holds what no ledger charges: thread
+ *    stacks, allocator overhead, pages glibc keeps.
  *
  *   bench_engine [--partitions N] [--overlap-log K] [--builds B] [--rss-partitions N] [--log K]
  *
@@ -150,14 +158,22 @@ static double back_to_back(keys *k, size_t n, double *synth, double *prove)
     return now_s() - t0;
 }
 
-static double pipelined(keys *k, size_t n)
+/* The engine every measurement here uses: permits 1, capacity 1, one prover of one thread on
+ * the CPU, `workers` synthesis workers. */
+static zkpipe_engine_config narrow_config(unsigned workers)
 {
     zkpipe_engine_config cfg;
     zkpipe_engine_config_init(&cfg);
-    cfg.synth_workers = 1;
+    cfg.synth_workers = workers;
     cfg.permits = 1;
     cfg.capacity = 1;
     cfg.backend = ZKPIPE_BACKEND_CPU;
+    return cfg;
+}
+
+static double pipelined(keys *k, size_t n)
+{
+    zkpipe_engine_config cfg = narrow_config(1);
     zkpipe_snapshot snap;
     zkpipe_engine_counters counters;
     double t0 = now_s();
@@ -226,17 +242,11 @@ static void reset_peak_rss(void)
 /* In a child process: the engine with slow proving under `release`; one result line. */
 static void rss_child(keys *k, size_t n, zkpipe_release release, int out)
 {
-    zkpipe_engine_config cfg;
-    zkpipe_engine_config_init(&cfg);
-    cfg.synth_workers = (unsigned)n;
-    cfg.permits = 1;
-    cfg.capacity = 1;
-    cfg.backend = ZKPIPE_BACKEND_CPU;
+    zkpipe_engine_config cfg = narrow_config((unsigned)n);
     cfg.release = release;
-    /* glibc otherwise raises its mmap threshold as large blocks are freed, then serves them
-     * from per-thread arenas that keep the pages: RSS would count every partition ever
-     * synthesized rather than those in flight. */
-    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+    /* What the parent left free in glibc's heaps would be resident in the baseline and
+     * reused: released, RSS grows by what the engine holds. */
+    malloc_trim(0);
     reset_peak_rss();
     unsigned long long base = vm_bytes("VmRSS:");
     zkpipe_snapshot snap;
@@ -280,30 +290,61 @@ static rss rss_run(keys *k, size_t n, zkpipe_release release)
     return r;
 }
 
+/* The peak accounted bytes of one partition run alone, in this process; the largest peak
+ * of kind CIRCUIT and of kind WORKSPACE over the stages in *circuit and *workspace. */
+static uint64_t partition_peak(keys *k, uint64_t *circuit, uint64_t *workspace)
+{
+    zkpipe_engine_config cfg = narrow_config(1);
+    zkpipe_snapshot snap;
+    zkpipe_engine_counters counters;
+    run_engine(&cfg, k, 1, &snap, &counters);
+    *circuit = *workspace = 0;
+    for (uint32_t st = 0; st < snap.stage_count; st++) {
+        const zkpipe_snapshot_kind *kind = snap.stage[st].kind;
+        if (kind[ZKPIPE_KIND_CIRCUIT].peak_bytes > *circuit)
+            *circuit = kind[ZKPIPE_KIND_CIRCUIT].peak_bytes;
+        if (kind[ZKPIPE_KIND_WORKSPACE].peak_bytes > *workspace)
+            *workspace = kind[ZKPIPE_KIND_WORKSPACE].peak_bytes;
+    }
+    return snap.peak_bytes;
+}
+
 static void peak_rss(size_t n, unsigned log_rows)
 {
+    /* glibc otherwise raises its mmap threshold as large blocks are freed, then serves them
+     * from per-thread arenas that keep the pages, and keeps up to 128 KiB free at the top of
+     * each arena: RSS would count every partition ever synthesized (here and in the children,
+     * which inherit the heaps) rather than those in flight. One arena: each of the many
+     * synthesis workers would otherwise keep its own arena's free pages (about 0.1 MiB). */
+    mallopt(M_MMAP_THRESHOLD, 64 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 64 * 1024);
+    mallopt(M_ARENA_MAX, 1);
     keys k;
     make_keys(&k, ZKPIPE_CURVE_BN254, log_rows);
-    const zkpipe_groth16_pk *pk = k.pk;
-    uint64_t synth, rows = (uint64_t)1 << log_rows;
-    check(zkpipe_synth_estimate(&synth, NULL, ZKPIPE_CURVE_BN254, rows - pk->num_inputs,
-                                pk->num_inputs, pk->num_aux),
-          "estimate");
-    const double part = (double)(synth + 32 * rows), bound = 2, mib = 1048576.0;
-    printf("peak RSS: %zu partitions of 2^%u rows (%.2f MiB accounted at a partition's peak), "
-           "bn254, %zu synthesis workers, permits 1 + capacity 1, one prover\n",
-           n, log_rows, part / mib, n);
+    uint64_t circuit, workspace;
+    const double mib = 1048576.0, bound = 2, resident = 3;
+    const double part = (double)partition_peak(&k, &circuit, &workspace);
+    printf("peak RSS: %zu partitions of 2^%u rows, bn254, %zu synthesis workers, permits 1 + "
+           "capacity 1, one prover of one thread\n",
+           n, log_rows, n);
+    printf("  partition (accounted peak of one run alone) %.2f MiB: its circuit's peak %.2f MiB, "
+           "the prover's workspace peak %.2f MiB\n",
+           part / mib, (double)circuit / mib, (double)workspace / mib);
     rss d = rss_run(&k, n, ZKPIPE_RELEASE_DELIVERY);
     rss e = rss_run(&k, n, ZKPIPE_RELEASE_EARLY);
     const rss *runs[2] = {&d, &e};
     const char *names[2] = {"delivery", "early"};
-    for (int i = 0; i < 2; i++)
-        printf("  %-8s peak in flight %llu, peak accounted %.2f MiB, peak RSS %.2f MiB "
-               "(idle baseline %.2f MiB, above it %.2f MiB = %.2f x bound x partition)\n",
+    for (int i = 0; i < 2; i++) {
+        double above = (double)(runs[i]->peak - runs[i]->base);
+        printf("  %-8s peak in flight %llu, peak accounted %.2f MiB, peak RSS %.2f MiB (idle "
+               "baseline %.2f MiB, above it %.2f MiB)\n",
                names[i], runs[i]->in_flight, (double)runs[i]->accounted / mib,
-               (double)runs[i]->peak / mib, (double)runs[i]->base / mib,
-               (double)(runs[i]->peak - runs[i]->base) / mib,
-               (double)(runs[i]->peak - runs[i]->base) / (bound * part));
+               (double)runs[i]->peak / mib, (double)runs[i]->base / mib, above / mib);
+        printf("  %-8s RSS above baseline = %.2f x bound (2) x partition = %.2f x resident (3) x "
+               "partition = %.2f x peak accounted\n",
+               names[i], above / (bound * part), above / (resident * part),
+               above / (double)runs[i]->accounted);
+    }
     printf("  early / delivery: peak RSS above baseline %.2fx, peak accounted %.2fx\n",
            (double)(e.peak - e.base) / (double)(d.peak - d.base),
            (double)e.accounted / (double)d.accounted);
