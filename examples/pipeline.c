@@ -305,6 +305,9 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n,
     printf("release=%s bound=permits+capacity=%llu peak_in_flight=%llu%s\n", release,
            (unsigned long long)n->bound, (unsigned long long)n->peak_in_flight,
            n->peak_in_flight > n->bound ? " (EXCEEDS the bound)" : "");
+    printf("resident bound=permits+capacity+prover_workers=%llu (partitions holding buffers at "
+           "once, those being proved included)\n",
+           (unsigned long long)n->resident_bound);
     printf("peak items per stage:");
     for (uint32_t s = 0; s < peaks->stage_count; s++)
         printf(" %s=%llu", peaks->stage_names[s], (unsigned long long)peaks->stage[s].peak_items);
@@ -315,15 +318,16 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n,
     if (o->json)
         printf("{\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"jobs\":%lu,"
                "\"log_constraints\":%lu,\"curves\":%zu,\"release\":\"%s\",\"backend\":\"%s\","
-               "\"bound\":%llu,\"peak_in_flight\":%llu,\"peak_accounted_bytes\":%llu,"
+               "\"bound\":%llu,\"resident_bound\":%llu,\"peak_in_flight\":%llu,"
+               "\"peak_accounted_bytes\":%llu,"
                "\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,\"live_items_at_exit\":%llu,"
                "\"live_bytes_at_exit\":%llu,\"elapsed_s\":%.6f,\"throughput_per_s\":%.3f}\n",
                t->partitions, t->verified, t->errors, o->jobs, o->log_constraints, o->ncurves,
                release, backend, (unsigned long long)n->bound,
-               (unsigned long long)n->peak_in_flight, (unsigned long long)peaks->peak_bytes,
-               (unsigned long long)o->cfg.budget_bytes, (unsigned long long)rss,
-               (unsigned long long)end->live_items, (unsigned long long)end->live_bytes,
-               t->elapsed_s, per_s);
+               (unsigned long long)n->resident_bound, (unsigned long long)n->peak_in_flight,
+               (unsigned long long)peaks->peak_bytes, (unsigned long long)o->cfg.budget_bytes,
+               (unsigned long long)rss, (unsigned long long)end->live_items,
+               (unsigned long long)end->live_bytes, t->elapsed_s, per_s);
 }
 
 int main(int argc, char **argv)

@@ -280,6 +280,7 @@ static void proves_every_partition(void **state)
         assert_int_equal(n.proved, 8);
         assert_int_equal(n.failed + n.canceled + n.in_flight, 0);
         assert_int_equal(n.bound, cfg.permits + cfg.capacity);
+        assert_int_equal(n.resident_bound, n.bound + cfg.prover_workers);
         zkpipe_engine_drain(e);
         zkpipe_job *late = NULL;
         assert_int_equal(zkpipe_engine_submit(e, &late, parts, 1, NULL, NULL), ZKPIPE_ECLOSED);

@@ -37,6 +37,8 @@ json=$(run --curve all --synth-workers 3 --permits 1 --capacity 2 --prover-worke
 echo "$json"
 check "$json"
 [ "$(field bound "$json")" -eq 3 ] || fail "bound is not permits + capacity = 3"
+[ "$(field resident_bound "$json")" -eq 5 ] ||
+    fail "resident bound is not permits + capacity + prover workers = 5"
 [ "$(field peak_in_flight "$json")" -le 3 ] || fail "delivery: the waist exceeded its bound"
 grep -q '"ph":"X"' "$tmp/trace.json" || fail "no spans in the trace"
 grep -q '"name":"live bytes","ph":"C"' "$tmp/trace.json" || fail "no counters in the trace"

@@ -132,7 +132,11 @@ typedef struct zkpipe_engine_counters {
     uint64_t peak_in_flight; /* highest in_flight, counted at the ledger moves themselves */
     uint64_t bound;          /* permits + capacity: what peak_in_flight stays within with
                               * ZKPIPE_RELEASE_DELIVERY */
-    uint64_t reserved[8];    /* zero */
+    uint64_t resident_bound; /* bound + prover_workers: the most partitions holding buffers
+                              * at once with ZKPIPE_RELEASE_DELIVERY, those being proved
+                              * included; peak accounted bytes stay within it times one
+                              * partition's peak */
+    uint64_t reserved[7];    /* zero */
 } zkpipe_engine_counters;
 
 /*! zkpipe_engine_config_init() : defaults: 2 synthesis workers, 2 permits, no byte budget,

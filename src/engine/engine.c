@@ -262,6 +262,7 @@ zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters 
     out->in_flight = atomic_load(&engine->in_flight);
     out->peak_in_flight = atomic_load(&engine->peak_in_flight);
     out->bound = engine->config.permits + engine->config.capacity;
+    out->resident_bound = out->bound + engine->config.prover_workers;
     return ZKPIPE_OK;
 }
 
