@@ -129,8 +129,10 @@ ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
  * @param pool runs synthesis, the NTTs and the G1 MSMs (NULL: the caller alone).
  * @param ledger NULL, or an open ledger the call accounts its buffers in: synthesis charges
  *        a/b/c, input, aux and density; the prover moves the ledger to ZKPIPE_STAGE_PROVING,
- *        charges h (ZKPIPE_KIND_H) while it exists, releases a/b/c as soon as h exists, moves
- *        to ZKPIPE_STAGE_FINALIZE to assemble the proof and releases everything before
+ *        charges h (ZKPIPE_KIND_H) while it exists, releases a/b/c as soon as h exists,
+ *        charges its working memory (NTT domain, MSM scratch; each block with a header of 16
+ *        bytes or its alignment) as ZKPIPE_KIND_WORKSPACE while it exists, moves to
+ *        ZKPIPE_STAGE_FINALIZE to assemble the proof and releases everything before
  *        returning. The ledger stays open (in FINALIZE on success, else in the stage it
  *        had reached) and the caller closes it; everything this call charged is released.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL pk, cs or out; a closed ledger),
@@ -142,7 +144,8 @@ ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
  * the caller after the G1 MSMs).
  * Allocates, all freed before returning: the synthesis buffers (zkpipe_cs_synth_bytes), h
  * (32 n bytes) and a domain (32 n bytes) through cs's allocator; MSM scratch (buckets per
- * thread and 32 bytes per scalar) through the proving key's.
+ * thread) through the proving key's. The scalars are converted from Montgomery form in the
+ * synthesis buffers themselves, not copied.
  * Thread safety: pk and cs are only read; concurrent proofs with one key are fine. */
 ZKPIPE_API zkpipe_status zkpipe_groth16_prove(zkpipe_groth16_proof *out, size_t *first_failing,
                                               zkpipe_groth16_timings *timings,
