@@ -3,6 +3,12 @@
  * curve's constant macros (C##_XI_C0: the sextic non-residue is xi = XI_C0 + u). Rules as in
  * fp.h (not constant-time).
  *
+ * E_mul and E_sqr reduce sums of double-width products once (fp.h's F_mul_wide, F_reduce),
+ * which needs 4p < R = 2^(64 LIMBS): sums of two reduced values are below 2p and fit in LIMBS
+ * limbs, their products are below 4p^2 < 2^(128 LIMBS), and what is reduced (a0 b1 + a1 b0 and
+ * the like, below 2p^2) stays below p R. BN254's q < 2^254 (R = 2^256) and BLS12-381's
+ * p < 2^381 (R = 2^384) both leave that headroom; tests/test_ff.c checks it.
+ *
  *   void E_mul(r, a, b);  void E_sqr(r, a);  void E_pow(r, a, exp, nlimbs);
  *   void E_mul_by_nonresidue(E *r, const E *a) : r = xi a.
  *   void E_frobenius(E *r, const E *a, unsigned power) : r = a^(p^power) (conjugation when
@@ -22,24 +28,32 @@
     ZKPIPE__QUADRATIC_DEFINE(E, F, fq)                                                             \
     ZKPIPE_HD_OUTLINED void E##_mul(E *r, const E *a, const E *b)                                  \
     {                                                                                              \
-        F t0, t1, s0, s1; /* Karatsuba: three base multiplications */                              \
-        F##_mul(&t0, &a->c0, &b->c0);                                                              \
-        F##_mul(&t1, &a->c1, &b->c1);                                                              \
-        F##_add(&s0, &a->c0, &a->c1);                                                              \
-        F##_add(&s1, &b->c0, &b->c1);                                                              \
-        F##_mul(&s0, &s0, &s1);                                                                    \
-        F##_sub(&r->c0, &t0, &t1);                                                                 \
-        F##_sub(&s0, &s0, &t0);                                                                    \
-        F##_sub(&r->c1, &s0, &t1);                                                                 \
+        /* Karatsuba with lazy reduction: three double-width products, two reductions */           \
+        uint64_t t0[2 * F##_LIMBS], t1[2 * F##_LIMBS], t2[2 * F##_LIMBS];                          \
+        F s0, s1;                                                                                  \
+        F##_mul_wide(t0, a->c0.l, b->c0.l);                                                        \
+        F##_mul_wide(t1, a->c1.l, b->c1.l);                                                        \
+        zkpipe__limbs_add(s0.l, a->c0.l, a->c1.l, F##_LIMBS);                                      \
+        zkpipe__limbs_add(s1.l, b->c0.l, b->c1.l, F##_LIMBS);                                      \
+        F##_mul_wide(t2, s0.l, s1.l);                                                              \
+        zkpipe__limbs_sub(t2, t2, t0, 2 * F##_LIMBS);                                              \
+        zkpipe__limbs_sub(t2, t2, t1, 2 * F##_LIMBS);                                              \
+        F##_sub_wide(t0, t0, t1);                                                                  \
+        F##_reduce(&r->c0, t0);                                                                    \
+        F##_reduce(&r->c1, t2);                                                                    \
     }                                                                                              \
     ZKPIPE_HD_OUTLINED void E##_sqr(E *r, const E *a)                                              \
     {                                                                                              \
-        F s, d, m; /* (c0 + c1)(c0 - c1) + 2 c0 c1 u */                                            \
-        F##_add(&s, &a->c0, &a->c1);                                                               \
+        /* (c0 + c1)(c0 - c1) + c0 (2 c1) u, the sums left unreduced (below 2p) */                 \
+        uint64_t t0[2 * F##_LIMBS], t1[2 * F##_LIMBS];                                             \
+        F s, d, m;                                                                                 \
+        zkpipe__limbs_add(s.l, a->c0.l, a->c1.l, F##_LIMBS);                                       \
         F##_sub(&d, &a->c0, &a->c1);                                                               \
-        F##_mul(&m, &a->c0, &a->c1);                                                               \
-        F##_mul(&r->c0, &s, &d);                                                                   \
-        F##_dbl(&r->c1, &m);                                                                       \
+        zkpipe__limbs_add(m.l, a->c1.l, a->c1.l, F##_LIMBS);                                       \
+        F##_mul_wide(t0, s.l, d.l);                                                                \
+        F##_mul_wide(t1, a->c0.l, m.l);                                                            \
+        F##_reduce(&r->c0, t0);                                                                    \
+        F##_reduce(&r->c1, t1);                                                                    \
     }                                                                                              \
     ZKPIPE__QUADRATIC_DEFINE_INV(E, F, F##_neg)                                                    \
     ZKPIPE__FF_DEFINE_POW(E)                                                                       \
