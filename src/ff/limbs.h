@@ -32,6 +32,16 @@
 
 #define ZKPIPE__FF_MAX_LIMBS 6
 
+/* On x86-64 the carry chains of additions and subtractions use the adc/sbb intrinsics (in
+ * every x86-64, so no flag or dispatch): gcc 12 compiles the portable comparisons below into
+ * setb/cmp sequences instead of one adc chain. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
+#include <x86intrin.h>
+#define ZKPIPE__FF_ADC 1
+#else
+#define ZKPIPE__FF_ADC 0
+#endif
+
 /* Returns the low word of a * b + c + *carry and leaves the high word in *carry; the sum
  * cannot overflow 128 bits. */
 ZKPIPE__FF_INLINE uint64_t zkpipe__mac(uint64_t a, uint64_t b, uint64_t c, uint64_t *carry)
@@ -56,6 +66,16 @@ ZKPIPE__FF_INLINE uint64_t zkpipe__mac(uint64_t a, uint64_t b, uint64_t c, uint6
 ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_add(uint64_t *r, const uint64_t *a, const uint64_t *b,
                                              int n)
 {
+#if ZKPIPE__FF_ADC
+    unsigned char cf = 0;
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++) {
+        unsigned long long s;
+        cf = _addcarry_u64(cf, a[i], b[i], &s);
+        r[i] = s;
+    }
+    return cf;
+#endif
     uint64_t c = 0;
     ZKPIPE__UNROLL
     for (int i = 0; i < n; i++) {
@@ -71,6 +91,16 @@ ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_add(uint64_t *r, const uint64_t *a, con
 ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_sub(uint64_t *r, const uint64_t *a, const uint64_t *b,
                                              int n)
 {
+#if ZKPIPE__FF_ADC
+    unsigned char bf = 0;
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++) {
+        unsigned long long d;
+        bf = _subborrow_u64(bf, a[i], b[i], &d);
+        r[i] = d;
+    }
+    return bf;
+#endif
     uint64_t borrow = 0;
     ZKPIPE__UNROLL
     for (int i = 0; i < n; i++) {
