@@ -269,6 +269,20 @@ static void zcash_zero_coordinates_are_not_infinity(void **state)
     assert_true(bls12_381_g2_affine_is_infinity(&q));
 }
 
+/* bn254_g2_b is a stored constant: it must be 3 / xi, xi = 9 + u. */
+static void bn254_twist_coefficient(void **state)
+{
+    bn254_fq2 b, xi, three;
+    (void)state;
+    bn254_g2_b(&b);
+    bn254_fq_from_u64(&xi.c0, 9);
+    bn254_fq_set_one(&xi.c1);
+    bn254_fq2_mul(&b, &b, &xi);
+    bn254_fq_from_u64(&three.c0, 3);
+    bn254_fq_set_zero(&three.c1);
+    assert_true(bn254_fq2_eq(&b, &three));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -277,6 +291,7 @@ int main(void)
         GROUP_CASES(bn254_g1),
         GROUP_CASES(bn254_g2),
         cmocka_unit_test(zcash_zero_coordinates_are_not_infinity),
+        cmocka_unit_test(bn254_twist_coefficient),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

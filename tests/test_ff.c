@@ -214,6 +214,45 @@ static void pattern_bytes(uint8_t *out, size_t n, unsigned m, unsigned k)
             assert_memory_equal(a.l, y.l, sizeof a.l);                                             \
         }                                                                                          \
     }                                                                                              \
+    /* The split multiplier: F_reduce of F_mul_wide is F_mul, and its x86 and portable halves      \
+     * agree, up to the largest inputs fp2.h gives them (sums below 2p, t just below p R). */      \
+    static void F##_wide_paths(void **state)                                                       \
+    {                                                                                              \
+        (void)state;                                                                               \
+        rng_state = 13;                                                                            \
+        F a, b, x, y;                                                                              \
+        uint64_t t[2 * F##_LIMBS], u[2 * F##_LIMBS], s[F##_LIMBS];                                 \
+        for (int it = 0; it < 20 * ITERS; it++) {                                                  \
+            F##_random(&a);                                                                        \
+            F##_random(&b);                                                                        \
+            F##_mul_wide(t, a.l, b.l);                                                             \
+            F##_mul_wide_portable(u, a.l, b.l);                                                    \
+            assert_memory_equal(t, u, sizeof t);                                                   \
+            F##_reduce(&x, t);                                                                     \
+            F##_reduce_portable(&y, t);                                                            \
+            assert_memory_equal(x.l, y.l, sizeof x.l);                                             \
+            F##_mul(&y, &a, &b);                                                                   \
+            assert_memory_equal(x.l, y.l, sizeof x.l);                                             \
+            zkpipe__limbs_add(s, a.l, b.l, F##_LIMBS); /* below 2p */                              \
+            F##_mul_wide(t, s, s);                                                                 \
+            F##_mul_wide_portable(u, s, s);                                                        \
+            assert_memory_equal(t, u, sizeof t);                                                   \
+        }                                                                                          \
+        /* t = p R - 1: the largest F_reduce accepts */                                            \
+        memset(t, 0xff, sizeof t);                                                                 \
+        memcpy(t + F##_LIMBS, F##_MODULUS, sizeof s);                                              \
+        t[F##_LIMBS] -= 1;                                                                         \
+        F##_reduce(&x, t);                                                                         \
+        F##_reduce_portable(&y, t);                                                                \
+        assert_memory_equal(x.l, y.l, sizeof x.l);                                                 \
+        assert_true(zkpipe__limbs_lt(x.l, F##_MODULUS, F##_LIMBS));                                \
+        F##_sub_wide(u, t, t); /* zero, with no p R added */                                       \
+        assert_true(zkpipe__limbs_is_zero(u, 2 * F##_LIMBS));                                      \
+        memset(u, 0, sizeof u);                                                                    \
+        u[0] = 1;                                                                                  \
+        F##_sub_wide(u, u, t); /* 1 - (p R - 1) + p R = 2 */                                       \
+        assert_true(u[0] == 2 && zkpipe__limbs_is_zero(u + 1, 2 * F##_LIMBS - 1));                 \
+    }                                                                                              \
     static void F##_edges(void **state)                                                            \
     {                                                                                              \
         (void)state;                                                                               \
@@ -477,6 +516,37 @@ ROOT_OF_UNITY_TEST(bn254_fr)
             assert_int_equal(P##_fq2_is_square(&x), 1);                                            \
         }                                                                                          \
     }                                                                                              \
+    /* fp2.h's lazily reduced products against the schoolbook formula on reduced products, with    \
+     * the headroom they rely on: 4p < R, i.e. p's top limb below 2^62. */                         \
+    static void P##_fq2_lazy(void **state)                                                         \
+    {                                                                                              \
+        (void)state;                                                                               \
+        rng_state = 17;                                                                            \
+        assert_true(P##_fq_MODULUS[P##_fq_LIMBS - 1] < UINT64_C(1) << 62);                         \
+        P##_fq2 a, b, x, y;                                                                        \
+        P##_fq t;                                                                                  \
+        for (int it = 0; it < 20 * ITERS; it++) {                                                  \
+            P##_fq2_random(&a);                                                                    \
+            P##_fq2_random(&b);                                                                    \
+            P##_fq_mul(&y.c0, &a.c0, &b.c0);                                                       \
+            P##_fq_mul(&t, &a.c1, &b.c1);                                                          \
+            P##_fq_sub(&y.c0, &y.c0, &t);                                                          \
+            P##_fq_mul(&y.c1, &a.c0, &b.c1);                                                       \
+            P##_fq_mul(&t, &a.c1, &b.c0);                                                          \
+            P##_fq_add(&y.c1, &y.c1, &t);                                                          \
+            P##_fq2_mul(&x, &a, &b);                                                               \
+            assert_true(P##_fq2_eq(&x, &y));                                                       \
+            P##_fq2_mul(&a, &a, &b); /* output aliasing an input */                                \
+            assert_true(P##_fq2_eq(&a, &y));                                                       \
+            P##_fq_mul(&y.c0, &a.c0, &a.c0);                                                       \
+            P##_fq_mul(&t, &a.c1, &a.c1);                                                          \
+            P##_fq_sub(&y.c0, &y.c0, &t);                                                          \
+            P##_fq_mul(&y.c1, &a.c0, &a.c1);                                                       \
+            P##_fq_dbl(&y.c1, &y.c1);                                                              \
+            P##_fq2_sqr(&a, &a);                                                                   \
+            assert_true(P##_fq2_eq(&a, &y));                                                       \
+        }                                                                                          \
+    }                                                                                              \
     SQRT_TESTS(P##_fq2, if (it % 5 == 0) P##_fq_set_zero(&a.c1);)                                  \
     static void P##_fq6_special(void **state)                                                      \
     {                                                                                              \
@@ -611,17 +681,18 @@ static void sparse_line_products(void **state)
 }
 
 #define FIELD_CASES(F)                                                                             \
-    cmocka_unit_test(F##_axioms), cmocka_unit_test(F##_mul_paths), cmocka_unit_test(F##_edges),    \
+    cmocka_unit_test(F##_axioms), cmocka_unit_test(F##_mul_paths),                                 \
+        cmocka_unit_test(F##_wide_paths), cmocka_unit_test(F##_edges),                             \
         cmocka_unit_test(F##_inverse), cmocka_unit_test(F##_batch_inverse),                        \
         cmocka_unit_test(F##_square_roots), cmocka_unit_test(F##_encodings)
 
 #define TOWER_CASES(P)                                                                             \
     cmocka_unit_test(P##_fq2_axioms), cmocka_unit_test(P##_fq2_inverse),                           \
-        cmocka_unit_test(P##_fq2_special), cmocka_unit_test(P##_fq2_square_roots),                 \
-        cmocka_unit_test(P##_fq6_axioms), cmocka_unit_test(P##_fq6_inverse),                       \
-        cmocka_unit_test(P##_fq6_special), cmocka_unit_test(P##_fq12_axioms),                      \
-        cmocka_unit_test(P##_fq12_inverse), cmocka_unit_test(P##_fq12_special),                    \
-        cmocka_unit_test(P##_fq12_cyclotomic)
+        cmocka_unit_test(P##_fq2_special), cmocka_unit_test(P##_fq2_lazy),                         \
+        cmocka_unit_test(P##_fq2_square_roots), cmocka_unit_test(P##_fq6_axioms),                  \
+        cmocka_unit_test(P##_fq6_inverse), cmocka_unit_test(P##_fq6_special),                      \
+        cmocka_unit_test(P##_fq12_axioms), cmocka_unit_test(P##_fq12_inverse),                     \
+        cmocka_unit_test(P##_fq12_special), cmocka_unit_test(P##_fq12_cyclotomic)
 
 int main(void)
 {

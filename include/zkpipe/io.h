@@ -165,7 +165,7 @@ typedef struct zkpipe_zkey_timings {
     double msm_a; /* the G1 MSMs, each */
     double msm_b1;
     double msm_c;  /* the private-wire C query and the H query */
-    double msm_b2; /* the G2 MSM (its own thread's wall time, overlapping the G1 ones) */
+    double msm_b2; /* the G2 MSM (after the G1 ones, each on the whole pool) */
     double verify; /* the pairing check of the proof against the zkey's verifying key */
     double total;
 } zkpipe_zkey_timings;

@@ -20,6 +20,15 @@
  *   void F_add(r, a, b);  F_sub(r, a, b);  F_neg(r, a);  F_dbl(r, a);  F_mul(r, a, b);
  *   void F_sqr(r, a);
  *   void F_mul_portable(r, a, b) : F_mul in plain C, without mont_x86.h (tests compare them).
+ *   void F_mul_wide(uint64_t *t, const uint64_t *a, const uint64_t *b)
+ *       : t[0..2 LIMBS) = a b as integers, for any LIMBS-limb a and b (reduced or not); t must
+ *         not overlap a or b. With F_reduce, for sums of products reduced once (fp2.h).
+ *   void F_reduce(F *r, const uint64_t *t) : r = t / R mod p for a 2 LIMBS-limb t < p R (the
+ *       second half of F_mul: F_reduce of F_mul_wide(a, b) is F_mul(a, b)).
+ *   void F_sub_wide(uint64_t *t, const uint64_t *a, const uint64_t *b)
+ *       : t = a - b, plus p R when that is negative, for 2 LIMBS-limb a, b < p R: stays below
+ *         p R and congruent to a - b after F_reduce.
+ *   F_mul_wide_portable, F_reduce_portable : the same in plain C.
  *   void F_half(F *r, const F *a) : r = a / 2.
  *   void F_mul_small(F *r, const F *a, uint64_t k) : r = k a by doubling and adding (cheaper
  *       than F_mul for small k).
@@ -83,9 +92,27 @@
             zkpipe__mont_mul6_x86(r, a, b, p, inv);                                                \
         return;                                                                                    \
     }
+#define ZKPIPE__FP_MUL_WIDE_X86(t, a, b, n)                                                        \
+    if (__builtin_expect(zkpipe__ff_x86_adx, 1)) {                                                 \
+        if ((n) == 4)                                                                              \
+            zkpipe__mul_wide4_x86(t, a, b);                                                        \
+        else                                                                                       \
+            zkpipe__mul_wide6_x86(t, a, b);                                                        \
+        return;                                                                                    \
+    }
+#define ZKPIPE__FP_REDUCE_X86(r, t, p, inv, n)                                                     \
+    if (__builtin_expect(zkpipe__ff_x86_adx, 1)) {                                                 \
+        if ((n) == 4)                                                                              \
+            zkpipe__mont_reduce4_x86(r, t, p, inv);                                                \
+        else                                                                                       \
+            zkpipe__mont_reduce6_x86(r, t, p, inv);                                                \
+        return;                                                                                    \
+    }
 #else
 #define ZKPIPE__FP_MUL_PORTABLE ZKPIPE_HD
 #define ZKPIPE__FP_MUL_X86(r, a, b, p, inv, n)
+#define ZKPIPE__FP_MUL_WIDE_X86(t, a, b, n)
+#define ZKPIPE__FP_REDUCE_X86(r, t, p, inv, n)
 #endif
 
 #define ZKPIPE__FP_DEFINE(F, C)                                                                    \
@@ -146,6 +173,32 @@
     {                                                                                              \
         ZKPIPE__FP_MUL_X86(r->l, a->l, b->l, F##_MODULUS, C##_INV, C##_LIMBS)                      \
         F##_mul_portable(r, a, b);                                                                 \
+    }                                                                                              \
+    ZKPIPE__FP_MUL_PORTABLE void F##_mul_wide_portable(uint64_t *t, const uint64_t *a,             \
+                                                       const uint64_t *b)                          \
+    {                                                                                              \
+        zkpipe__limbs_mul_wide(t, a, b, C##_LIMBS);                                                \
+    }                                                                                              \
+    ZKPIPE_HD void F##_mul_wide(uint64_t *t, const uint64_t *a, const uint64_t *b)                 \
+    {                                                                                              \
+        ZKPIPE__FP_MUL_WIDE_X86(t, a, b, C##_LIMBS)                                                \
+        F##_mul_wide_portable(t, a, b);                                                            \
+    }                                                                                              \
+    ZKPIPE__FP_MUL_PORTABLE void F##_reduce_portable(F *r, const uint64_t *t)                      \
+    {                                                                                              \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        zkpipe__mont_reduce(r->l, t, p, C##_INV, C##_LIMBS);                                       \
+    }                                                                                              \
+    ZKPIPE_HD void F##_reduce(F *r, const uint64_t *t)                                             \
+    {                                                                                              \
+        ZKPIPE__FP_REDUCE_X86(r->l, t, F##_MODULUS, C##_INV, C##_LIMBS)                            \
+        F##_reduce_portable(r, t);                                                                 \
+    }                                                                                              \
+    ZKPIPE_HD void F##_sub_wide(uint64_t *t, const uint64_t *a, const uint64_t *b)                 \
+    {                                                                                              \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        if (zkpipe__limbs_sub(t, a, b, 2 * C##_LIMBS))                                             \
+            zkpipe__limbs_add(t + C##_LIMBS, t + C##_LIMBS, p, C##_LIMBS);                         \
     }                                                                                              \
     ZKPIPE_HD void F##_sqr(F *r, const F *a)                                                       \
     {                                                                                              \

@@ -32,6 +32,16 @@
 
 #define ZKPIPE__FF_MAX_LIMBS 6
 
+/* On x86-64 the carry chains of additions and subtractions use the adc/sbb intrinsics (in
+ * every x86-64, so no flag or dispatch): gcc 12 compiles the portable comparisons below into
+ * setb/cmp sequences instead of one adc chain. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__CUDACC__)
+#include <x86intrin.h>
+#define ZKPIPE__FF_ADC 1
+#else
+#define ZKPIPE__FF_ADC 0
+#endif
+
 /* Returns the low word of a * b + c + *carry and leaves the high word in *carry; the sum
  * cannot overflow 128 bits. */
 ZKPIPE__FF_INLINE uint64_t zkpipe__mac(uint64_t a, uint64_t b, uint64_t c, uint64_t *carry)
@@ -56,6 +66,16 @@ ZKPIPE__FF_INLINE uint64_t zkpipe__mac(uint64_t a, uint64_t b, uint64_t c, uint6
 ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_add(uint64_t *r, const uint64_t *a, const uint64_t *b,
                                              int n)
 {
+#if ZKPIPE__FF_ADC
+    unsigned char cf = 0;
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++) {
+        unsigned long long s;
+        cf = _addcarry_u64(cf, a[i], b[i], &s);
+        r[i] = s;
+    }
+    return cf;
+#endif
     uint64_t c = 0;
     ZKPIPE__UNROLL
     for (int i = 0; i < n; i++) {
@@ -71,6 +91,16 @@ ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_add(uint64_t *r, const uint64_t *a, con
 ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_sub(uint64_t *r, const uint64_t *a, const uint64_t *b,
                                              int n)
 {
+#if ZKPIPE__FF_ADC
+    unsigned char bf = 0;
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++) {
+        unsigned long long d;
+        bf = _subborrow_u64(bf, a[i], b[i], &d);
+        r[i] = d;
+    }
+    return bf;
+#endif
     uint64_t borrow = 0;
     ZKPIPE__UNROLL
     for (int i = 0; i < n; i++) {
@@ -235,6 +265,54 @@ ZKPIPE__FF_INLINE void zkpipe__mont_mul(uint64_t *r, const uint64_t *a, const ui
     ZKPIPE__UNROLL
     for (int i = 0; i < n; i++)
         r[i] = t[i];
+}
+
+/* The two halves of a Montgomery product, for lazy reduction (fp2.h): sums and differences of
+ * several double-width products take one reduction instead of one each. */
+
+/* t[0..2n) = a b, for any n-limb a and b. */
+ZKPIPE__FF_INLINE void zkpipe__limbs_mul_wide(uint64_t *t, const uint64_t *a, const uint64_t *b,
+                                              int n)
+{
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        t[n + i] = 0;
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++) {
+        uint64_t c = 0;
+        ZKPIPE__UNROLL
+        for (int j = 0; j < n; j++)
+            t[i + j] = zkpipe__mac(a[j], b[i], i == 0 ? 0 : t[i + j], &c);
+        t[i + n] = c;
+    }
+}
+
+/* r = t / 2^(64 n) mod p for a 2n-limb t < p 2^(64 n), by reducing the low half:
+ * (t_low + m p) / 2^(64 n) < p + 1, plus t_high gives (t + m p) / 2^(64 n) < 2p, and one
+ * subtraction of p finishes it (2p < 2^(64 n) by limbs.h's requirement on p). */
+ZKPIPE__FF_INLINE void zkpipe__mont_reduce(uint64_t *r, const uint64_t *t, const uint64_t *p,
+                                           uint64_t inv, int n)
+{
+    uint64_t u[ZKPIPE__FF_MAX_LIMBS];
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        u[i] = t[i];
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++) {
+        /* u = (u + m p) / 2^64 < 2^(64 (n - 1)) + p: still n limbs */
+        uint64_t m = u[0] * inv, c = 0;
+        zkpipe__mac(m, p[0], u[0], &c);
+        ZKPIPE__UNROLL
+        for (int j = 1; j < n; j++)
+            u[j - 1] = zkpipe__mac(m, p[j], u[j], &c);
+        u[n - 1] = c;
+    }
+    zkpipe__limbs_add(u, u, t + n, n);
+    if (!zkpipe__limbs_lt(u, p, n))
+        zkpipe__limbs_sub(u, u, p, n);
+    ZKPIPE__UNROLL
+    for (int i = 0; i < n; i++)
+        r[i] = u[i];
 }
 
 /* Big-endian / little-endian byte strings of exactly 8 n bytes to and from limbs. */

@@ -142,5 +142,100 @@ ZKPIPE__FF_INLINE void zkpipe__mont_mul6_x86(uint64_t *r, const uint64_t *a, con
     zkpipe__mont_x86_finish(r, t, p, 6);
 }
 
+/* The halves of the multiplier for lazy reduction (limbs.h's zkpipe__limbs_mul_wide and
+ * zkpipe__mont_reduce). The product's rows rotate through the registers as in the multiplier,
+ * but where that reduces the low limb away, these store it as a limb of the product and
+ * clear the register to be the next row's top limb. */
+#define ZKPIPE__X86_STORE(T, OFF)                                                                  \
+    "movq %[" #T "], " #OFF "(%[t])\n\t"                                                           \
+    "xorl %k[" #T "], %k[" #T "]\n\t"
+
+/* t[0..8) = a b for any 4-limb a and b. Needs BMI2 and ADX. */
+ZKPIPE__FF_INLINE void zkpipe__mul_wide4_x86(uint64_t *t, const uint64_t *a, const uint64_t *b)
+{
+    uint64_t t0, t1, t2, t3, t4, lo, hi;
+    __asm__(ZKPIPE__X86_FIRST4(t0, t1, t2, t3, t4) ZKPIPE__X86_FIRST_END(t4)
+                ZKPIPE__X86_STORE(t0, 0) ZKPIPE__X86_ROW4(8, t1, t2, t3, t4, t0)
+                    ZKPIPE__X86_STORE(t1, 8) ZKPIPE__X86_ROW4(16, t2, t3, t4, t0, t1)
+                        ZKPIPE__X86_STORE(t2, 16) ZKPIPE__X86_ROW4(24, t3, t4, t0, t1, t2)
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+              [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : [a] "r"(a), [b] "r"(b), [t] "r"(t)
+            : "rdx", "cc", "memory");
+    t[3] = t3;
+    t[4] = t4;
+    t[5] = t0;
+    t[6] = t1;
+    t[7] = t2;
+}
+
+/* t[0..12) = a b for any 6-limb a and b. Needs BMI2 and ADX. */
+ZKPIPE__FF_INLINE void zkpipe__mul_wide6_x86(uint64_t *t, const uint64_t *a, const uint64_t *b)
+{
+    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
+    __asm__(ZKPIPE__X86_FIRST6(t0, t1, t2, t3, t4, t5, t6) ZKPIPE__X86_FIRST_END(t6)
+                ZKPIPE__X86_STORE(t0, 0) ZKPIPE__X86_ROW6(8, t1, t2, t3, t4, t5, t6, t0)
+                    ZKPIPE__X86_STORE(t1, 8) ZKPIPE__X86_ROW6(16, t2, t3, t4, t5, t6, t0, t1)
+                        ZKPIPE__X86_STORE(t2, 16) ZKPIPE__X86_ROW6(24, t3, t4, t5, t6, t0, t1, t2)
+                            ZKPIPE__X86_STORE(t3, 24) ZKPIPE__X86_ROW6(32, t4, t5, t6, t0, t1, t2,
+                                                                       t3) ZKPIPE__X86_STORE(t4, 32)
+                                ZKPIPE__X86_ROW6(40, t5, t6, t0, t1, t2, t3, t4)
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+              [t5] "=&r"(t5), [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : [a] "r"(a), [b] "r"(b), [t] "r"(t)
+            : "rdx", "cc", "memory");
+    t[5] = t5;
+    t[6] = t6;
+    t[7] = t0;
+    t[8] = t1;
+    t[9] = t2;
+    t[10] = t3;
+    t[11] = t4;
+}
+
+/* Loads t's low limbs into the registers the reduction rounds start from. */
+#define ZKPIPE__X86_LOAD(T, OFF) "movq " #OFF "(%[t]), %[" #T "]\n\t"
+
+/* r = t / 2^256 mod p for an 8-limb t < p 2^256 (as zkpipe__mont_reduce: four rounds on the
+ * low half, then the high half added). Needs BMI2 and ADX. */
+ZKPIPE__FF_INLINE void zkpipe__mont_reduce4_x86(uint64_t *r, const uint64_t *t, const uint64_t *p,
+                                                uint64_t inv)
+{
+    uint64_t t0, t1, t2, t3, t4, lo, hi;
+    __asm__(ZKPIPE__X86_LOAD(t0, 0) ZKPIPE__X86_LOAD(t1, 8) ZKPIPE__X86_LOAD(t2, 16)
+                ZKPIPE__X86_LOAD(t3, 24) "xorl %k[t4], %k[t4]\n\t" ZKPIPE__X86_REDUCE4(
+                    t0, t1, t2, t3, t4) ZKPIPE__X86_REDUCE4(t1, t2, t3, t4, t0)
+                    ZKPIPE__X86_REDUCE4(t2, t3, t4, t0, t1) ZKPIPE__X86_REDUCE4(t3, t4, t0, t1, t2)
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+              [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : [t] "r"(t), [p] "r"(p), [inv] "m"(inv)
+            : "rdx", "cc", "memory");
+    uint64_t u[4] = {t4, t0, t1, t2};
+    zkpipe__limbs_add(u, u, t + 4, 4);
+    zkpipe__mont_x86_finish(r, u, p, 4);
+}
+
+/* r = t / 2^384 mod p for a 12-limb t < p 2^384. Needs BMI2 and ADX. */
+ZKPIPE__FF_INLINE void zkpipe__mont_reduce6_x86(uint64_t *r, const uint64_t *t, const uint64_t *p,
+                                                uint64_t inv)
+{
+    uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
+    __asm__(ZKPIPE__X86_LOAD(t0, 0) ZKPIPE__X86_LOAD(t1, 8) ZKPIPE__X86_LOAD(t2, 16)
+                ZKPIPE__X86_LOAD(t3, 24) ZKPIPE__X86_LOAD(t4, 32)
+                    ZKPIPE__X86_LOAD(t5, 40) "xorl %k[t6], %k[t6]\n\t" ZKPIPE__X86_REDUCE6(
+                        t0, t1, t2, t3, t4, t5, t6) ZKPIPE__X86_REDUCE6(t1, t2, t3, t4, t5, t6, t0)
+                        ZKPIPE__X86_REDUCE6(t2, t3, t4, t5, t6, t0, t1)
+                            ZKPIPE__X86_REDUCE6(t3, t4, t5, t6, t0, t1, t2)
+                                ZKPIPE__X86_REDUCE6(t4, t5, t6, t0, t1, t2, t3)
+                                    ZKPIPE__X86_REDUCE6(t5, t6, t0, t1, t2, t3, t4)
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+              [t5] "=&r"(t5), [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : [t] "r"(t), [p] "r"(p), [inv] "m"(inv)
+            : "rdx", "cc", "memory");
+    uint64_t u[6] = {t6, t0, t1, t2, t3, t4};
+    zkpipe__limbs_add(u, u, t + 6, 6);
+    zkpipe__mont_x86_finish(r, u, p, 6);
+}
+
 #endif
 #endif

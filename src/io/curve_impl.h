@@ -3,7 +3,6 @@
  * curve_<curve>.c after groth16/groth16_names.h, with FQ (the base field), G16_C, CURVE,
  * SNARKJS_NAME and the proof codecs (proof_g1_write/_read, proof_g2_write/_read,
  * PROOF_G1_BYTES, PROOF_G2_BYTES) defined. Every name here is static but the table. */
-#include <pthread.h>
 #include <stdatomic.h>
 #include <string.h>
 
