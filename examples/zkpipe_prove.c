@@ -1,8 +1,8 @@
 /* zkpipe-prove: a Groth16 proof from a snarkjs .zkey and a .wtns, written as snarkjs's
  * proof.json and public.json, with the argument order of rapidsnark's `prover`:
  *
- *   zkpipe-prove [--threads N] [--metrics FILE] [--r1cs FILE]
- *                <circuit.zkey> <witness.wtns> <proof.json> <public.json>
+ *   zkpipe-prove [--threads N] [--backend auto|cpu|cuda] [--metrics FILE] [--r1cs FILE]
+ *                [--full-check] <circuit.zkey> <witness.wtns> <proof.json> <public.json>
  *
  * Exits 0 when both files are written; otherwise prints one line on stderr naming the file and
  * the problem, exits non-zero and leaves nothing at the output paths. A proof that does not
@@ -26,15 +26,17 @@ static const char *prog = "zkpipe-prove";
 typedef struct options {
     unsigned threads;
     int full_check;
+    zkpipe_backend backend;
     const char *metrics, *r1cs, *zkey, *wtns, *proof, *pub;
 } options;
 
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: %s [--threads N] [--metrics FILE] [--r1cs FILE] <circuit.zkey> "
-            "<witness.wtns> <proof.json> <public.json>\n"
+            "usage: %s [--threads N] [--backend B] [--metrics FILE] [--r1cs FILE] [--full-check] "
+            "<circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
             "  --threads N     threads for the NTTs and MSMs (0, the default: every CPU)\n"
+            "  --backend B     auto (the default: cuda when a GPU is usable), cpu or cuda\n"
             "  --metrics FILE  write the accounting snapshot and phase timings as JSON\n"
             "  --r1cs FILE     check every constraint against the witness first\n",
             prog);
@@ -85,6 +87,11 @@ static int parse(options *o, int argc, char **argv)
                 return 2;
             }
             o->threads = (unsigned)t;
+        } else if (strcmp(arg, "--backend") == 0) {
+            if (zkpipe_backend_parse(&o->backend, val) != ZKPIPE_OK) {
+                fprintf(stderr, "%s: --backend %s: not auto, cpu or cuda\n", prog, val);
+                return 2;
+            }
         } else if (strcmp(arg, "--metrics") == 0) {
             o->metrics = val;
         } else if (strcmp(arg, "--r1cs") == 0) {
@@ -126,6 +133,7 @@ typedef struct run {
     zkpipe_wtns *wtns;
     zkpipe_r1cs *r1cs;
     zkpipe_ledger ledger;
+    zkpipe_backend backend; /* resolved: cpu or cuda */
     char *proof_json, *public_json, *metrics_json;
     cli_output outs[3];
     size_t nouts;
@@ -201,12 +209,14 @@ static zkpipe_status write_metrics(run *r, const zkpipe_zkey_timings *t, double 
     char *buf = r->metrics_json = malloc(cap);
     if (buf == NULL)
         return ZKPIPE_ENOMEM;
-    int n = snprintf(buf, cap,
-                     "{\"timings\":{\"open\":%.6f,\"r1cs_check\":%.6f,\"abc\":%.6f,\"h\":%.6f,"
-                     "\"msm_a\":%.6f,\"msm_b1\":%.6f,\"msm_c\":%.6f,\"msm_b2\":%.6f,"
-                     "\"verify\":%.6f,\"prove_total\":%.6f},\"threads\":%u,\"accounting\":",
-                     open_s, check_s, t->abc, t->h, t->msm_a, t->msm_b1, t->msm_c, t->msm_b2,
-                     t->verify, t->total, zkpipe_pool_threads(r->pool));
+    int n =
+        snprintf(buf, cap,
+                 "{\"timings\":{\"open\":%.6f,\"r1cs_check\":%.6f,\"abc\":%.6f,\"h\":%.6f,"
+                 "\"msm_a\":%.6f,\"msm_b1\":%.6f,\"msm_c\":%.6f,\"msm_b2\":%.6f,"
+                 "\"verify\":%.6f,\"prove_total\":%.6f},\"threads\":%u,\"backend\":\"%s\","
+                 "\"accounting\":",
+                 open_s, check_s, t->abc, t->h, t->msm_a, t->msm_b1, t->msm_c, t->msm_b2, t->verify,
+                 t->total, zkpipe_pool_threads(r->pool), zkpipe_backend_name(r->backend));
     size_t len;
     st = zkpipe_snapshot_json(buf + n, cap - (size_t)n, &len, &snap);
     if (st == ZKPIPE_OK) {
@@ -225,7 +235,14 @@ int main(int argc, char **argv)
     run r;
     memset(&r, 0, sizeof r);
     char detail[ZKPIPE_IO_DETAIL_MAX];
-    zkpipe_status st = zkpipe_acct_create(NULL, &r.acct);
+    const char *why = NULL;
+    zkpipe_status st = zkpipe_backend_resolve(&r.backend, o.backend, &why);
+    if (st != ZKPIPE_OK) {
+        fprintf(stderr, "%s: --backend %s: %s (%s)\n", prog, zkpipe_backend_name(o.backend),
+                why != NULL ? why : zkpipe_status_str(st), zkpipe_status_name(st));
+        return 1;
+    }
+    st = zkpipe_acct_create(NULL, &r.acct);
     if (st == ZKPIPE_OK)
         st = zkpipe_pool_create(&r.pool, o.threads, NULL);
     if (st != ZKPIPE_OK) {
@@ -258,10 +275,13 @@ int main(int argc, char **argv)
     }
     zkpipe_groth16_proof proof;
     if ((st = zkpipe_ledger_open(&r.ledger, r.acct, ZKPIPE_STAGE_SYNTH)) == ZKPIPE_OK)
-        st =
-            zkpipe_zkey_prove(&proof, &t, detail, sizeof detail, r.zkey, r.wtns, r.pool, &r.ledger);
+        st = zkpipe_zkey_prove(&proof, &t, detail, sizeof detail, r.zkey, r.wtns, r.pool, r.backend,
+                               &r.ledger);
     if (st != ZKPIPE_OK) {
-        fail(st == ZKPIPE_EMISMATCH || st == ZKPIPE_EUNSATISFIED ? o.wtns : o.zkey, st, detail);
+        const char *blame = st == ZKPIPE_EMISMATCH || st == ZKPIPE_EUNSATISFIED ? o.wtns
+                            : st == ZKPIPE_EDEVICE                              ? "cuda"
+                                                                                : o.zkey;
+        fail(blame, st, detail);
         goto out;
     }
     zkpipe_ledger_close(&r.ledger);

@@ -224,7 +224,8 @@ static void tiny_proves_and_verifies(void **state)
         zkpipe_groth16_proof proof, again, other;
         zkpipe_zkey_timings t;
         assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
-        assert_int_equal(zkpipe_zkey_prove(&proof, &t, d, sizeof d, o.zkey, o.wtns, pool, &ledger),
+        assert_int_equal(zkpipe_zkey_prove(&proof, &t, d, sizeof d, o.zkey, o.wtns, pool,
+                                           ZKPIPE_BACKEND_CPU, &ledger),
                          ZKPIPE_OK);
         assert_int_equal(zkpipe_ledger_stage(&ledger), ZKPIPE_STAGE_FINALIZE);
         zkpipe_ledger_close(&ledger);
@@ -253,15 +254,15 @@ static void tiny_proves_and_verifies(void **state)
 
         /* Given r and s the proof is a function of them. */
         zkpipe_scalar r = scalar(11), s = scalar(22), s2 = scalar(23);
-        assert_int_equal(
-            zkpipe__zkey_prove_rs(&proof, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s, NULL, NULL),
-            ZKPIPE_OK);
-        assert_int_equal(
-            zkpipe__zkey_prove_rs(&again, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s, pool, NULL),
-            ZKPIPE_OK);
-        assert_int_equal(
-            zkpipe__zkey_prove_rs(&other, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s2, pool, NULL),
-            ZKPIPE_OK);
+        assert_int_equal(zkpipe__zkey_prove_rs(&proof, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s,
+                                               NULL, ZKPIPE_BACKEND_CPU, NULL),
+                         ZKPIPE_OK);
+        assert_int_equal(zkpipe__zkey_prove_rs(&again, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s,
+                                               pool, ZKPIPE_BACKEND_CPU, NULL),
+                         ZKPIPE_OK);
+        assert_int_equal(zkpipe__zkey_prove_rs(&other, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s2,
+                                               pool, ZKPIPE_BACKEND_CPU, NULL),
+                         ZKPIPE_OK);
         assert_memory_equal(proof.bytes, again.bytes, proof.size);
         assert_memory_not_equal(proof.bytes, other.bytes, proof.size);
         assert_int_equal(zkpipe_snarkjs_verify(vk, in, TINY_PUBLIC, &other), ZKPIPE_OK);
@@ -305,6 +306,47 @@ static void tiny_proves_and_verifies(void **state)
     zkpipe_pool_destroy(pool);
 }
 
+/* The backends compute the same proof for the same r and s: CUDA where a device is usable,
+ * otherwise a clear ZKPIPE_ENODEVICE and nothing written; AUTO is one of the two. */
+static void backends_agree_or_cuda_is_refused(void **state)
+{
+    (void)state;
+    for (int ci = 0; ci < 2; ci++) {
+        tiny_files f;
+        opened o;
+        char d[ZKPIPE_IO_DETAIL_MAX] = "";
+        tiny_build(&f, curves[ci]);
+        open_all(&o, &f, NULL);
+        zkpipe_scalar r = scalar(11), s = scalar(22);
+        zkpipe_groth16_proof cpu, cuda, any;
+        zkpipe_backend resolved;
+        memset(&cuda, 0x5a, sizeof cuda);
+        assert_int_equal(zkpipe__zkey_prove_rs(&cpu, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s,
+                                               NULL, ZKPIPE_BACKEND_CPU, NULL),
+                         ZKPIPE_OK);
+        zkpipe_status on_cuda = zkpipe__zkey_prove_rs(&cuda, NULL, d, sizeof d, o.zkey, o.wtns, &r,
+                                                      &s, NULL, ZKPIPE_BACKEND_CUDA, NULL);
+        if (zkpipe_backend_resolve(&resolved, ZKPIPE_BACKEND_CUDA, NULL) == ZKPIPE_OK) {
+            assert_int_equal(on_cuda, ZKPIPE_OK);
+            assert_int_equal(cuda.size, cpu.size);
+            assert_memory_equal(cuda.bytes, cpu.bytes, cpu.size);
+        } else {
+            assert_int_equal(on_cuda, ZKPIPE_ENODEVICE);
+            assert_non_null(strstr(d, "backend cuda"));
+            assert_int_equal(cuda.bytes[0], 0x5a);
+        }
+        assert_int_equal(zkpipe__zkey_prove_rs(&any, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s,
+                                               NULL, ZKPIPE_BACKEND_AUTO, NULL),
+                         ZKPIPE_OK);
+        assert_memory_equal(any.bytes, cpu.bytes, cpu.size);
+        assert_int_equal(zkpipe__zkey_prove_rs(&any, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s,
+                                               NULL, (zkpipe_backend)7, NULL),
+                         ZKPIPE_EINVAL);
+        close_all(&o);
+        tiny_free(&f);
+    }
+}
+
 /* A witness breaking only a C side (w5) cannot be seen from zkey + wtns: the proof fails
  * the key and nothing comes out; the r1cs names the constraint. */
 static void unsatisfied_witness_gives_no_proof(void **state)
@@ -320,9 +362,9 @@ static void unsatisfied_witness_gives_no_proof(void **state)
             open_all(&o, &f, NULL);
             zkpipe_groth16_proof proof;
             memset(&proof, 0x5a, sizeof proof);
-            assert_int_equal(
-                zkpipe_zkey_prove(&proof, NULL, d, sizeof d, o.zkey, o.wtns, NULL, NULL),
-                ZKPIPE_EUNSATISFIED);
+            assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, o.zkey, o.wtns, NULL,
+                                               ZKPIPE_BACKEND_AUTO, NULL),
+                             ZKPIPE_EUNSATISFIED);
             assert_non_null(strstr(d, "does not satisfy"));
             assert_int_equal(proof.bytes[0], 0x5a);
             size_t bad = 99;
@@ -548,7 +590,8 @@ static void mismatched_inputs_are_refused(void **state)
     tiny_build(&b, ZKPIPE_CURVE_BN254);
     open_all(&oa, &a, NULL);
     open_all(&ob, &b, NULL);
-    assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, oa.zkey, ob.wtns, NULL, NULL),
+    assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, oa.zkey, ob.wtns, NULL,
+                                       ZKPIPE_BACKEND_CPU, NULL),
                      ZKPIPE_EMISMATCH);
     assert_non_null(strstr(d, "bn128"));
     assert_int_equal(zkpipe_r1cs_check(NULL, d, sizeof d, oa.r1cs, ob.wtns), ZKPIPE_EMISMATCH);
@@ -567,7 +610,8 @@ static void mismatched_inputs_are_refused(void **state)
     bb_end(&w, s);
     zkpipe_wtns *small;
     assert_int_equal(zkpipe_wtns_open_mem(&small, d, sizeof d, w.data, w.len, NULL), ZKPIPE_OK);
-    assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, ob.zkey, small, NULL, NULL),
+    assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, ob.zkey, small, NULL,
+                                       ZKPIPE_BACKEND_CPU, NULL),
                      ZKPIPE_EMISMATCH);
     assert_non_null(strstr(d, "2 values"));
     assert_int_equal(zkpipe_r1cs_check(NULL, d, sizeof d, ob.r1cs, small), ZKPIPE_EMISMATCH);
@@ -579,12 +623,15 @@ static void mismatched_inputs_are_refused(void **state)
     /* A closed ledger and NULL arguments. */
     zkpipe_ledger closed;
     memset(&closed, 0, sizeof closed);
-    assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, ob.zkey, ob.wtns, NULL, &closed),
+    assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, ob.zkey, ob.wtns, NULL,
+                                       ZKPIPE_BACKEND_CPU, &closed),
                      ZKPIPE_EINVAL);
-    assert_int_equal(zkpipe_zkey_prove(NULL, NULL, d, sizeof d, ob.zkey, ob.wtns, NULL, NULL),
+    assert_int_equal(zkpipe_zkey_prove(NULL, NULL, d, sizeof d, ob.zkey, ob.wtns, NULL,
+                                       ZKPIPE_BACKEND_CPU, NULL),
                      ZKPIPE_EINVAL);
-    assert_int_equal(zkpipe_zkey_prove(&proof, NULL, NULL, 0, NULL, ob.wtns, NULL, NULL),
-                     ZKPIPE_EINVAL);
+    assert_int_equal(
+        zkpipe_zkey_prove(&proof, NULL, NULL, 0, NULL, ob.wtns, NULL, ZKPIPE_BACKEND_CPU, NULL),
+        ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_r1cs_check(NULL, NULL, 0, NULL, ob.wtns), ZKPIPE_EINVAL);
     close_all(&oa);
     close_all(&ob);
@@ -701,7 +748,9 @@ static void unaligned_sections_are_copied_and_accounted(void **state)
     assert_int_equal(snap.stage[loaded].kind[kind_zkey].live_bytes, f.zkey.len + info.copied_bytes);
     assert_int_equal(snap.stage[loaded].kind[kind_wtns].live_bytes, f.wtns.len + 32 * TINY_VARS);
     zkpipe_groth16_proof proof;
-    assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, z, w, NULL, NULL), ZKPIPE_OK);
+    assert_int_equal(
+        zkpipe_zkey_prove(&proof, NULL, d, sizeof d, z, w, NULL, ZKPIPE_BACKEND_CPU, NULL),
+        ZKPIPE_OK);
     zkpipe_zkey_destroy(z);
     zkpipe_wtns_destroy(w);
     assert_int_equal(zkpipe_acct_snapshot(acct, &snap), ZKPIPE_OK);
@@ -828,7 +877,7 @@ static int walk_open_prove(void *arg, const zkpipe_allocator *a)
     if (st == ZKPIPE_OK)
         st = zkpipe_r1cs_open_mem(&r, NULL, 0, f->r1cs.data, f->r1cs.len, &opts);
     if (st == ZKPIPE_OK)
-        st = zkpipe_zkey_prove(&proof, NULL, NULL, 0, z, w, NULL, NULL);
+        st = zkpipe_zkey_prove(&proof, NULL, NULL, 0, z, w, NULL, ZKPIPE_BACKEND_CPU, NULL);
     if (st == ZKPIPE_OK)
         st = zkpipe_zkey_vk(&vk, z, a);
     zkpipe_snarkjs_vk_destroy(vk);
@@ -907,7 +956,8 @@ static int check_fixture(const char *dir)
     snprintf(path, sizeof path, "%s/witness.wtns", dir);
     assert_int_equal(zkpipe_wtns_open(&w, d, sizeof d, path, NULL), ZKPIPE_OK);
     zkpipe_scalar r = scalar(11), s = scalar(22);
-    assert_int_equal(zkpipe__zkey_prove_rs(&got, NULL, d, sizeof d, z, w, &r, &s, NULL, NULL),
+    assert_int_equal(zkpipe__zkey_prove_rs(&got, NULL, d, sizeof d, z, w, &r, &s, NULL,
+                                           ZKPIPE_BACKEND_CPU, NULL),
                      ZKPIPE_OK);
     assert_int_equal(zkpipe_snarkjs_proof_parse(&want, d, sizeof d, det, len), ZKPIPE_OK);
     if (memcmp(got.bytes, want.bytes, got.size) != 0)
@@ -1001,7 +1051,8 @@ static int write_seeds(const char *dir)
         rc |= write_seed(dir, "zkey", name, NULL, f.zkey.data, f.zkey.len);
         rc |= write_seed(dir, "wtns", name, NULL, f.wtns.data, f.wtns.len);
         rc |= write_seed(dir, "r1cs", name, NULL, f.r1cs.data, f.r1cs.len);
-        if (zkpipe_zkey_prove(&proof, NULL, d, sizeof d, o.zkey, o.wtns, NULL, NULL) != ZKPIPE_OK ||
+        if (zkpipe_zkey_prove(&proof, NULL, d, sizeof d, o.zkey, o.wtns, NULL, ZKPIPE_BACKEND_AUTO,
+                              NULL) != ZKPIPE_OK ||
             zkpipe_snarkjs_proof_write(json, sizeof json, &len, &proof) != ZKPIPE_OK)
             rc = -1;
         snprintf(name, sizeof name, "proof-%s", ci == 0 ? "bls12381" : "bn128");
@@ -1025,6 +1076,7 @@ int main(int argc, char **argv)
         return write_seeds(argv[2]);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(tiny_proves_and_verifies),
+        cmocka_unit_test(backends_agree_or_cuda_is_refused),
         cmocka_unit_test(unsatisfied_witness_gives_no_proof),
         cmocka_unit_test(truncation_at_every_offset_is_refused),
         cmocka_unit_test(container_errors_are_named),

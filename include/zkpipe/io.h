@@ -29,6 +29,7 @@
 
 #include "zkpipe/acct.h"
 #include "zkpipe/alloc.h"
+#include "zkpipe/backend.h"
 #include "zkpipe/circuit.h"
 #include "zkpipe/common.h"
 #include "zkpipe/curve.h"
@@ -165,7 +166,7 @@ typedef struct zkpipe_zkey_timings {
     double msm_a; /* the G1 MSMs, each */
     double msm_b1;
     double msm_c;  /* the private-wire C query and the H query */
-    double msm_b2; /* the G2 MSM (after the G1 ones, each on the whole pool) */
+    double msm_b2; /* the G2 MSM (CPU: after the G1 ones; CUDA: on a CPU thread beside them) */
     double verify; /* the pairing check of the proof against the zkey's verifying key */
     double total;
 } zkpipe_zkey_timings;
@@ -181,27 +182,35 @@ typedef struct zkpipe_zkey_timings {
  * .r1cs is at hand.
  * @param out receives the proof (zkpipe/groth16.h's encoding for the curve); untouched on error.
  * @param timings receives per-phase times on ZKPIPE_OK; may be NULL.
- * @param pool runs the NTTs and the G1 MSMs (NULL: the caller alone).
+ * @param pool runs the NTTs and the MSMs on the CPU backend, the G2 MSM on CUDA (NULL: the
+ *        caller alone).
+ * @param backend where the NTTs and the G1 MSMs run: ZKPIPE_BACKEND_CPU, ZKPIPE_BACKEND_CUDA,
+ *        or ZKPIPE_BACKEND_AUTO (CUDA when the library has it and a device is usable, else
+ *        the CPU; zkpipe_backend_resolve). The proof's bytes do not depend on it.
  * @param ledger NULL, or an open ledger of the caller's: the call moves it to
  *        ZKPIPE_STAGE_PROVING, charges a, b, c (ZKPIPE_KIND_ABC, 3 buffers of 32 n bytes)
  *        and then h (ZKPIPE_KIND_H, computed in a's buffer, b and c released as soon as h
  *        exists), moves it to ZKPIPE_STAGE_FINALIZE to assemble the proof and releases
- *        everything it charged before returning; the caller closes it.
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL argument, a closed ledger), ZKPIPE_EMISMATCH
+ *        everything it charged before returning; the caller closes it. On CUDA, device
+ *        memory is charged as ZKPIPE_KIND_DEVICE while it is held.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL argument, a closed ledger, an unknown backend),
+ *         ZKPIPE_ENODEVICE (CUDA asked for, none usable), ZKPIPE_EDEVICE (a CUDA call failed;
+ *         the detail line names it), ZKPIPE_EMISMATCH
  *         (another curve, or a witness without num_vars values), ZKPIPE_EUNSATISFIED,
  *         ZKPIPE_ENOTINSUBGROUP (a proof point is outside the subgroup: only possible for a
  *         zkey opened with ZKPIPE_IO_DEFER_SUBGROUP whose query points are not all in it),
  *         ZKPIPE_ENOMEM, ZKPIPE_EIO (getrandom failed), or an error of the ledger calls; with
  *         the detail line.
- * Threads: with a pool of more than one thread, the G2 MSM runs on one extra thread the call
- * starts and joins (on the caller after the G1 MSMs when it cannot be started).
+ * Threads: on the CPU backend the MSMs run one after another on the pool; on CUDA the G2 MSM
+ * runs on one extra thread the call starts and joins (on the caller after the G1 MSMs when it
+ * cannot be started) while the caller drives the device.
  * Allocates, all freed before returning: a, b, c (96 n bytes for a domain of n), a domain (32 n
  * bytes), and MSM scratch (buckets per thread, 32 bytes per H scalar).
  * Thread safety: zkey and wtns are only read; concurrent proofs with one zkey are fine. */
 ZKPIPE_API zkpipe_status zkpipe_zkey_prove(zkpipe_groth16_proof *out, zkpipe_zkey_timings *timings,
                                            char *detail, size_t detail_cap, const zkpipe_zkey *zkey,
                                            const zkpipe_wtns *wtns, zkpipe_pool *pool,
-                                           zkpipe_ledger *ledger);
+                                           zkpipe_backend backend, zkpipe_ledger *ledger);
 
 /* A snarkjs Groth16 verifying key: α1, β2, γ2, δ2 and the IC points. Opaque, immutable. */
 typedef struct zkpipe_snarkjs_vk zkpipe_snarkjs_vk;

@@ -198,6 +198,12 @@ static zkpipe_status r1cs_check(size_t *bad, const uint8_t *constraints, size_t 
 }
 
 #include "io/prove_impl.h"
+#ifdef ZKPIPE_HAVE_CUDA
+#include "io/gpu_prove_impl.h"
+#define PROVE_CUDA prove_cuda
+#else
+#define PROVE_CUDA NULL
+#endif
 
 const zkpipe__io_curve TABLE = {
     .curve = CURVE,
@@ -216,4 +222,5 @@ const zkpipe__io_curve TABLE = {
     .verify = verify,
     .r1cs_check = r1cs_check,
     .prove = prove,
+    .prove_cuda = PROVE_CUDA,
 };

@@ -90,6 +90,14 @@ typedef struct zkpipe__io_vk_view {
     size_t num_public;
 } zkpipe__io_vk_view;
 
+/* The snarkjs prover on a validated zkey and witness (canonical, num_vars values) with
+ * blinding factors r, s (canonical). */
+typedef zkpipe_status (*zkpipe__io_prove_fn)(uint8_t *proof, zkpipe_zkey_timings *t, char *detail,
+                                             size_t cap, const zkpipe__io_zkey_view *z,
+                                             const uint64_t *witness, const uint64_t *r,
+                                             const uint64_t *s, zkpipe_pool *pool,
+                                             zkpipe_ledger *ledger, const zkpipe_allocator *a);
+
 typedef struct zkpipe__io_curve {
     zkpipe_curve curve;
     const char *name; /* as snarkjs writes it: "bls12381", "bn128" */
@@ -118,12 +126,9 @@ typedef struct zkpipe__io_curve {
      * canonical 4-limb values; *bad receives the first failing constraint. */
     zkpipe_status (*r1cs_check)(size_t *bad, const uint8_t *constraints, size_t num_constraints,
                                 const uint64_t *witness);
-    /* The snarkjs prover on a validated zkey and witness (canonical, num_vars values) with
-     * blinding factors r, s (canonical). */
-    zkpipe_status (*prove)(uint8_t *proof, zkpipe_zkey_timings *t, char *detail, size_t cap,
-                           const zkpipe__io_zkey_view *z, const uint64_t *witness,
-                           const uint64_t *r, const uint64_t *s, zkpipe_pool *pool,
-                           zkpipe_ledger *ledger, const zkpipe_allocator *a);
+    zkpipe__io_prove_fn prove; /* on the CPU */
+    /* The same on the CUDA backend; NULL when the library was built without it. */
+    zkpipe__io_prove_fn prove_cuda;
 } zkpipe__io_curve;
 
 extern const zkpipe__io_curve zkpipe__io_bls12_381;
@@ -158,7 +163,7 @@ zkpipe_status zkpipe__zkey_prove_rs(zkpipe_groth16_proof *out, zkpipe_zkey_timin
                                     char *detail, size_t cap, const zkpipe_zkey *zkey,
                                     const zkpipe_wtns *wtns, const zkpipe_scalar *r,
                                     const zkpipe_scalar *s, zkpipe_pool *pool,
-                                    zkpipe_ledger *ledger);
+                                    zkpipe_backend backend, zkpipe_ledger *ledger);
 
 /* The witness values as canonical 4-limb integers, 8-byte aligned (wtns.c). */
 const uint64_t *zkpipe__wtns_values(const zkpipe_wtns *wtns);

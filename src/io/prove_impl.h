@@ -29,13 +29,24 @@ static void abc_build(FR *a, FR *b, FR *c, size_t n, const zkpipe__io_zkey_view 
         FRF(mul)(&c[i], &a[i], &b[i]);
 }
 
-/* h (into a, as canonical integers: the H MSM's scalars) from a, b, c on the domain, as the
- * header comment says. */
+/* h_k = a_k b_k - c_k, into a as canonical integers (the H MSM's scalars), once a, b and c
+ * hold their values on the odd coset. */
+static void h_combine(FR *a, const FR *b, const FR *c, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        FRF(mul)(&a[i], &a[i], &b[i]);
+        FRF(sub)(&a[i], &a[i], &c[i]);
+        FRF(to_canonical)(a[i].l, &a[i]);
+    }
+}
+
+/* h (into a) from a, b, c on the domain, as the header comment says. */
 static zkpipe_status h_build(FR *a, FR *b, FR *c, const zkpipe__io_zkey_view *z, zkpipe_pool *pool,
-                             const zkpipe_allocator *al)
+                             zkpipe_ledger *ledger, const zkpipe_allocator *al)
 {
     DOMAIN *d;
     FR shift;
+    (void)ledger;
     zkpipe_status st = NTT(root_of_unity)(&shift, (unsigned)z->log_n + 1);
     if (st == ZKPIPE_OK)
         st = NTT(domain_create)(&d, (unsigned)z->log_n, pool, al);
@@ -46,12 +57,7 @@ static zkpipe_status h_build(FR *a, FR *b, FR *c, const zkpipe__io_zkey_view *z,
         NTT(intt)(v[k], d, pool);
         NTT(coset_ntt)(v[k], d, &shift, pool);
     }
-    size_t n = NTT(domain_size)(d);
-    for (size_t i = 0; i < n; i++) {
-        FRF(mul)(&a[i], &a[i], &b[i]);
-        FRF(sub)(&a[i], &a[i], &c[i]);
-        FRF(to_canonical)(a[i].l, &a[i]);
-    }
+    h_combine(a, b, c, NTT(domain_size)(d));
     NTT(domain_destroy)(d);
     return ZKPIPE_OK;
 }
@@ -75,65 +81,87 @@ static void g1_add_blind(G1 *out, const uint64_t *p, const uint64_t *q, const FR
     G1F(add)(out, out, &t);
 }
 
-/* The MSM sums into A, B1, C (with H) and B, then the blinding: the proof's three points.
- * The MSMs run one after another, each on the whole pool: the G2 one alone costs about as
- * much as the four G1 ones together, and on a thread of its own it left a core idle once
- * those were done (measured at 2^16 on 2 threads, see the commit). */
-static zkpipe_status msms(uint64_t *pa, uint64_t *pb, uint64_t *pc, zkpipe_zkey_timings *t,
-                          const zkpipe__io_zkey_view *z, const uint64_t *w, const FR *h,
-                          const FR *r, const FR *s, zkpipe_pool *pool, const zkpipe_allocator *al)
-{
-    size_t n = (size_t)1 << z->log_n, first_private = z->num_public + 1;
+/* The MSM sums: A = Σ w_i A_i, B1, B (G2), C = Σ w_i C_i (private i) and H = Σ h_k H_k. */
+typedef struct sums {
     G1 A, B1, C, H;
     G2 B;
+} sums;
+
+/* The sums on the CPU, one MSM after another, each on the whole pool: the G2 one alone costs
+ * about as much as the four G1 ones together, and on a thread of its own it left a core idle
+ * once those were done (measured at 2^16 on 2 threads, see the commit). */
+static zkpipe_status sums_cpu(sums *o, zkpipe_zkey_timings *t, const zkpipe__io_zkey_view *z,
+                              const uint64_t *w, const FR *h, zkpipe_pool *pool,
+                              zkpipe_ledger *ledger, const zkpipe_allocator *al)
+{
+    size_t n = (size_t)1 << z->log_n, first_private = z->num_public + 1;
+    (void)ledger;
     double t0 = zkpipe__g16_now();
-    zkpipe_status st = MSM1(&A, (const G1A *)z->a, w, NULL, z->num_vars, NULL, pool, al);
+    zkpipe_status st = MSM1(&o->A, (const G1A *)z->a, w, NULL, z->num_vars, NULL, pool, al);
     double t1 = zkpipe__g16_now();
     if (st == ZKPIPE_OK)
-        st = MSM1(&B1, (const G1A *)z->b1, w, NULL, z->num_vars, NULL, pool, al);
+        st = MSM1(&o->B1, (const G1A *)z->b1, w, NULL, z->num_vars, NULL, pool, al);
     double t2 = zkpipe__g16_now();
     if (st == ZKPIPE_OK)
-        st = MSM1(&C, (const G1A *)z->c, w + 4 * first_private, NULL, z->num_vars - first_private,
-                  NULL, pool, al);
+        st = MSM1(&o->C, (const G1A *)z->c, w + 4 * first_private, NULL,
+                  z->num_vars - first_private, NULL, pool, al);
     if (st == ZKPIPE_OK)
-        st = MSM1(&H, (const G1A *)z->h, (const uint64_t *)h, NULL, n, NULL, pool, al);
+        st = MSM1(&o->H, (const G1A *)z->h, (const uint64_t *)h, NULL, n, NULL, pool, al);
     double t3 = zkpipe__g16_now();
     if (st == ZKPIPE_OK)
-        st = MSM2(&B, (const G2A *)z->b2, w, NULL, z->num_vars, NULL, pool, al);
+        st = MSM2(&o->B, (const G2A *)z->b2, w, NULL, z->num_vars, NULL, pool, al);
     t->msm_a = t1 - t0;
     t->msm_b1 = t2 - t1;
     t->msm_c = t3 - t2;
     t->msm_b2 = zkpipe__g16_now() - t3;
-    if (st != ZKPIPE_OK)
-        return st;
+    return st;
+}
 
+/* Where h and the sums are computed: the CPU here, CUDA in gpu_prove_impl.h. */
+typedef struct zkey_backend {
+    zkpipe_status (*h)(FR *a, FR *b, FR *c, const zkpipe__io_zkey_view *z, zkpipe_pool *pool,
+                       zkpipe_ledger *ledger, const zkpipe_allocator *al);
+    zkpipe_status (*sums)(sums *o, zkpipe_zkey_timings *t, const zkpipe__io_zkey_view *z,
+                          const uint64_t *w, const FR *h, zkpipe_pool *pool, zkpipe_ledger *ledger,
+                          const zkpipe_allocator *al);
+    const char *name;
+    int device; /* 1: a device computes, so a wrong proof may be a device fault */
+} zkey_backend;
+
+static const zkey_backend cpu_backend = {h_build, sums_cpu, "cpu", 0};
+
+/* The blinding on the sums: the proof's three points. */
+static zkpipe_status blind(uint64_t *pa, uint64_t *pb, uint64_t *pc, sums *o,
+                           const zkpipe__io_zkey_view *z, const FR *r, const FR *s)
+{
     G1 tmp;
-    G2 t2g;
+    G2 t2g, *B = &o->B;
+    G1 *A = &o->A, *B1 = &o->B1, *C = &o->C;
     G2A p2;
     FR rs;
-    g1_add_blind(&A, z->alpha1, z->delta1, r);
-    g1_add_blind(&B1, z->beta1, z->delta1, s);
+    g1_add_blind(A, z->alpha1, z->delta1, r);
+    g1_add_blind(B1, z->beta1, z->delta1, s);
     memcpy(&p2, z->beta2, sizeof p2);
-    G2F(add_affine)(&B, &B, &p2);
+    G2F(add_affine)(B, B, &p2);
     memcpy(&p2, z->delta2, sizeof p2);
     G2F(from_affine)(&t2g, &p2);
     G2F(mul)(&t2g, &t2g, s);
-    G2F(add)(&B, &B, &t2g);
-    G1F(add)(&C, &C, &H);
-    G1F(mul)(&tmp, &A, s);
-    G1F(add)(&C, &C, &tmp);
-    G1F(mul)(&tmp, &B1, r);
-    G1F(add)(&C, &C, &tmp);
+    G2F(add)(B, B, &t2g);
+    G1F(add)(C, C, &o->H);
+    G1F(mul)(&tmp, A, s);
+    G1F(add)(C, C, &tmp);
+    G1F(mul)(&tmp, B1, r);
+    G1F(add)(C, C, &tmp);
     FRF(mul)(&rs, r, s);
     g1_at(&tmp, z->delta1);
     G1F(mul)(&tmp, &tmp, &rs);
     G1F(neg)(&tmp, &tmp);
-    G1F(add)(&C, &C, &tmp);
+    G1F(add)(C, C, &tmp);
     G1A a1, c1;
     G2A b2;
-    G1F(to_affine)(&a1, &A);
-    G2F(to_affine)(&b2, &B);
-    G1F(to_affine)(&c1, &C);
+    G1F(to_affine)(&a1, A);
+    G2F(to_affine)(&b2, B);
+    G1F(to_affine)(&c1, C);
     /* Only a query point outside the subgroup (a zkey opened with ZKPIPE_IO_DEFER_SUBGROUP)
      * can put a proof point there. */
     if (!G1F(is_in_subgroup)(&a1) || !G2F(is_in_subgroup)(&b2) || !G1F(is_in_subgroup)(&c1))
@@ -167,16 +195,17 @@ static void release(charges *c, int *count, uint32_t kind)
         zkpipe_ledger_release(c->ledger, kind, c->bytes);
 }
 
-static zkpipe_status prove(uint8_t *proof, zkpipe_zkey_timings *t, char *detail, size_t cap,
-                           const zkpipe__io_zkey_view *z, const uint64_t *w, const uint64_t *r_c,
-                           const uint64_t *s_c, zkpipe_pool *pool, zkpipe_ledger *ledger,
-                           const zkpipe_allocator *al)
+static zkpipe_status prove_on(const zkey_backend *be, uint8_t *proof, zkpipe_zkey_timings *t,
+                              char *detail, size_t cap, const zkpipe__io_zkey_view *z,
+                              const uint64_t *w, const uint64_t *r_c, const uint64_t *s_c,
+                              zkpipe_pool *pool, zkpipe_ledger *ledger, const zkpipe_allocator *al)
 {
     size_t n = (size_t)1 << z->log_n;
     charges ch = {ledger, n * sizeof(FR), 0, 0};
     FR *v[3] = {NULL, NULL, NULL};
     FR r, s;
     uint64_t pa[G1_WORDS], pb[G2_WORDS], pc[G1_WORDS];
+    sums sum;
     double t0 = zkpipe__g16_now();
     zkpipe_status st = ZKPIPE_OK;
     if (!FRF(from_canonical)(&r, r_c) || !FRF(from_canonical)(&s, s_c))
@@ -190,7 +219,7 @@ static zkpipe_status prove(uint8_t *proof, zkpipe_zkey_timings *t, char *detail,
     if (st == ZKPIPE_OK) {
         abc_build(v[0], v[1], v[2], n, z, w);
         t->abc = zkpipe__g16_now() - t0;
-        st = h_build(v[0], v[1], v[2], z, pool, al);
+        st = be->h(v[0], v[1], v[2], z, pool, ledger, al);
     }
     if (st == ZKPIPE_OK) {
         /* h now lives in a's buffer; b and c are done with. */
@@ -202,7 +231,9 @@ static zkpipe_status prove(uint8_t *proof, zkpipe_zkey_timings *t, char *detail,
         t->h = zkpipe__g16_now() - t0 - t->abc;
     }
     if (st == ZKPIPE_OK)
-        st = msms(pa, pb, pc, t, z, w, v[0], &r, &s, pool, al);
+        st = be->sums(&sum, t, z, w, v[0], pool, ledger, al);
+    if (st == ZKPIPE_OK)
+        st = blind(pa, pb, pc, &sum, z, &r, &s);
     release(&ch, &ch.abc, ZKPIPE_KIND_ABC);
     release(&ch, &ch.h, ZKPIPE_KIND_H);
     for (int k = 0; k < 3; k++)
@@ -212,7 +243,8 @@ static zkpipe_status prove(uint8_t *proof, zkpipe_zkey_timings *t, char *detail,
                                "a proof point is outside the prime-order subgroup: the zkey's "
                                "query points are not all in it");
     if (st != ZKPIPE_OK)
-        return zkpipe__io_fail(detail, cap, st, "proving failed: %s", zkpipe_status_str(st));
+        return zkpipe__io_fail(detail, cap, st, "proving failed on the %s backend: %s", be->name,
+                               zkpipe_status_str(st));
     if (ledger != NULL && (st = zkpipe_ledger_move(ledger, ZKPIPE_STAGE_FINALIZE)) != ZKPIPE_OK)
         return zkpipe__io_fail(detail, cap, st, "accounting: cannot move the ledger");
 
@@ -220,6 +252,14 @@ static zkpipe_status prove(uint8_t *proof, zkpipe_zkey_timings *t, char *detail,
     zkpipe__io_vk_view vk = {z->alpha1, z->beta2, z->gamma2, z->delta2, z->ic, z->num_public};
     st = verify(&vk, w + 4, pa, pb, pc);
     t->verify = zkpipe__g16_now() - t1;
+    /* On the CPU a failing proof can only come from the witness; a device fault is another
+     * possibility on CUDA, and then the CPU backend tells the two apart. */
+    if (st != ZKPIPE_OK && be->device)
+        return zkpipe__io_fail(detail, cap, ZKPIPE_EUNSATISFIED,
+                               "the proof computed on the %s backend fails the zkey's "
+                               "verification key: the witness does not satisfy the circuit, or "
+                               "the device computed wrongly (the cpu backend tells which)",
+                               be->name);
     if (st != ZKPIPE_OK)
         return zkpipe__io_fail(detail, cap, ZKPIPE_EUNSATISFIED,
                                "the witness does not satisfy the circuit (the proof fails the "
@@ -227,4 +267,12 @@ static zkpipe_status prove(uint8_t *proof, zkpipe_zkey_timings *t, char *detail,
     proof_pack(proof, pa, pb, pc);
     t->total = zkpipe__g16_now() - t0;
     return ZKPIPE_OK;
+}
+
+static zkpipe_status prove(uint8_t *proof, zkpipe_zkey_timings *t, char *detail, size_t cap,
+                           const zkpipe__io_zkey_view *z, const uint64_t *w, const uint64_t *r,
+                           const uint64_t *s, zkpipe_pool *pool, zkpipe_ledger *ledger,
+                           const zkpipe_allocator *al)
+{
+    return prove_on(&cpu_backend, proof, t, detail, cap, z, w, r, s, pool, ledger, al);
 }

@@ -242,7 +242,7 @@ zkpipe_status zkpipe__zkey_prove_rs(zkpipe_groth16_proof *out, zkpipe_zkey_timin
                                     char *detail, size_t cap, const zkpipe_zkey *zkey,
                                     const zkpipe_wtns *wtns, const zkpipe_scalar *r,
                                     const zkpipe_scalar *s, zkpipe_pool *pool,
-                                    zkpipe_ledger *ledger)
+                                    zkpipe_backend backend, zkpipe_ledger *ledger)
 {
     zkpipe_zkey_timings unused;
     if (out == NULL || zkey == NULL || wtns == NULL || r == NULL || s == NULL ||
@@ -256,10 +256,19 @@ zkpipe_status zkpipe__zkey_prove_rs(zkpipe_groth16_proof *out, zkpipe_zkey_timin
         return zkpipe__io_fail(detail, cap, ZKPIPE_EMISMATCH,
                                "the witness has %zu values, the zkey %u variables",
                                zkpipe_wtns_count(wtns), (unsigned)zkey->info.num_vars);
+    zkpipe_backend on;
+    const char *why = "";
+    zkpipe_status st = zkpipe_backend_resolve(&on, backend, &why);
+    if (st != ZKPIPE_OK)
+        return zkpipe__io_fail(detail, cap, st, "backend %s: %s",
+                               zkpipe_backend_name(backend) ? zkpipe_backend_name(backend) : "?",
+                               why != NULL ? why : zkpipe_status_str(st));
+    /* resolve says CUDA only when the library has the CUDA backend. */
+    const zkpipe__io_prove_fn prove =
+        on == ZKPIPE_BACKEND_CUDA ? zkey->curve->prove_cuda : zkey->curve->prove;
     uint8_t proof[ZKPIPE_GROTH16_PROOF_MAX_BYTES];
-    zkpipe_status st = zkey->curve->prove(proof, timings != NULL ? timings : &unused, detail, cap,
-                                          &zkey->view, zkpipe__wtns_values(wtns), r->l, s->l, pool,
-                                          ledger, &zkey->src.allocator);
+    st = prove(proof, timings != NULL ? timings : &unused, detail, cap, &zkey->view,
+               zkpipe__wtns_values(wtns), r->l, s->l, pool, ledger, &zkey->src.allocator);
     if (st == ZKPIPE_OK) {
         out->curve = zkey->info.curve;
         out->size = zkey->curve->proof_bytes;
@@ -270,7 +279,8 @@ zkpipe_status zkpipe__zkey_prove_rs(zkpipe_groth16_proof *out, zkpipe_zkey_timin
 
 zkpipe_status zkpipe_zkey_prove(zkpipe_groth16_proof *out, zkpipe_zkey_timings *timings,
                                 char *detail, size_t detail_cap, const zkpipe_zkey *zkey,
-                                const zkpipe_wtns *wtns, zkpipe_pool *pool, zkpipe_ledger *ledger)
+                                const zkpipe_wtns *wtns, zkpipe_pool *pool, zkpipe_backend backend,
+                                zkpipe_ledger *ledger)
 {
     zkpipe_scalar r, s;
     if (zkey == NULL)
@@ -284,5 +294,5 @@ zkpipe_status zkpipe_zkey_prove(zkpipe_groth16_proof *out, zkpipe_zkey_timings *
         return zkpipe__io_fail(detail, detail_cap, st, "cannot draw r and s: %s",
                                zkpipe_status_str(st));
     return zkpipe__zkey_prove_rs(out, timings, detail, detail_cap, zkey, wtns, &r, &s, pool,
-                                 ledger);
+                                 backend, ledger);
 }
