@@ -11,7 +11,7 @@
  *     synth + pending + queued thus never exceed permits + capacity (invariant 2 of
  *     ARCHITECTURE.md).
  *   prover workers: receive, prove (h from a, b, c, which are released as soon as h exists;
- *     B in G2 on an extra thread beside the G1 MSMs; the NTT domain and the MSMs' scratch
+ *     the MSMs one after another on the worker's pool; the NTT domain and the MSMs' scratch
  *     charged as kind ZKPIPE_KIND_WORKSPACE while they exist), close the ledger, report the
  *     result. One partition per prover worker is being proved, outside invariant 2, so at
  *     most permits + capacity + prover_workers partitions hold buffers at once (the resident
@@ -28,9 +28,9 @@
  *
  * Threads, all started by zkpipe_engine_create and joined by zkpipe_engine_destroy (none
  * hidden): synth_workers + prover_workers worker threads; each prover worker owns a thread
- * pool of prover_threads threads (itself included: prover_threads - 1 more threads each),
- * and while proving with prover_threads > 1 starts one more thread for the B (G2) MSM and
- * joins it before the proof is done; one reporter thread when report_ms > 0. */
+ * pool of prover_threads threads (itself included: prover_threads - 1 more threads each);
+ * on the CUDA backend a proof also starts one thread for the B (G2) MSM beside the device's
+ * G1 MSMs and joins it before the proof is done; one reporter thread when report_ms > 0. */
 #ifndef ZKPIPE_ENGINE_H
 #define ZKPIPE_ENGINE_H
 

@@ -139,9 +139,8 @@ ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
  *         ZKPIPE_ESTATE (shape mode), ZKPIPE_EMISMATCH (cs is over another curve or has other
  *         counts or another A/B density than the key's circuit), ZKPIPE_EUNSATISFIED,
  * ZKPIPE_ENOMEM, ZKPIPE_EIO (getrandom failed), or an error of zkpipe_ledger_charge / _move.
- * Threads: when `pool` has more than one thread, the B (G2) MSM runs on one extra thread the
- * call starts and joins before returning (with one thread, or if it cannot be started, on
- * the caller after the G1 MSMs).
+ * Threads: the NTTs and the MSMs run one after another on `pool` (NULL: the caller alone);
+ * the call starts no thread of its own.
  * Allocates, all freed before returning: the synthesis buffers (zkpipe_cs_synth_bytes), h
  * (32 n bytes) and a domain (32 n bytes) through cs's allocator; MSM scratch (buckets per
  * thread) through the proving key's. The scalars are converted from Montgomery form in the

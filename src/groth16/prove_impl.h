@@ -61,8 +61,8 @@ static zkpipe_status msm_z_g1(G1 *out, const G1A *bases, int k, const PK *pk,
     return st;
 }
 
-/* The B (G2) MSM, run on its own thread while the G1 MSMs use the pool (CPU backend) or the
- * GPU (CUDA backend: then it has the pool). */
+/* The B (G2) MSM: after the G1 MSMs on the pool (CPU backend), or on its own thread with the
+ * pool while the GPU computes the G1 MSMs (CUDA backend). */
 typedef struct g2_job {
     G2 out;
     const PK *pk;
@@ -250,12 +250,15 @@ static void assemble(uint8_t *proof, const PK *pk, G1 *A, G2 *B, G1 *B1, G1 *C, 
     proof_g1_write(proof + PROOF_G1_BYTES + PROOF_G2_BYTES, &c1);
 }
 
-/* Where h and the G1 MSMs are computed; g2_pool: B (G2) gets the pool (nothing else uses it). */
+/* Where h and the G1 MSMs are computed. g2_beside: B (G2) runs on a thread of its own with the
+ * pool while the G1 MSMs run elsewhere (the device); otherwise it runs after them on the pool,
+ * since on the CPU a G2 thread beside the pool's left a core idle once the G1 MSMs were done
+ * (G2 alone costs about as much as the G1 MSMs together). */
 typedef struct prove_backend {
     zkpipe_status (*h)(FR **h, zkpipe__synth_result *res, zkpipe_pool *pool);
     zkpipe_status (*g1)(G1 *A, G1 *B1, G1 *C, const PK *pk, const zkpipe__synth_result *res,
                         const FR *h, zkpipe_groth16_timings *t, zkpipe_pool *pool);
-    int g2_pool;
+    int g2_beside;
 } prove_backend;
 
 static const prove_backend cpu_backend = {compute_h, msm_g1_all, 0};
@@ -282,7 +285,7 @@ static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_g
     to_canonical_in_place((uint64_t *)h, res->n, pool);
     t->h = zkpipe__g16_now() - t0;
 
-    g2_job job = {.pk = pk, .res = res, .pool = be->g2_pool ? pool : NULL};
+    g2_job job = {.pk = pk, .res = res, .pool = pool};
     uint64_t g2_scratch = g2_scratch_bytes(pk, zkpipe_pool_threads(job.pool));
     if (res->ledger != NULL &&
         (st = zkpipe_ledger_charge(res->ledger, ZKPIPE_KIND_WORKSPACE, g2_scratch)) != ZKPIPE_OK) {
@@ -290,8 +293,7 @@ static zkpipe_status prove_steps(uint8_t *proof, size_t *first_failing, zkpipe_g
         return st;
     }
     pthread_t thread;
-    int threaded = (be->g2_pool || zkpipe_pool_threads(pool) > 1) &&
-                   pthread_create(&thread, NULL, g2_job_run, &job) == 0;
+    int threaded = be->g2_beside && pthread_create(&thread, NULL, g2_job_run, &job) == 0;
     G1 A, B1, C;
     st = be->g1(&A, &B1, &C, pk, res, h, t, pool);
     if (threaded)
