@@ -234,6 +234,10 @@ static void tiny_proves_and_verifies(void **state)
         assert_int_equal(snap.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_ABC].peak_bytes,
                          3 * TINY_N * 32);
         assert_int_equal(snap.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_H].live_bytes, 0);
+        /* the NTT domain and the MSM scratch, charged while they existed */
+        assert_true(snap.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_WORKSPACE].peak_bytes > 0);
+        assert_int_equal(snap.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_WORKSPACE].live_bytes,
+                         0);
         assert_true(t.total > 0);
 
         zkpipe_snarkjs_vk *vk;

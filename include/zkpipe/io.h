@@ -190,9 +190,11 @@ typedef struct zkpipe_zkey_timings {
  * @param ledger NULL, or an open ledger of the caller's: the call moves it to
  *        ZKPIPE_STAGE_PROVING, charges a, b, c (ZKPIPE_KIND_ABC, 3 buffers of 32 n bytes)
  *        and then h (ZKPIPE_KIND_H, computed in a's buffer, b and c released as soon as h
- *        exists), moves it to ZKPIPE_STAGE_FINALIZE to assemble the proof and releases
- *        everything it charged before returning; the caller closes it. On CUDA, device
- *        memory is charged as ZKPIPE_KIND_DEVICE while it is held.
+ *        exists) and its working memory (NTT domain, MSM scratch of the calling thread;
+ *        each block with a header of 16 bytes or its alignment) as ZKPIPE_KIND_WORKSPACE
+ *        while it exists, moves it to ZKPIPE_STAGE_FINALIZE to assemble the proof and
+ *        releases everything it charged before returning; the caller closes it. On CUDA,
+ *        device memory is charged as ZKPIPE_KIND_DEVICE while it is held.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL argument, a closed ledger, an unknown backend),
  *         ZKPIPE_ENODEVICE (CUDA asked for, none usable), ZKPIPE_EDEVICE (a CUDA call failed;
  *         the detail line names it), ZKPIPE_EMISMATCH

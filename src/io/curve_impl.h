@@ -6,6 +6,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
+#include "acct/charged_alloc.h"
 #include "core/alloc_internal.h"
 #include "groth16/groth16_internal.h"
 #include "io/io_internal.h"

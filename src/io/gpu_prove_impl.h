@@ -54,10 +54,13 @@ static void *b2_run(void *arg)
 
 static zkpipe_status sums_cuda(sums *o, zkpipe_zkey_timings *t, const zkpipe__io_zkey_view *z,
                                const uint64_t *w, const FR *h, zkpipe_pool *pool,
-                               zkpipe_ledger *ledger, const zkpipe_allocator *al)
+                               zkpipe_ledger *ledger, const zkpipe_allocator *al,
+                               const zkpipe_allocator *plain)
 {
     size_t n = (size_t)1 << z->log_n, first_private = z->num_public + 1;
-    b2_job job = {.z = z, .w = w, .pool = pool, .al = al};
+    /* The G2 thread must not charge the ledger the device launchers charge meanwhile. */
+    b2_job job = {.z = z, .w = w, .pool = pool, .al = plain};
+    (void)al;
     pthread_t thread;
     int threaded = pthread_create(&thread, NULL, b2_run, &job) == 0;
     double t0 = zkpipe__g16_now();

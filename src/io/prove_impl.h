@@ -92,10 +92,12 @@ typedef struct sums {
  * once those were done (measured at 2^16 on 2 threads, see the commit). */
 static zkpipe_status sums_cpu(sums *o, zkpipe_zkey_timings *t, const zkpipe__io_zkey_view *z,
                               const uint64_t *w, const FR *h, zkpipe_pool *pool,
-                              zkpipe_ledger *ledger, const zkpipe_allocator *al)
+                              zkpipe_ledger *ledger, const zkpipe_allocator *al,
+                              const zkpipe_allocator *plain)
 {
     size_t n = (size_t)1 << z->log_n, first_private = z->num_public + 1;
     (void)ledger;
+    (void)plain;
     double t0 = zkpipe__g16_now();
     zkpipe_status st = MSM1(&o->A, (const G1A *)z->a, w, NULL, z->num_vars, NULL, pool, al);
     double t1 = zkpipe__g16_now();
@@ -117,13 +119,15 @@ static zkpipe_status sums_cpu(sums *o, zkpipe_zkey_timings *t, const zkpipe__io_
     return st;
 }
 
-/* Where h and the sums are computed: the CPU here, CUDA in gpu_prove_impl.h. */
+/* Where h and the sums are computed: the CPU here, CUDA in gpu_prove_impl.h. `al` charges
+ * the ledger (kind WORKSPACE) when there is one, so only the calling thread may use it;
+ * `plain` is the zkey's own allocator, for other threads. */
 typedef struct zkey_backend {
     zkpipe_status (*h)(FR *a, FR *b, FR *c, const zkpipe__io_zkey_view *z, zkpipe_pool *pool,
                        zkpipe_ledger *ledger, const zkpipe_allocator *al);
     zkpipe_status (*sums)(sums *o, zkpipe_zkey_timings *t, const zkpipe__io_zkey_view *z,
                           const uint64_t *w, const FR *h, zkpipe_pool *pool, zkpipe_ledger *ledger,
-                          const zkpipe_allocator *al);
+                          const zkpipe_allocator *al, const zkpipe_allocator *plain);
     const char *name;
     int device; /* 1: a device computes, so a wrong proof may be a device fault */
 } zkey_backend;
@@ -206,6 +210,8 @@ static zkpipe_status prove_on(const zkey_backend *be, uint8_t *proof, zkpipe_zke
     FR r, s;
     uint64_t pa[G1_WORDS], pb[G2_WORDS], pc[G1_WORDS];
     sums sum;
+    zkpipe__charged charged = {*al, ledger, ZKPIPE_KIND_WORKSPACE};
+    zkpipe_allocator work = ledger != NULL ? zkpipe__charged_allocator(&charged) : *al;
     double t0 = zkpipe__g16_now();
     zkpipe_status st = ZKPIPE_OK;
     if (!FRF(from_canonical)(&r, r_c) || !FRF(from_canonical)(&s, s_c))
@@ -219,7 +225,7 @@ static zkpipe_status prove_on(const zkey_backend *be, uint8_t *proof, zkpipe_zke
     if (st == ZKPIPE_OK) {
         abc_build(v[0], v[1], v[2], n, z, w);
         t->abc = zkpipe__g16_now() - t0;
-        st = be->h(v[0], v[1], v[2], z, pool, ledger, al);
+        st = be->h(v[0], v[1], v[2], z, pool, ledger, &work);
     }
     if (st == ZKPIPE_OK) {
         /* h now lives in a's buffer; b and c are done with. */
@@ -231,7 +237,7 @@ static zkpipe_status prove_on(const zkey_backend *be, uint8_t *proof, zkpipe_zke
         t->h = zkpipe__g16_now() - t0 - t->abc;
     }
     if (st == ZKPIPE_OK)
-        st = be->sums(&sum, t, z, w, v[0], pool, ledger, al);
+        st = be->sums(&sum, t, z, w, v[0], pool, ledger, &work, al);
     if (st == ZKPIPE_OK)
         st = blind(pa, pb, pc, &sum, z, &r, &s);
     release(&ch, &ch.abc, ZKPIPE_KIND_ABC);
