@@ -357,6 +357,12 @@ static void charged_allocator(void **state)
     assert_null(a.alloc(a.ctx, 10, 8)); /* a closed ledger refuses the charge */
     assert_int_equal(atomic_load(&fa.live), 0);
     assert_int_equal(atomic_load(&fa.calls), 1);
+    /* with no ledger it is the base allocator itself */
+    zkpipe__charged none = {fa.allocator, NULL, ZKPIPE_KIND_CIRCUIT};
+    zkpipe_allocator plain = zkpipe__charged_allocator(&none);
+    assert_ptr_equal(plain.alloc, fa.allocator.alloc);
+    assert_ptr_equal(plain.free, fa.allocator.free);
+    assert_ptr_equal(plain.ctx, fa.allocator.ctx);
     zkpipe_acct_destroy(acct);
 }
 

@@ -40,6 +40,8 @@ static void charged_free(void *ctx, void *ptr)
 
 zkpipe_allocator zkpipe__charged_allocator(zkpipe__charged *c)
 {
+    if (c->ledger == NULL)
+        return c->base;
     zkpipe_allocator a = {charged_alloc, charged_free, c};
     return a;
 }

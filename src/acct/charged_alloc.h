@@ -20,7 +20,8 @@ typedef struct zkpipe__charged {
 /* An allocator over *c, valid while *c is. Each block is charged to c->ledger as one buffer
  * of c->kind with its whole size: the request plus a header of max(align, 16) bytes that
  * records it. A failed charge fails the allocation (NULL) with nothing left charged or held.
- * Its calls change the ledger, so they must not race with other calls on that ledger. */
+ * Its calls change the ledger, so they must not race with other calls on that ledger.
+ * With no ledger (c->ledger NULL) there is nothing to charge: it is c->base itself. */
 zkpipe_allocator zkpipe__charged_allocator(zkpipe__charged *c);
 
 #endif

@@ -75,7 +75,7 @@ ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_add(uint64_t *r, const uint64_t *a, con
         r[i] = s;
     }
     return cf;
-#endif
+#else
     uint64_t c = 0;
     ZKPIPE__UNROLL
     for (int i = 0; i < n; i++) {
@@ -85,6 +85,7 @@ ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_add(uint64_t *r, const uint64_t *a, con
         c += r[i] < s;
     }
     return c;
+#endif
 }
 
 /* r = a - b; returns the borrow out (0 or 1). r may alias a or b. */
@@ -100,7 +101,7 @@ ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_sub(uint64_t *r, const uint64_t *a, con
         r[i] = d;
     }
     return bf;
-#endif
+#else
     uint64_t borrow = 0;
     ZKPIPE__UNROLL
     for (int i = 0; i < n; i++) {
@@ -111,6 +112,7 @@ ZKPIPE__FF_INLINE uint64_t zkpipe__limbs_sub(uint64_t *r, const uint64_t *a, con
         borrow = bo;
     }
     return borrow;
+#endif
 }
 
 /* Returns 1 when a < b. */

@@ -13,19 +13,6 @@
  * (through a charging allocator) and the G2 MSM's (charged for it by the prover's thread,
  * which owns the ledger, from zkpipe__msm_*_scratch_bytes). */
 
-/* `base`, charged to `ledger` as kind WORKSPACE when there is one. Only for the ledger's owner,
- * the prover's own thread. */
-static zkpipe_allocator scratch_allocator(zkpipe__charged *c, const zkpipe_allocator *base,
-                                          zkpipe_ledger *ledger)
-{
-    if (ledger == NULL)
-        return *base;
-    c->base = *base;
-    c->ledger = ledger;
-    c->kind = ZKPIPE_KIND_WORKSPACE;
-    return zkpipe__charged_allocator(c);
-}
-
 static void canonical_rows(void *arg, size_t begin, size_t end, unsigned worker)
 {
     uint64_t *v = (uint64_t *)arg;
@@ -173,8 +160,8 @@ static void h_drop(FR **h, zkpipe__synth_result *res)
 /* h from a, b, c, releasing a, b and c as soon as h exists. */
 static zkpipe_status compute_h(FR **h, zkpipe__synth_result *res, zkpipe_pool *pool)
 {
-    zkpipe__charged charged;
-    zkpipe_allocator a = scratch_allocator(&charged, &res->allocator, res->ledger);
+    zkpipe__charged charged = {res->allocator, res->ledger, ZKPIPE_KIND_WORKSPACE};
+    zkpipe_allocator a = zkpipe__charged_allocator(&charged);
     DOMAIN *d;
     zkpipe_status st = NTT(domain_create)(&d, res->log_n, pool, &a);
     if (st != ZKPIPE_OK)
@@ -193,8 +180,8 @@ static zkpipe_status compute_h(FR **h, zkpipe__synth_result *res, zkpipe_pool *p
 static zkpipe_status msm_g1_all(G1 *A, G1 *B1, G1 *C, const PK *pk, const zkpipe__synth_result *res,
                                 const FR *h, zkpipe_groth16_timings *t, zkpipe_pool *pool)
 {
-    zkpipe__charged charged;
-    zkpipe_allocator a = scratch_allocator(&charged, &pk->base.allocator, res->ledger);
+    zkpipe__charged charged = {pk->base.allocator, res->ledger, ZKPIPE_KIND_WORKSPACE};
+    zkpipe_allocator a = zkpipe__charged_allocator(&charged);
     double t0 = zkpipe__g16_now();
     G1 hs;
     zkpipe_status st = msm_z_g1(A, pk->a, 0, pk, res, pool, &a);

@@ -211,7 +211,7 @@ static zkpipe_status prove_on(const zkey_backend *be, uint8_t *proof, zkpipe_zke
     uint64_t pa[G1_WORDS], pb[G2_WORDS], pc[G1_WORDS];
     sums sum;
     zkpipe__charged charged = {*al, ledger, ZKPIPE_KIND_WORKSPACE};
-    zkpipe_allocator work = ledger != NULL ? zkpipe__charged_allocator(&charged) : *al;
+    zkpipe_allocator work = zkpipe__charged_allocator(&charged);
     double t0 = zkpipe__g16_now();
     zkpipe_status st = ZKPIPE_OK;
     if (!FRF(from_canonical)(&r, r_c) || !FRF(from_canonical)(&s, s_c))
