@@ -6,6 +6,7 @@
 #ifndef ZKPIPE_EC_BN254_G1_H
 #define ZKPIPE_EC_BN254_G1_H
 
+#include "ec/endo_constants.h"
 #include "ec/group.h"
 #include "ff/bn254_fq.h"
 #include "ff/bn254_fr.h"
@@ -13,6 +14,15 @@
 #include "zkpipe/status.h"
 
 ZKPIPE__EC_DEFINE_JACOBIAN(bn254_g1, bn254_fq)
+
+/* bn254_g1_endo() : r = phi(p) = (beta x, y), the endomorphism of ec/glv.h: lambda p for p in the
+ * subgroup of order r. The point at infinity (0, 0) maps to itself. r may alias p. */
+ZKPIPE_HD void bn254_g1_endo(bn254_g1_affine *r, const bn254_g1_affine *p)
+{
+    const bn254_fq beta = {{ZKPIPE__BN254_G1_BETA}};
+    bn254_fq_mul(&r->x, &p->x, &beta);
+    r->y = p->y;
+}
 
 #define BN254_G1_UNCOMPRESSED_BYTES 64
 
