@@ -4,12 +4,15 @@
  * zkpipe__msm_<group>, _dense, _ex and _scratch_bytes, e.g. zkpipe__msm_bls12_381_g1.
  *
  * Scalars: `scalars` holds 4 little-endian 64-bit limbs per scalar (scalar i at
- * scalars[4 i .. 4 i + 4)). By default they are plain integers, any 256-bit value: the sum is
- * Σ k_i·P_i, which equals Σ (k_i mod r)·P_i for bases in the prime-order subgroup. With
+ * scalars[4 i .. 4 i + 4)). By default they are plain integers, any 256-bit value, taken mod r:
+ * the sum is Σ (k_i mod r)·P_i, which is Σ k_i·P_i for bases in the prime-order subgroup. With
  * ZKPIPE__MSM_MONTGOMERY they are Montgomery-form Fr elements (as synthesis produces them,
- * reduced below r) and are converted into scratch memory first.
+ * reduced below r). Either way they are converted and split into scratch memory first.
  *
- * Bases may be the point at infinity (then skipped). They must be on the curve. */
+ * Bases may be the point at infinity (then skipped). They must be on the curve, and in the
+ * prime-order subgroup for the sum to be the one above: the split k_i = k1 + k2 lambda holds
+ * only there (a base outside it, in a group with a cofactor, gives some other point, never an
+ * error or a crash; ZKPIPE__MSM_NO_ENDO sums Σ k_i·P_i for any bases on the curve). */
 #ifndef ZKPIPE_MSM_MSM_H
 #define ZKPIPE_MSM_MSM_H
 
@@ -34,12 +37,16 @@
  * buckets for small ones; these force one (for tests and measurements; not both). */
 #define ZKPIPE__MSM_XYZZ 2u
 #define ZKPIPE__MSM_BATCH_AFFINE 4u
-#define ZKPIPE__MSM_FLAGS (ZKPIPE__MSM_MONTGOMERY | ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE)
+/* The plain sum over the n points, without the endomorphism split (msm_impl.h): for tests and
+ * measurements, and the exact Σ k_i·P_i for bases outside the prime-order subgroup. */
+#define ZKPIPE__MSM_NO_ENDO 8u
+#define ZKPIPE__MSM_FLAGS                                                                          \
+    (ZKPIPE__MSM_MONTGOMERY | ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE | ZKPIPE__MSM_NO_ENDO)
 
 typedef struct zkpipe__msm_config {
     unsigned window; /* 0: chosen by the cost model in plan.c from the point and thread
                         counts; else forced, 1..ZKPIPE__MSM_MAX_WINDOW */
-    unsigned flags;  /* ZKPIPE__MSM_MONTGOMERY, _XYZZ, _BATCH_AFFINE or 0 */
+    unsigned flags;  /* ZKPIPE__MSM_MONTGOMERY, _XYZZ, _BATCH_AFFINE, _NO_ENDO or 0 */
 } zkpipe__msm_config;
 
 /* For a group G with affine type G_affine and Jacobian type G (ec/jacobian.h):
@@ -69,11 +76,13 @@ typedef struct zkpipe__msm_config {
  *
  * zkpipe__msm_G_scratch_bytes() : the bytes _ex allocates for nvars scalars of which nbases
  *   are dense, with `config` (NULL: default) on `threads` threads (zkpipe_pool_threads):
- *   per thread 2^(c-1) XYZZ buckets and, when batching, 2^(c-1) affine buckets and flag bytes
- *   and the batch (a pointer, two field elements and 8 bytes per entry); one partial sum per
- *   task; and 32 nvars bytes of converted scalars with ZKPIPE__MSM_MONTGOMERY. SIZE_MAX when that
- * overflows; 0 when nvars or nbases is 0 or the window is out of range. Thread-safe; no allocation.
- */
+ *   per thread 2^(c-1) XYZZ buckets and state bytes and, when batching, 2^(c-1) affine buckets,
+ *   the batch (two pointers, two field elements and 8 bytes per entry) and a queue of half a
+ *   batch (two pointers and 8 bytes per entry); one partial sum per task; 32 nvars bytes of
+ *   converted (split) scalars and the x coordinates of the nbases images phi(P_j) (one field
+ *   element each); without the endomorphism (ZKPIPE__MSM_NO_ENDO) the scalars only with
+ *   ZKPIPE__MSM_MONTGOMERY. SIZE_MAX when that overflows; 0 when nvars or nbases is 0 or the
+ *   window is out of range. Thread-safe; no allocation. */
 #define ZKPIPE__MSM_DECLARE(G)                                                                     \
     zkpipe_status zkpipe__msm_##G(G *out, const G##_affine *bases, const uint64_t *scalars,        \
                                   size_t n, zkpipe_pool *pool, const zkpipe_allocator *allocator); \
