@@ -282,7 +282,9 @@ static void tiny_proves_and_verifies(void **state)
         assert_int_equal(zkpipe_snarkjs_proof_write(json, sizeof json, &len, &proof), ZKPIPE_OK);
         assert_int_equal(strlen(json), len);
         assert_non_null(strstr(json, ci == 0 ? "\"bls12381\"" : "\"bn128\""));
-        assert_int_equal(zkpipe_snarkjs_proof_parse(&back, d, sizeof d, json, len), ZKPIPE_OK);
+        assert_int_equal(
+            zkpipe_snarkjs_proof_parse(&back, d, sizeof d, ZKPIPE_CURVE_COUNT, json, len),
+            ZKPIPE_OK);
         assert_int_equal(back.curve, proof.curve);
         assert_memory_equal(back.bytes, proof.bytes, proof.size);
         zkpipe_scalar pub[4];
@@ -799,23 +801,28 @@ static void json_errors_are_named(void **state)
     };
     for (size_t i = 0; i < sizeof proofs / sizeof proofs[0]; i++) {
         d[0] = '\0';
-        zkpipe_status st =
-            zkpipe_snarkjs_proof_parse(&p, d, sizeof d, proofs[i].json, strlen(proofs[i].json));
+        zkpipe_status st = zkpipe_snarkjs_proof_parse(&p, d, sizeof d, ZKPIPE_CURVE_COUNT,
+                                                      proofs[i].json, strlen(proofs[i].json));
         if (st != proofs[i].st || strstr(d, proofs[i].has) == NULL)
             fail_msg("proof %zu: %s \"%s\"", i, zkpipe_status_name(st), d);
     }
     /* Infinity (z = 0) reads as such. */
     const char *inf = "{\"curve\":\"bn128\",\"pi_a\":[\"0\",\"1\",\"0\"],\"pi_b\":[[\"0\",\"0\"],"
                       "[\"1\",\"0\"],[\"0\",\"0\"]],\"pi_c\":[\"1\",\"2\",\"1\"]}";
-    assert_int_equal(zkpipe_snarkjs_proof_parse(&p, d, sizeof d, inf, strlen(inf)), ZKPIPE_OK);
+    assert_int_equal(
+        zkpipe_snarkjs_proof_parse(&p, d, sizeof d, ZKPIPE_CURVE_COUNT, inf, strlen(inf)),
+        ZKPIPE_OK);
     size_t len;
     char out[2048];
     assert_int_equal(zkpipe_snarkjs_proof_write(out, sizeof out, &len, &p), ZKPIPE_OK);
     zkpipe_groth16_proof back;
-    assert_int_equal(zkpipe_snarkjs_proof_parse(&back, d, sizeof d, out, len), ZKPIPE_OK);
+    assert_int_equal(zkpipe_snarkjs_proof_parse(&back, d, sizeof d, ZKPIPE_CURVE_COUNT, out, len),
+                     ZKPIPE_OK);
     assert_memory_equal(back.bytes, p.bytes, p.size);
-    assert_int_equal(zkpipe_snarkjs_proof_parse(NULL, d, sizeof d, inf, 3), ZKPIPE_EINVAL);
-    assert_int_equal(zkpipe_snarkjs_proof_parse(&p, d, sizeof d, NULL, 3), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_snarkjs_proof_parse(NULL, d, sizeof d, ZKPIPE_CURVE_COUNT, inf, 3),
+                     ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_snarkjs_proof_parse(&p, d, sizeof d, ZKPIPE_CURVE_COUNT, NULL, 3),
+                     ZKPIPE_EINVAL);
 
     static const struct {
         const char *json, *has;
@@ -963,7 +970,8 @@ static int check_fixture(const char *dir)
     assert_int_equal(zkpipe__zkey_prove_rs(&got, NULL, d, sizeof d, z, w, &r, &s, NULL,
                                            ZKPIPE_BACKEND_CPU, NULL),
                      ZKPIPE_OK);
-    assert_int_equal(zkpipe_snarkjs_proof_parse(&want, d, sizeof d, det, len), ZKPIPE_OK);
+    assert_int_equal(zkpipe_snarkjs_proof_parse(&want, d, sizeof d, ZKPIPE_CURVE_COUNT, det, len),
+                     ZKPIPE_OK);
     if (memcmp(got.bytes, want.bytes, got.size) != 0)
         fail_msg("%s: our proof with r = 11, s = 22 differs from snarkjs's", dir);
     char *vkj = slurp(dir, "verification_key.json", &vlen);
@@ -971,7 +979,8 @@ static int check_fixture(const char *dir)
     assert_non_null(vkj);
     assert_non_null(pj);
     assert_int_equal(zkpipe_snarkjs_vk_parse(&vk, d, sizeof d, vkj, vlen, NULL), ZKPIPE_OK);
-    assert_int_equal(zkpipe_snarkjs_proof_parse(&theirs, d, sizeof d, pj, plen), ZKPIPE_OK);
+    assert_int_equal(zkpipe_snarkjs_proof_parse(&theirs, d, sizeof d, ZKPIPE_CURVE_COUNT, pj, plen),
+                     ZKPIPE_OK);
     size_t np = zkpipe_snarkjs_vk_num_public(vk);
     zkpipe_scalar *in = calloc(np + 1, sizeof *in);
     assert_non_null(in);
@@ -1060,7 +1069,7 @@ static int write_seeds(const char *dir)
             zkpipe_snarkjs_proof_write(json, sizeof json, &len, &proof) != ZKPIPE_OK)
             rc = -1;
         snprintf(name, sizeof name, "proof-%s", ci == 0 ? "bls12381" : "bn128");
-        rc |= write_seed(dir, "json", name, "\x01\x00", json, len);
+        rc |= write_seed(dir, "json", name, "\x01\x02", json, len);
         zkpipe_snarkjs_public_write(json, sizeof json, &len, in, TINY_PUBLIC);
         snprintf(name, sizeof name, "public-%s", ci == 0 ? "bls12381" : "bn128");
         rc |= write_seed(dir, "json", name, ci == 0 ? "\x02\x00" : "\x02\x01", json, len);
