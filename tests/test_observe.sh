@@ -109,7 +109,7 @@ echo "$json"
 
 if have prometheus; then
     q() { "$probe" query 127.0.0.1 "$prom_port" "$1"; }
-    series=$(q 'zkpipe_stage_items' | wc -l)
+    series=$(q 'last_over_time(zkpipe_stage_items[5m])' | wc -l)
     [ "$series" -ge 5 ] || fail "Prometheus holds $series zkpipe_stage_items series, not 5"
     up=$(q 'max_over_time(zkpipe_stage_items{stage="queued"}[5m])' | sed 's/.* //')
     [ "$up" -ge 1 ] && [ "$up" -le 2 ] || fail "queued items peaked at $up, not 1..capacity"
