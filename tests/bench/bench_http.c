@@ -152,8 +152,7 @@ int main(void)
            before, idle - before, 2 * RUNS * REQUESTS);
     printf("  with %d clients that asked for /metrics and do not read (%llu open, %llu "
            "accepted in all): +%ld KiB\n",
-           opened, (unsigned long long)c.open, (unsigned long long)c.connections,
-           loaded - before);
+           opened, (unsigned long long)c.open, (unsigned long long)c.connections, loaded - before);
     printf("  once they closed: +%ld KiB\n", after - before);
     zkpipe_http_stop(srv);
     for (uint32_t s = 0; s < ZKPIPE_STAGE_MAX; s++)
