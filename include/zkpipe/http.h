@@ -93,10 +93,12 @@ ZKPIPE_API void zkpipe_http_config_init(zkpipe_http_config *config);
  *         counts out of range, invalid prom options, allocator incomplete), ZKPIPE_EIO (the
  *         address cannot be bound: in use, not local, no permission), ZKPIPE_ENOMEM,
  *         ZKPIPE_EUNSUPPORTED (built without libmicrohttpd). On error nothing is left.
- * Thread safety: any thread. Allocates the server (about 2 KiB plus the copied options)
- * through the allocator; libmicrohttpd allocates its own state with malloc: per open
- * connection a 16 KiB pool, and one copy of each response until it is sent. The response
- * buffer (the largest response rendered so far, at most max_response) is kept for reuse. */
+ * Thread safety: any thread. Allocates the server (about 9 KiB: it holds a snapshot) and the
+ * copied options through the allocator; libmicrohttpd allocates its own state with malloc:
+ * per open connection a 16 KiB pool, and one copy of each response until it is sent. The
+ * response buffer (the largest response rendered so far, at most max_response) is kept for
+ * reuse. Measured with a full registry: about 0.4 MiB resident for a serving server, 3.7 MiB
+ * with 200 connections open that asked for /metrics and do not read (bench_http). */
 ZKPIPE_API zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *config);
 
 /*! zkpipe_http_port() : the port the server listens on (the chosen one when config.port was
