@@ -124,7 +124,10 @@ int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const ch
         cfg.prom.flags = ZKPIPE_PROM_OMIT_ZERO;
         st = zkpipe_http_start(&obs->http, &cfg);
         if (st != ZKPIPE_OK) {
-            fprintf(stderr, "%s: --listen %s: %s\n", prog, opt->listen, zkpipe_status_str(st));
+            fprintf(stderr, "%s: --listen %s: %s\n", prog, opt->listen,
+                    st == ZKPIPE_EUNSUPPORTED ? "unsupported: zkpipe was built without "
+                                                "libmicrohttpd (ZKPIPE_HTTP)"
+                                              : zkpipe_status_str(st));
             return -1;
         }
         fprintf(stderr, "%s: serving http://%s%s%s:%u/metrics\n", prog,

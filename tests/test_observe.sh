@@ -45,7 +45,7 @@ wait_for() { # wait_for SECONDS COMMAND...: retry the command every 0.2 s
 
 if ! "$bin" --listen 127.0.0.1:0 --items 1 --buf-mib 1 --consumer-ms 0 --report-ms 0 \
     >/dev/null 2>"$tmp/err"; then
-    if grep -q "not supported" "$tmp/err"; then
+    if grep -q "built without libmicrohttpd" "$tmp/err"; then
         echo "SKIP: built without libmicrohttpd"
         exit 77
     fi
