@@ -111,6 +111,7 @@ int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const ch
 {
     memset(obs, 0, sizeof *obs);
     obs->opt = opt;
+    obs->report_to = stderr;
     obs->progress = progress;
     obs->progress_ctx = progress_ctx;
     zkpipe_status st = ZKPIPE_OK;
@@ -156,6 +157,12 @@ int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const ch
         return -1;
     }
     return 0;
+}
+
+void cli_observe_report(const char *line, void *ctx)
+{
+    cli_observe *obs = ctx;
+    cli_progress_print(&obs->ticker, obs->report_to, line);
 }
 
 int cli_observe_attach(cli_observe *obs, const char *prog, const char *name,

@@ -376,6 +376,11 @@ int main(int argc, char **argv)
         st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
     }
     o.cfg.report_file = stdout;
+    if (observing) { /* reporter lines through the progress line's printer */
+        obs.report_to = stdout;
+        o.cfg.report_fn = cli_observe_report;
+        o.cfg.report_ctx = &obs;
+    }
     o.cfg.trace = observing ? obs.trace : NULL;
     if (st == ZKPIPE_OK)
         st = zkpipe_engine_create(&e, &o.cfg);
