@@ -12,11 +12,13 @@
  * library) has the same functions, and zkpipe_http_start fails with ZKPIPE_EUNSUPPORTED.
  *
  * Safe by default: it binds to 127.0.0.1 unless an address is given; one thread serves every
- * connection without blocking on any; connections beyond max_connections are closed at
- * once; a connection idle for timeout_s seconds (a client that stops sending or never reads)
- * is dropped; each connection's request is read into a fixed 16 KiB pool, so a large header
- * is refused (431) rather than stored. Rendering takes a snapshot (which holds up ledger
- * operations for about a microsecond) and never blocks the pipeline otherwise.
+ * connection without blocking on any; at most max_connections are open at once (while that
+ * many are, new ones wait in the kernel's listen queue, which costs the server nothing, and are
+ * taken as others close); a connection idle for timeout_s seconds (a client that stops
+ * sending or never reads) is dropped; each connection's request is read into a fixed 16 KiB
+ * pool, so a large header is refused (431) rather than stored. Rendering takes a snapshot
+ * (which holds up ledger operations for about a microsecond) and never blocks the pipeline
+ * otherwise.
  *
  * Providers: a host (the engine, a host prover) attaches a callback under a name; every
  * /status gets "<name>": followed by the JSON value it writes, and every /metrics the
