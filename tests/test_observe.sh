@@ -83,7 +83,8 @@ fi
 run_pid=$!
 pids="$pids $run_pid"
 wait_for 20 "$probe" get 127.0.0.1 "$port" /healthz || fail "the endpoint did not come up"
-grep -q "serving http://127.0.0.1:$port/metrics" "$tmp/run.err" || fail "no serving line"
+# The line comes just after the server is up: it may follow the first answer.
+wait_for 5 grep -q "serving http://127.0.0.1:$port/metrics" "$tmp/run.err" || fail "no serving line"
 
 # Mid-run: the exposition passes promtool, /status parses, the hostile clients.
 sleep 1
