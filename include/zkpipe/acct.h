@@ -59,7 +59,12 @@ typedef struct zkpipe_acct zkpipe_acct;
  * another synchronising operation); calls on different ledgers of one registry may run
  * concurrently from any threads. Each ledger operation is a few atomic updates (tens of
  * nanoseconds) that never wait for other ledger operations; they only wait while a snapshot
- * or peak reset of the registry is copying counters. No ledger function allocates. */
+ * or peak reset of the registry is copying counters. No ledger function allocates.
+ * A ledger holds no pointer to itself and the registry keeps none to it (its address only
+ * picks which counter stripe an operation enters, within that one call), so an open ledger
+ * may be moved (memcpy) to other storage between calls, e.g. with the item that embeds it or
+ * by a language that moves values by copying them (Rust). The copy left behind must then be
+ * forgotten, never used or closed: closing both would release the item twice. */
 typedef struct zkpipe_ledger {
     zkpipe_acct *acct;                 /* registry; NULL when the ledger is closed */
     uint32_t stage;                    /* current stage */
