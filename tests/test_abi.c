@@ -38,6 +38,19 @@ typedef struct io_options_v1 {
     unsigned flags;
 } io_options_v1;
 
+/* zkpipe_http_config as first published (0.1). */
+typedef struct http_config_v1 {
+    size_t struct_size;
+    const char *address;
+    uint16_t port;
+    zkpipe_acct *acct;
+    zkpipe_prom_options prom;
+    unsigned max_connections;
+    unsigned timeout_s;
+    size_t max_response;
+    const zkpipe_allocator *allocator;
+} http_config_v1;
+
 /* A caller's struct from newer headers: one more field than this library knows. */
 typedef struct io_options_next {
     io_options_v1 v1;
@@ -65,6 +78,16 @@ SAME_FIELD(zkpipe_io_options, io_options_v1, acct);
 SAME_FIELD(zkpipe_io_options, io_options_v1, allocator);
 SAME_FIELD(zkpipe_io_options, io_options_v1, flags);
 _Static_assert(sizeof(zkpipe_io_options) >= sizeof(io_options_v1), "io options shrank");
+SAME_FIELD(zkpipe_http_config, http_config_v1, struct_size);
+SAME_FIELD(zkpipe_http_config, http_config_v1, address);
+SAME_FIELD(zkpipe_http_config, http_config_v1, port);
+SAME_FIELD(zkpipe_http_config, http_config_v1, acct);
+SAME_FIELD(zkpipe_http_config, http_config_v1, prom);
+SAME_FIELD(zkpipe_http_config, http_config_v1, max_connections);
+SAME_FIELD(zkpipe_http_config, http_config_v1, timeout_s);
+SAME_FIELD(zkpipe_http_config, http_config_v1, max_response);
+SAME_FIELD(zkpipe_http_config, http_config_v1, allocator);
+_Static_assert(sizeof(zkpipe_http_config) >= sizeof(http_config_v1), "http config shrank");
 /* Results the library writes into a caller's struct never change size: new fields take
  * reserved space (64-bit sizes as first published). */
 #if UINTPTR_MAX == UINT64_MAX
@@ -72,6 +95,10 @@ _Static_assert(sizeof(zkpipe_chan_counters) == 128, "zkpipe_chan_counters change
 _Static_assert(sizeof(zkpipe_r1cs_info) == 64, "zkpipe_r1cs_info changed size");
 _Static_assert(sizeof(zkpipe_zkey_info) == 64, "zkpipe_zkey_info changed size");
 _Static_assert(sizeof(zkpipe_snapshot) == 7776, "zkpipe_snapshot changed size");
+_Static_assert(sizeof(zkpipe_histogram_snapshot) == 584, "zkpipe_histogram_snapshot changed size");
+_Static_assert(sizeof(zkpipe_http_counters) == 128, "zkpipe_http_counters changed size");
+/* Embedded in zkpipe_http_config, so fixed too: new fields take its reserved space. */
+_Static_assert(sizeof(zkpipe_prom_options) == 64, "zkpipe_prom_options changed size");
 #endif
 
 /* A block of exactly `size` bytes holding a copy of `src`: nothing readable past its end. */
@@ -215,6 +242,42 @@ static void io_options_sizes_it_cannot_know(void **state)
                      ZKPIPE_EFORMAT);
 }
 
+static void http_config_sizes(void **state)
+{
+    (void)state;
+    zkpipe_http *srv = NULL;
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    assert_int_equal(cfg.struct_size, sizeof cfg);
+    const size_t bad[] = {0, sizeof(size_t), sizeof cfg + 8};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cfg.struct_size = bad[i];
+        assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
+        assert_null(srv);
+    }
+    /* The first layout is taken: a bad setting inside it is seen (with or without the HTTP
+     * endpoint built, a bad size is refused before anything else). */
+    http_config_v1 v1;
+    memcpy(&v1, &cfg, sizeof v1);
+    v1.struct_size = sizeof v1;
+    v1.max_connections = 0;
+    http_config_v1 *c = caller_copy(&v1, sizeof v1);
+    zkpipe_status st = zkpipe_http_start(&srv, (const zkpipe_http_config *)c);
+    assert_true(st == ZKPIPE_EINVAL || st == ZKPIPE_EUNSUPPORTED);
+    assert_null(srv);
+    test_free(c);
+}
+
+static void prom_options_reserved_must_be_zero(void **state)
+{
+    (void)state;
+    zkpipe_prom_options o;
+    memset(&o, 0, sizeof o);
+    assert_int_equal(zkpipe_prom_options_check(&o), ZKPIPE_OK);
+    o.reserved[3] = 1;
+    assert_int_equal(zkpipe_prom_options_check(&o), ZKPIPE_EINVAL);
+}
+
 /* The copy rule itself, on a struct that has grown twice: a caller's older, shorter struct
  * gives what it covers, and the library's defaults stand for the rest. */
 typedef struct grown_v1 {
@@ -280,6 +343,8 @@ int main(void)
         cmocka_unit_test(chan_config_sizes_it_cannot_know),
         cmocka_unit_test(io_options_from_the_first_layout),
         cmocka_unit_test(io_options_sizes_it_cannot_know),
+        cmocka_unit_test(http_config_sizes),
+        cmocka_unit_test(prom_options_reserved_must_be_zero),
         cmocka_unit_test(shorter_structs_keep_the_defaults),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -239,7 +239,9 @@ typedef struct zkpipe_prom_label {
 } zkpipe_prom_label;
 
 /* How the Prometheus exposition is written, so that two registries (or two provers of a
- * fleet) never collide. A zero-filled struct means: prefix "zkpipe", no labels, every series. */
+ * fleet) never collide. A zero-filled struct means: prefix "zkpipe", no labels, every series.
+ * Its size is fixed (it is embedded in zkpipe_http_config): fields added later take reserved
+ * space, where zero keeps today's behaviour, so reserved must be zero (checked). */
 typedef struct zkpipe_prom_options {
     /* NULL: "zkpipe"; "": no prefix; else [a-zA-Z_:][a-zA-Z0-9_:]*, up to
      * ZKPIPE_PROM_PREFIX_MAX characters. Families are named <prefix>_<name>. */
@@ -247,10 +249,12 @@ typedef struct zkpipe_prom_options {
     const zkpipe_prom_label *labels; /* added to every sample; may be NULL when count is 0 */
     size_t label_count;              /* 0..ZKPIPE_PROM_LABELS_MAX */
     unsigned flags;                  /* 0 or ZKPIPE_PROM_OMIT_ZERO */
+    uint64_t reserved[4];            /* zero */
 } zkpipe_prom_options;
 
 /*! zkpipe_prom_options_check() : ZKPIPE_OK when `opts` is valid as described above (NULL is),
- * else ZKPIPE_EINVAL. Thread safety: any thread. Does not allocate. */
+ * else ZKPIPE_EINVAL (also for non-zero reserved space). Thread safety: any thread. Does not
+ * allocate. */
 ZKPIPE_API zkpipe_status zkpipe_prom_options_check(const zkpipe_prom_options *opts);
 
 /*! zkpipe_snapshot_prometheus_ex() : zkpipe_snapshot_prometheus with a prefix, constant labels

@@ -66,8 +66,6 @@ zkpipe_status zkpipe__io_src_open(zkpipe__io_src *src, char *detail, size_t cap,
                                   const void *data, size_t len, const char *kind,
                                   const zkpipe_io_options *opts)
 {
-    static const zkpipe_io_options none = {0};
-    opts = opts != NULL ? opts : &none;
     const zkpipe_allocator *a = zkpipe__allocator_or_default(opts->allocator);
     if (a == NULL || (path == NULL && data == NULL && len > 0))
         return zkpipe__io_fail(detail, cap, ZKPIPE_EINVAL, "invalid argument");

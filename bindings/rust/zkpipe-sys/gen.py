@@ -68,6 +68,22 @@ def split_top(text, sep):
     return [p.strip() for p in parts if p.strip()]
 
 
+def strip_attributes(text):
+    """Drops GNU `__attribute__((...))` (format checks and the like: nothing the ABI sees)."""
+    while True:
+        i = text.find("__attribute__")
+        if i < 0:
+            return text
+        j = text.index("(", i)
+        depth = 0
+        for k in range(j, len(text)):
+            depth += text[k] == "("
+            depth -= text[k] == ")"
+            if depth == 0:
+                break
+        text = text[:i] + text[k + 1:]
+
+
 class Header:
     def __init__(self, path):
         self.name = path.name
@@ -86,7 +102,7 @@ class Header:
             body.append(line)
         body = " ".join(body)
         body = body.replace("ZKPIPE_EXTERN_C_BEGIN", " ").replace("ZKPIPE_EXTERN_C_END", " ")
-        self.decls = [" ".join(d.split()) for d in split_top(body, ";")]
+        self.decls = [" ".join(strip_attributes(d).split()) for d in split_top(body, ";")]
 
 
 class Gen:
@@ -139,8 +155,11 @@ class Gen:
 
     def fn_type(self, ret, params):
         r = self.rust_type(ret, ret=True)
-        args = ", ".join("%s: %s" % (n, t) for n, t in self.params(params))
+        args = self.args(params)
         return "Option<unsafe extern \"C\" fn(%s)%s>" % (args, " -> " + r if r else "")
+
+    def args(self, params):
+        return ", ".join(n if t is None else "%s: %s" % (n, t) for n, t in self.params(params))
 
     def params(self, text):
         text = text.strip()
@@ -148,6 +167,9 @@ class Gen:
             return []
         out = []
         for p in split_top(text, ","):
+            if p == "...":
+                out.append(("...", None))
+                continue
             m = re.match(r"(.+?)\(\s*\*\s*(\w+)\s*\)\s*\((.*)\)$", p)
             if m:
                 out.append((self.ident(m.group(2)), self.fn_type(m.group(1), m.group(3))))
@@ -319,7 +341,7 @@ class Gen:
         m = re.match(r"ZKPIPE_API (.+?)\b(\w+) ?\((.*)\)$", d)
         if m:
             r = self.rust_type(m.group(1), ret=True)
-            args = ", ".join("%s: %s" % (n, t) for n, t in self.params(m.group(3)))
+            args = self.args(m.group(3))
             return ("    pub fn %s(%s)%s;" % (m.group(2), args, " -> " + r if r else ""))
         raise GenError("cannot read declaration `%s`" % d)
 

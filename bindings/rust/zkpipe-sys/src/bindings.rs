@@ -20,6 +20,9 @@ pub struct FILE {
 pub const ZKPIPE_KIND_MAX: u32 = 16;
 pub const ZKPIPE_STAGE_MAX: u32 = 12;
 pub const ZKPIPE_ACCT_NAME_MAX: u32 = 31;
+pub const ZKPIPE_PROM_PREFIX_MAX: u32 = 64;
+pub const ZKPIPE_PROM_LABELS_MAX: u32 = 8;
+pub const ZKPIPE_PROM_OMIT_ZERO: u32 = 1;
 pub type zkpipe_kind = c_uint;
 pub const ZKPIPE_KIND_ABC: zkpipe_kind = 0;
 pub const ZKPIPE_KIND_AUX: zkpipe_kind = 1;
@@ -84,6 +87,21 @@ pub struct zkpipe_snapshot {
     pub reserved: [u64; 16],
 }
 #[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_prom_label {
+    pub name: *const c_char,
+    pub value: *const c_char,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_prom_options {
+    pub prefix: *const c_char,
+    pub labels: *const zkpipe_prom_label,
+    pub label_count: usize,
+    pub flags: c_uint,
+    pub reserved: [u64; 4],
+}
+#[repr(C)]
 pub struct zkpipe_reporter {
     _private: [u8; 0],
     _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
@@ -110,6 +128,8 @@ extern "C" {
     pub fn zkpipe_snapshot_summary(buf: *mut c_char, cap: usize, out_len: *mut usize, snap: *const zkpipe_snapshot) -> zkpipe_status;
     pub fn zkpipe_snapshot_json(buf: *mut c_char, cap: usize, out_len: *mut usize, snap: *const zkpipe_snapshot) -> zkpipe_status;
     pub fn zkpipe_snapshot_prometheus(buf: *mut c_char, cap: usize, out_len: *mut usize, snap: *const zkpipe_snapshot) -> zkpipe_status;
+    pub fn zkpipe_prom_options_check(opts: *const zkpipe_prom_options) -> zkpipe_status;
+    pub fn zkpipe_snapshot_prometheus_ex(buf: *mut c_char, cap: usize, out_len: *mut usize, snap: *const zkpipe_snapshot, opts: *const zkpipe_prom_options) -> zkpipe_status;
     pub fn zkpipe_reporter_start(acct: *mut zkpipe_acct, interval_ms: u32, file: *mut FILE, r#fn: zkpipe_reporter_fn, ctx: *mut c_void, allocator: *const zkpipe_allocator, out: *mut *mut zkpipe_reporter) -> zkpipe_status;
     pub fn zkpipe_reporter_stop(reporter: *mut zkpipe_reporter);
 }
@@ -394,6 +414,94 @@ extern "C" {
     pub fn zkpipe_groth16_pk_decode(out: *mut *mut zkpipe_groth16_pk, r#in: *const u8, len: usize, allocator: *const zkpipe_allocator) -> zkpipe_status;
 }
 
+// ---- zkpipe/histogram.h
+
+pub const ZKPIPE_HISTOGRAM_BUCKETS_MAX: u32 = 32;
+#[repr(C)]
+pub struct zkpipe_histogram {
+    _private: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_histogram_snapshot {
+    pub bucket_count: u32,
+    pub unit: f64,
+    pub count: u64,
+    pub sum: u64,
+    pub bounds: [u64; (ZKPIPE_HISTOGRAM_BUCKETS_MAX) as usize],
+    pub cumulative: [u64; (ZKPIPE_HISTOGRAM_BUCKETS_MAX + 1) as usize],
+    pub reserved: [u64; 4],
+}
+
+extern "C" {
+    pub fn zkpipe_histogram_create(out: *mut *mut zkpipe_histogram, bounds: *const u64, bucket_count: u32, unit: f64, allocator: *const zkpipe_allocator) -> zkpipe_status;
+    pub fn zkpipe_histogram_destroy(h: *mut zkpipe_histogram);
+    pub fn zkpipe_histogram_observe(h: *mut zkpipe_histogram, value: u64);
+    pub fn zkpipe_histogram_read(h: *mut zkpipe_histogram, out: *mut zkpipe_histogram_snapshot) -> zkpipe_status;
+    pub fn zkpipe_histogram_prometheus(buf: *mut c_char, cap: usize, out_len: *mut usize, name: *const c_char, help: *const c_char, snap: *const zkpipe_histogram_snapshot, opts: *const zkpipe_prom_options) -> zkpipe_status;
+    pub fn zkpipe_histogram_json(buf: *mut c_char, cap: usize, out_len: *mut usize, snap: *const zkpipe_histogram_snapshot) -> zkpipe_status;
+}
+
+// ---- zkpipe/http.h
+
+pub const ZKPIPE_HTTP_PROVIDERS_MAX: u32 = 8;
+#[repr(C)]
+pub struct zkpipe_http {
+    _private: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+#[repr(C)]
+pub struct zkpipe_http_out {
+    _private: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type zkpipe_http_format = c_uint;
+pub const ZKPIPE_HTTP_PROMETHEUS: zkpipe_http_format = 0;
+pub const ZKPIPE_HTTP_JSON: zkpipe_http_format = 1;
+pub type zkpipe_http_provider_fn = Option<unsafe extern "C" fn(out: *mut zkpipe_http_out, format: zkpipe_http_format, ctx: *mut c_void) -> zkpipe_status>;
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_http_config {
+    pub struct_size: usize,
+    pub address: *const c_char,
+    pub port: u16,
+    pub acct: *mut zkpipe_acct,
+    pub prom: zkpipe_prom_options,
+    pub max_connections: c_uint,
+    pub timeout_s: c_uint,
+    pub max_response: usize,
+    pub allocator: *const zkpipe_allocator,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_http_counters {
+    pub requests: u64,
+    pub ok: u64,
+    pub not_found: u64,
+    pub not_allowed: u64,
+    pub errors: u64,
+    pub connections: u64,
+    pub open: u64,
+    pub reserved: [u64; 9],
+}
+
+extern "C" {
+    pub fn zkpipe_http_config_init(config: *mut zkpipe_http_config);
+    pub fn zkpipe_http_start(out: *mut *mut zkpipe_http, config: *const zkpipe_http_config) -> zkpipe_status;
+    pub fn zkpipe_http_port(server: *const zkpipe_http) -> u16;
+    pub fn zkpipe_http_attach(server: *mut zkpipe_http, name: *const c_char, r#fn: zkpipe_http_provider_fn, ctx: *mut c_void) -> zkpipe_status;
+    pub fn zkpipe_http_detach(server: *mut zkpipe_http, name: *const c_char) -> zkpipe_status;
+    pub fn zkpipe_http_stats(server: *mut zkpipe_http, out: *mut zkpipe_http_counters) -> zkpipe_status;
+    pub fn zkpipe_http_stop(server: *mut zkpipe_http);
+    pub fn zkpipe_http_out_format(out: *const zkpipe_http_out) -> zkpipe_http_format;
+    pub fn zkpipe_http_out_write(out: *mut zkpipe_http_out, text: *const c_char, len: usize);
+    pub fn zkpipe_http_out_printf(out: *mut zkpipe_http_out, fmt: *const c_char, ...);
+    pub fn zkpipe_http_out_family(out: *mut zkpipe_http_out, name: *const c_char, r#type: *const c_char, help: *const c_char);
+    pub fn zkpipe_http_out_sample(out: *mut zkpipe_http_out, name: *const c_char, labels: *const c_char, value: f64);
+    pub fn zkpipe_http_out_histogram(out: *mut zkpipe_http_out, name: *const c_char, help: *const c_char, snap: *const zkpipe_histogram_snapshot);
+}
+
 // ---- zkpipe/io.h
 
 pub const ZKPIPE_IO_DETAIL_MAX: u32 = 256;
@@ -582,14 +690,19 @@ pub struct zkpipe_trace {
     _private: [u8; 0],
     _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
 }
+pub type zkpipe_trace_sample_fn = Option<unsafe extern "C" fn(time_ns: u64, snap: *const zkpipe_snapshot, ctx: *mut c_void)>;
 
 extern "C" {
     pub fn zkpipe_trace_open(out: *mut *mut zkpipe_trace, path: *const c_char, allocator: *const zkpipe_allocator) -> zkpipe_status;
+    pub fn zkpipe_trace_open_sampler(out: *mut *mut zkpipe_trace, allocator: *const zkpipe_allocator) -> zkpipe_status;
     pub fn zkpipe_trace_close(trace: *mut zkpipe_trace) -> zkpipe_status;
     pub fn zkpipe_trace_now() -> u64;
     pub fn zkpipe_trace_track_name(trace: *mut zkpipe_trace, track: u32, name: *const c_char) -> zkpipe_status;
     pub fn zkpipe_trace_span(trace: *mut zkpipe_trace, track: u32, name: *const c_char, begin_ns: u64, end_ns: u64) -> zkpipe_status;
     pub fn zkpipe_trace_counters(trace: *mut zkpipe_trace, acct: *mut zkpipe_acct) -> zkpipe_status;
+    pub fn zkpipe_trace_flush(trace: *mut zkpipe_trace) -> zkpipe_status;
+    pub fn zkpipe_trace_watch(trace: *mut zkpipe_trace, acct: *mut zkpipe_acct, interval_us: u32) -> zkpipe_status;
+    pub fn zkpipe_trace_on_sample(trace: *mut zkpipe_trace, r#fn: zkpipe_trace_sample_fn, ctx: *mut c_void) -> zkpipe_status;
 }
 
 // ---- zkpipe/zkpipe.h
@@ -615,6 +728,9 @@ const fn field_size<T, F>(_: fn(&T) -> &F) -> usize {
 const _: () = assert!(ZKPIPE_KIND_MAX as i128 == layout::VALUE_ZKPIPE_KIND_MAX as i128);
 const _: () = assert!(ZKPIPE_STAGE_MAX as i128 == layout::VALUE_ZKPIPE_STAGE_MAX as i128);
 const _: () = assert!(ZKPIPE_ACCT_NAME_MAX as i128 == layout::VALUE_ZKPIPE_ACCT_NAME_MAX as i128);
+const _: () = assert!(ZKPIPE_PROM_PREFIX_MAX as i128 == layout::VALUE_ZKPIPE_PROM_PREFIX_MAX as i128);
+const _: () = assert!(ZKPIPE_PROM_LABELS_MAX as i128 == layout::VALUE_ZKPIPE_PROM_LABELS_MAX as i128);
+const _: () = assert!(ZKPIPE_PROM_OMIT_ZERO as i128 == layout::VALUE_ZKPIPE_PROM_OMIT_ZERO as i128);
 const _: () = assert!(ZKPIPE_KIND_ABC as i128 == layout::VALUE_ZKPIPE_KIND_ABC as i128);
 const _: () = assert!(ZKPIPE_KIND_AUX as i128 == layout::VALUE_ZKPIPE_KIND_AUX as i128);
 const _: () = assert!(ZKPIPE_KIND_INPUT as i128 == layout::VALUE_ZKPIPE_KIND_INPUT as i128);
@@ -692,6 +808,24 @@ const _: () = assert!(offset_of!(zkpipe_snapshot, stage) == layout::OFFSET_zkpip
 const _: () = assert!(field_size(|s: &zkpipe_snapshot| &s.stage) == layout::FSIZE_zkpipe_snapshot_stage);
 const _: () = assert!(offset_of!(zkpipe_snapshot, reserved) == layout::OFFSET_zkpipe_snapshot_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_snapshot| &s.reserved) == layout::FSIZE_zkpipe_snapshot_reserved);
+const _: () = assert!(size_of::<zkpipe_prom_label>() == layout::SIZE_zkpipe_prom_label);
+const _: () = assert!(align_of::<zkpipe_prom_label>() == layout::ALIGN_zkpipe_prom_label);
+const _: () = assert!(offset_of!(zkpipe_prom_label, name) == layout::OFFSET_zkpipe_prom_label_name);
+const _: () = assert!(field_size(|s: &zkpipe_prom_label| &s.name) == layout::FSIZE_zkpipe_prom_label_name);
+const _: () = assert!(offset_of!(zkpipe_prom_label, value) == layout::OFFSET_zkpipe_prom_label_value);
+const _: () = assert!(field_size(|s: &zkpipe_prom_label| &s.value) == layout::FSIZE_zkpipe_prom_label_value);
+const _: () = assert!(size_of::<zkpipe_prom_options>() == layout::SIZE_zkpipe_prom_options);
+const _: () = assert!(align_of::<zkpipe_prom_options>() == layout::ALIGN_zkpipe_prom_options);
+const _: () = assert!(offset_of!(zkpipe_prom_options, prefix) == layout::OFFSET_zkpipe_prom_options_prefix);
+const _: () = assert!(field_size(|s: &zkpipe_prom_options| &s.prefix) == layout::FSIZE_zkpipe_prom_options_prefix);
+const _: () = assert!(offset_of!(zkpipe_prom_options, labels) == layout::OFFSET_zkpipe_prom_options_labels);
+const _: () = assert!(field_size(|s: &zkpipe_prom_options| &s.labels) == layout::FSIZE_zkpipe_prom_options_labels);
+const _: () = assert!(offset_of!(zkpipe_prom_options, label_count) == layout::OFFSET_zkpipe_prom_options_label_count);
+const _: () = assert!(field_size(|s: &zkpipe_prom_options| &s.label_count) == layout::FSIZE_zkpipe_prom_options_label_count);
+const _: () = assert!(offset_of!(zkpipe_prom_options, flags) == layout::OFFSET_zkpipe_prom_options_flags);
+const _: () = assert!(field_size(|s: &zkpipe_prom_options| &s.flags) == layout::FSIZE_zkpipe_prom_options_flags);
+const _: () = assert!(offset_of!(zkpipe_prom_options, reserved) == layout::OFFSET_zkpipe_prom_options_reserved);
+const _: () = assert!(field_size(|s: &zkpipe_prom_options| &s.reserved) == layout::FSIZE_zkpipe_prom_options_reserved);
 const _: () = assert!(size_of::<zkpipe_allocator>() == layout::SIZE_zkpipe_allocator);
 const _: () = assert!(align_of::<zkpipe_allocator>() == layout::ALIGN_zkpipe_allocator);
 const _: () = assert!(offset_of!(zkpipe_allocator, alloc) == layout::OFFSET_zkpipe_allocator_alloc);
@@ -876,6 +1010,66 @@ const _: () = assert!(offset_of!(zkpipe_groth16_timings, msm_c) == layout::OFFSE
 const _: () = assert!(field_size(|s: &zkpipe_groth16_timings| &s.msm_c) == layout::FSIZE_zkpipe_groth16_timings_msm_c);
 const _: () = assert!(offset_of!(zkpipe_groth16_timings, total) == layout::OFFSET_zkpipe_groth16_timings_total);
 const _: () = assert!(field_size(|s: &zkpipe_groth16_timings| &s.total) == layout::FSIZE_zkpipe_groth16_timings_total);
+const _: () = assert!(ZKPIPE_HISTOGRAM_BUCKETS_MAX as i128 == layout::VALUE_ZKPIPE_HISTOGRAM_BUCKETS_MAX as i128);
+const _: () = assert!(size_of::<zkpipe_histogram_snapshot>() == layout::SIZE_zkpipe_histogram_snapshot);
+const _: () = assert!(align_of::<zkpipe_histogram_snapshot>() == layout::ALIGN_zkpipe_histogram_snapshot);
+const _: () = assert!(offset_of!(zkpipe_histogram_snapshot, bucket_count) == layout::OFFSET_zkpipe_histogram_snapshot_bucket_count);
+const _: () = assert!(field_size(|s: &zkpipe_histogram_snapshot| &s.bucket_count) == layout::FSIZE_zkpipe_histogram_snapshot_bucket_count);
+const _: () = assert!(offset_of!(zkpipe_histogram_snapshot, unit) == layout::OFFSET_zkpipe_histogram_snapshot_unit);
+const _: () = assert!(field_size(|s: &zkpipe_histogram_snapshot| &s.unit) == layout::FSIZE_zkpipe_histogram_snapshot_unit);
+const _: () = assert!(offset_of!(zkpipe_histogram_snapshot, count) == layout::OFFSET_zkpipe_histogram_snapshot_count);
+const _: () = assert!(field_size(|s: &zkpipe_histogram_snapshot| &s.count) == layout::FSIZE_zkpipe_histogram_snapshot_count);
+const _: () = assert!(offset_of!(zkpipe_histogram_snapshot, sum) == layout::OFFSET_zkpipe_histogram_snapshot_sum);
+const _: () = assert!(field_size(|s: &zkpipe_histogram_snapshot| &s.sum) == layout::FSIZE_zkpipe_histogram_snapshot_sum);
+const _: () = assert!(offset_of!(zkpipe_histogram_snapshot, bounds) == layout::OFFSET_zkpipe_histogram_snapshot_bounds);
+const _: () = assert!(field_size(|s: &zkpipe_histogram_snapshot| &s.bounds) == layout::FSIZE_zkpipe_histogram_snapshot_bounds);
+const _: () = assert!(offset_of!(zkpipe_histogram_snapshot, cumulative) == layout::OFFSET_zkpipe_histogram_snapshot_cumulative);
+const _: () = assert!(field_size(|s: &zkpipe_histogram_snapshot| &s.cumulative) == layout::FSIZE_zkpipe_histogram_snapshot_cumulative);
+const _: () = assert!(offset_of!(zkpipe_histogram_snapshot, reserved) == layout::OFFSET_zkpipe_histogram_snapshot_reserved);
+const _: () = assert!(field_size(|s: &zkpipe_histogram_snapshot| &s.reserved) == layout::FSIZE_zkpipe_histogram_snapshot_reserved);
+const _: () = assert!(ZKPIPE_HTTP_PROVIDERS_MAX as i128 == layout::VALUE_ZKPIPE_HTTP_PROVIDERS_MAX as i128);
+const _: () = assert!(ZKPIPE_HTTP_PROMETHEUS as i128 == layout::VALUE_ZKPIPE_HTTP_PROMETHEUS as i128);
+const _: () = assert!(ZKPIPE_HTTP_JSON as i128 == layout::VALUE_ZKPIPE_HTTP_JSON as i128);
+const _: () = assert!(size_of::<zkpipe_http_format>() == layout::SIZE_zkpipe_http_format);
+const _: () = assert!(align_of::<zkpipe_http_format>() == layout::ALIGN_zkpipe_http_format);
+const _: () = assert!(size_of::<zkpipe_http_config>() == layout::SIZE_zkpipe_http_config);
+const _: () = assert!(align_of::<zkpipe_http_config>() == layout::ALIGN_zkpipe_http_config);
+const _: () = assert!(offset_of!(zkpipe_http_config, struct_size) == layout::OFFSET_zkpipe_http_config_struct_size);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.struct_size) == layout::FSIZE_zkpipe_http_config_struct_size);
+const _: () = assert!(offset_of!(zkpipe_http_config, address) == layout::OFFSET_zkpipe_http_config_address);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.address) == layout::FSIZE_zkpipe_http_config_address);
+const _: () = assert!(offset_of!(zkpipe_http_config, port) == layout::OFFSET_zkpipe_http_config_port);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.port) == layout::FSIZE_zkpipe_http_config_port);
+const _: () = assert!(offset_of!(zkpipe_http_config, acct) == layout::OFFSET_zkpipe_http_config_acct);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.acct) == layout::FSIZE_zkpipe_http_config_acct);
+const _: () = assert!(offset_of!(zkpipe_http_config, prom) == layout::OFFSET_zkpipe_http_config_prom);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.prom) == layout::FSIZE_zkpipe_http_config_prom);
+const _: () = assert!(offset_of!(zkpipe_http_config, max_connections) == layout::OFFSET_zkpipe_http_config_max_connections);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.max_connections) == layout::FSIZE_zkpipe_http_config_max_connections);
+const _: () = assert!(offset_of!(zkpipe_http_config, timeout_s) == layout::OFFSET_zkpipe_http_config_timeout_s);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.timeout_s) == layout::FSIZE_zkpipe_http_config_timeout_s);
+const _: () = assert!(offset_of!(zkpipe_http_config, max_response) == layout::OFFSET_zkpipe_http_config_max_response);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.max_response) == layout::FSIZE_zkpipe_http_config_max_response);
+const _: () = assert!(offset_of!(zkpipe_http_config, allocator) == layout::OFFSET_zkpipe_http_config_allocator);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.allocator) == layout::FSIZE_zkpipe_http_config_allocator);
+const _: () = assert!(size_of::<zkpipe_http_counters>() == layout::SIZE_zkpipe_http_counters);
+const _: () = assert!(align_of::<zkpipe_http_counters>() == layout::ALIGN_zkpipe_http_counters);
+const _: () = assert!(offset_of!(zkpipe_http_counters, requests) == layout::OFFSET_zkpipe_http_counters_requests);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.requests) == layout::FSIZE_zkpipe_http_counters_requests);
+const _: () = assert!(offset_of!(zkpipe_http_counters, ok) == layout::OFFSET_zkpipe_http_counters_ok);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.ok) == layout::FSIZE_zkpipe_http_counters_ok);
+const _: () = assert!(offset_of!(zkpipe_http_counters, not_found) == layout::OFFSET_zkpipe_http_counters_not_found);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.not_found) == layout::FSIZE_zkpipe_http_counters_not_found);
+const _: () = assert!(offset_of!(zkpipe_http_counters, not_allowed) == layout::OFFSET_zkpipe_http_counters_not_allowed);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.not_allowed) == layout::FSIZE_zkpipe_http_counters_not_allowed);
+const _: () = assert!(offset_of!(zkpipe_http_counters, errors) == layout::OFFSET_zkpipe_http_counters_errors);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.errors) == layout::FSIZE_zkpipe_http_counters_errors);
+const _: () = assert!(offset_of!(zkpipe_http_counters, connections) == layout::OFFSET_zkpipe_http_counters_connections);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.connections) == layout::FSIZE_zkpipe_http_counters_connections);
+const _: () = assert!(offset_of!(zkpipe_http_counters, open) == layout::OFFSET_zkpipe_http_counters_open);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.open) == layout::FSIZE_zkpipe_http_counters_open);
+const _: () = assert!(offset_of!(zkpipe_http_counters, reserved) == layout::OFFSET_zkpipe_http_counters_reserved);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.reserved) == layout::FSIZE_zkpipe_http_counters_reserved);
 const _: () = assert!(ZKPIPE_IO_DETAIL_MAX as i128 == layout::VALUE_ZKPIPE_IO_DETAIL_MAX as i128);
 const _: () = assert!(ZKPIPE_IO_DEFER_SUBGROUP as i128 == layout::VALUE_ZKPIPE_IO_DEFER_SUBGROUP as i128);
 const _: () = assert!(size_of::<zkpipe_io_options>() == layout::SIZE_zkpipe_io_options);
