@@ -202,7 +202,10 @@ static void tiny_proves_and_verifies(void **state)
         opened o;
         char d[ZKPIPE_IO_DETAIL_MAX] = "";
         tiny_build(&f, curves[ci]);
-        zkpipe_io_options opts = {pool, acct, NULL, 0};
+        zkpipe_io_options opts;
+        zkpipe_io_options_init(&opts);
+        opts.pool = pool;
+        opts.acct = acct;
         open_all(&o, &f, &opts);
         zkpipe_zkey_info zi;
         zkpipe_r1cs_info ri;
@@ -658,7 +661,9 @@ static void null_arguments_and_accessors(void **state)
     assert_int_equal(zkpipe_zkey_open_mem(NULL, d, sizeof d, "x", 1, NULL), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_wtns_open_mem(&w, d, sizeof d, NULL, 5, NULL), ZKPIPE_EINVAL);
     zkpipe_allocator broken = {NULL, NULL, NULL};
-    zkpipe_io_options bad = {NULL, NULL, &broken, 0};
+    zkpipe_io_options bad;
+    zkpipe_io_options_init(&bad);
+    bad.allocator = &broken;
     assert_int_equal(zkpipe_r1cs_open_mem(&r, d, sizeof d, "x", 1, &bad), ZKPIPE_EINVAL);
     zkpipe_zkey_destroy(NULL);
     zkpipe_wtns_destroy(NULL);
@@ -736,7 +741,9 @@ static void unaligned_sections_are_copied_and_accounted(void **state)
     assert_non_null(wt);
     memcpy(zk + 4, f.zkey.data, f.zkey.len);
     memcpy(wt, f.wtns.data, f.wtns.len);
-    zkpipe_io_options opts = {NULL, acct, NULL, 0};
+    zkpipe_io_options opts;
+    zkpipe_io_options_init(&opts);
+    opts.acct = acct;
     zkpipe_zkey *z;
     zkpipe_wtns *w;
     assert_int_equal(zkpipe_zkey_open_mem(&z, d, sizeof d, zk + 4, f.zkey.len, &opts), ZKPIPE_OK);
@@ -872,7 +879,9 @@ static const tiny_files *walk_files;
 static int walk_open_prove(void *arg, const zkpipe_allocator *a)
 {
     (void)arg;
-    zkpipe_io_options opts = {NULL, NULL, a, 0};
+    zkpipe_io_options opts;
+    zkpipe_io_options_init(&opts);
+    opts.allocator = a;
     zkpipe_zkey *z = NULL;
     zkpipe_wtns *w = NULL;
     zkpipe_r1cs *r = NULL;

@@ -58,8 +58,11 @@ typedef zkpipe_status (*zkpipe_http_provider_fn)(zkpipe_http_out *out, zkpipe_ht
 /* Providers at once on one server. */
 #define ZKPIPE_HTTP_PROVIDERS_MAX 8
 
-/* Server settings; start from zkpipe_http_config_init. */
+/* Server settings; start from zkpipe_http_config_init, which sets struct_size to the size the
+ * caller was compiled with (a later library gives the fields an older struct lacks their
+ * defaults; see README.md, ABI). */
 typedef struct zkpipe_http_config {
+    size_t struct_size; /* sizeof(zkpipe_http_config), set by zkpipe_http_config_init */
     /* A numeric IPv4 or IPv6 address to bind to; NULL: "127.0.0.1". "0.0.0.0" or "::" serve
      * every interface: only on a network you trust, nothing here authenticates a client. */
     const char *address;
@@ -91,10 +94,12 @@ ZKPIPE_API void zkpipe_http_config_init(zkpipe_http_config *config);
 /*! zkpipe_http_start() : binds and starts serving on one new thread.
  * @param out receives the server; stop it with zkpipe_http_stop. `acct` must outlive it.
  * @param config copied, strings included.
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, an address that is not a numeric IPv4/IPv6 one,
- *         counts out of range, invalid prom options, allocator incomplete), ZKPIPE_EIO (the
- *         address cannot be bound: in use, not local, no permission), ZKPIPE_ENOMEM,
- *         ZKPIPE_EUNSUPPORTED (built without libmicrohttpd). On error nothing is left.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, a struct_size this library does not know: not set
+ *         by zkpipe_http_config_init or from newer headers; an address that is not a numeric
+ *         IPv4/IPv6 one, counts out of range, invalid prom options, allocator incomplete),
+ *         ZKPIPE_EIO (the address cannot be bound: in use, not local, no permission),
+ *         ZKPIPE_ENOMEM, ZKPIPE_EUNSUPPORTED (built without libmicrohttpd). On error nothing
+ *         is left.
  * Thread safety: any thread. Allocates the server (about 9 KiB: it holds a snapshot) and the
  * copied options through the allocator; libmicrohttpd allocates its own state with malloc:
  * per open connection a 16 KiB pool, and one copy of each response until it is sent. The

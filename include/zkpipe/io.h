@@ -50,14 +50,21 @@ ZKPIPE_EXTERN_C_BEGIN
  * (ZKPIPE_ENOTINSUBGROUP) but never makes it return an invalid proof. */
 #define ZKPIPE_IO_DEFER_SUBGROUP 1u
 
-/* How a reader is opened. A zero-filled struct (or NULL) means: no pool, no accounting, the C
- * library's allocator, every check. */
+/* How a reader is opened; start from zkpipe_io_options_init, which sets struct_size to the
+ * size the caller was compiled with (a later library gives the fields an older struct lacks
+ * their defaults; see README.md, ABI). NULL options mean the defaults: no pool, no
+ * accounting, the C library's allocator, every check. */
 typedef struct zkpipe_io_options {
+    size_t struct_size;                /* sizeof(zkpipe_io_options), set by _init */
     zkpipe_pool *pool;                 /* runs the point checks; NULL: the caller alone */
     zkpipe_acct *acct;                 /* accounts the reader's bytes; NULL: not accounted */
     const zkpipe_allocator *allocator; /* NULL: the C library; copied */
     unsigned flags;                    /* 0 or ZKPIPE_IO_DEFER_SUBGROUP */
 } zkpipe_io_options;
+
+/*! zkpipe_io_options_init() : fills `opts` with the defaults (struct_size, everything else
+ * zero). NULL is a no-op. Thread safety: any thread. */
+ZKPIPE_API void zkpipe_io_options_init(zkpipe_io_options *opts);
 
 typedef struct zkpipe_r1cs zkpipe_r1cs;
 typedef struct zkpipe_wtns zkpipe_wtns;
@@ -67,7 +74,9 @@ typedef struct zkpipe_zkey zkpipe_zkey;
  * @param out receives the reader (the caller owns it; free it with the matching destroy).
  * @param path a file to map; `data`, `len`: a borrowed buffer instead (data may be NULL only
  *        when len is 0).
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (out or path NULL, allocator incomplete), ZKPIPE_EIO (the
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (out or path NULL, allocator incomplete, an options
+ *         struct_size this library does not know: not set by zkpipe_io_options_init or from
+ *         newer headers), ZKPIPE_EIO (the
  *         file cannot be opened, read or mapped), ZKPIPE_EFORMAT (magic, version, sections,
  *         sizes, counts, indices, an unknown prime), ZKPIPE_ENONCANONICAL (a value or
  *         coordinate not below its prime), ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP (zkey),
@@ -84,6 +93,7 @@ typedef struct zkpipe_r1cs_info {
     zkpipe_curve curve;
     uint32_t num_wires, num_outputs, num_pub_inputs, num_prv_inputs, num_constraints;
     uint64_t num_labels;
+    uint64_t reserved[4]; /* zero; room for fields added later */
 } zkpipe_r1cs_info;
 
 /*! zkpipe_r1cs_open() / zkpipe_r1cs_open_mem() : an .r1cs reader (header and constraints
@@ -137,6 +147,7 @@ typedef struct zkpipe_zkey_info {
     uint32_t domain_size;  /* a power of two */
     uint32_t num_coeffs;   /* entries of the A and B coefficient section */
     uint64_t copied_bytes; /* aligned copies made at open (0 when every section was aligned) */
+    uint64_t reserved[4];  /* zero; room for fields added later */
 } zkpipe_zkey_info;
 
 /*! zkpipe_zkey_open() / zkpipe_zkey_open_mem() : a Groth16 .zkey reader (sections 1 to 9
