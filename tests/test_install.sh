@@ -2,7 +2,7 @@
 # Installs the build tree ($1) into a temporary prefix, then checks what a user gets: programs
 # build and run against the install with find_package(zkpipe) while the CUDA toolkit is hidden
 # (the static library of a CUDA build then needs the `cuda` component, which finds it), and
-# with pkg-config seeing nothing but zkpipe's own .pc; neither adds cJSON or CUDA flags.
+# with pkg-config seeing nothing but zkpipe's own .pc; neither adds jansson or CUDA flags.
 # usage: test_install.sh <build dir> <source dir>
 set -eu
 build=$1
@@ -25,9 +25,9 @@ soname=$(objdump -p "$lib" | awk '$1 == "SONAME" {print $2}')
 if [ -f "$libdir/cmake/zkpipe/zkpipe-cuda-targets.cmake" ]; then cuda=ON; else cuda=OFF; fi
 echo "installed $soname (CUDA backend $cuda)"
 
-# Flags a consumer gets must not mention cJSON or CUDA (nor zkpipe's private -lm, -lpthread).
+# Flags a consumer gets must not mention jansson or CUDA (nor zkpipe's private -lm, -lpthread).
 no_private_flags() { # <what> <file>
-    if grep -n -i 'cjson\|cuda\|-lm\b\|pthread' "$2" >&2; then
+    if grep -n -i 'jansson\|cjson\|cuda\|-lm\b\|pthread' "$2" >&2; then
         fail "$1 carries zkpipe's private dependencies"
     fi
 }

@@ -2,7 +2,7 @@
 # What libzkpipe.so offers a dynamic linker: exactly the public API, i.e. every function the
 # headers in include/zkpipe declare with ZKPIPE_API, each listed in the version script
 # cmake/zkpipe.map and exported under one of its version nodes, and nothing else (no internal
-# name, nothing of CUDA, cJSON or the C++ library). It needs no CUDA runtime beside it, and its
+# name, nothing of CUDA, jansson or the C++ library). It needs no CUDA runtime beside it, and its
 # size stays bounded.
 # usage: test_symbols.sh <libzkpipe.so> <source dir> <build dir> <CUDA backend: ON|OFF>
 set -eu
