@@ -15,6 +15,8 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "cli_engine.h"
+#include "cli_observe.h"
 #include "zkpipe/zkpipe.h"
 
 #define CIRCUIT_SEED 1
@@ -26,8 +28,9 @@ typedef struct options {
     size_t ncurves;
     zkpipe_engine_config cfg;
     unsigned long budget_mib;
-    const char *trace_path, *metrics_path;
+    const char *metrics_path;
     int json;
+    cli_observe_options obs; /* --listen, --linger-ms, --trace, --plot, --progress */
 } options;
 
 /* One curve's keys and the public input every partition's proof must verify against. */
@@ -55,10 +58,10 @@ static void usage(FILE *f)
                "  --backend B          auto, cpu or cuda (default auto)\n"
                "  --release R          delivery (default) or early (the pile-up experiment)\n"
                "  --report-ms N        a reporter line every N ms; 0: none (default 500)\n"
-               "  --trace FILE         Chrome trace-event JSON timeline (open in Perfetto)\n"
                "  --metrics FILE       Prometheus text of the final counters\n"
-               "  --json               last stdout line: one JSON object with the figures\n"
-               "  --help               this text\n");
+               "  --json               last stdout line: one JSON object with the figures\n");
+    cli_observe_usage(f);
+    fprintf(f, "  --help               this text\n");
 }
 
 static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
@@ -107,8 +110,13 @@ static int apply(options *o, int flag, const char *v)
         c->release = strcmp(v, "early") == 0 ? ZKPIPE_RELEASE_EARLY : ZKPIPE_RELEASE_DELIVERY;
         return strcmp(v, "early") == 0 || strcmp(v, "delivery") == 0;
     case 'x':
-        o->trace_path = v;
-        return 1;
+        return cli_observe_flag(&o->obs, "trace", v) > 0;
+    case 'L':
+        return cli_observe_flag(&o->obs, "listen", v) > 0;
+    case 'G':
+        return cli_observe_flag(&o->obs, "linger-ms", v) > 0;
+    case 'Y':
+        return cli_observe_flag(&o->obs, "plot", v) > 0;
     case 'm':
         o->metrics_path = v;
         return 1;
@@ -158,6 +166,10 @@ static int parse_args(int argc, char **argv, options *o)
         {"release", required_argument, NULL, 'r'},
         {"report-ms", required_argument, NULL, 'R'},
         {"trace", required_argument, NULL, 'x'},
+        {"listen", required_argument, NULL, 'L'},
+        {"linger-ms", required_argument, NULL, 'G'},
+        {"plot", required_argument, NULL, 'Y'},
+        {"progress", no_argument, NULL, 'Q'},
         {"metrics", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'J'},
         {"help", no_argument, NULL, 'h'},
@@ -178,6 +190,8 @@ static int parse_args(int argc, char **argv, options *o)
             return 1;
         if (flag == 'J')
             o->json = 1;
+        else if (flag == 'Q')
+            o->obs.progress = 1;
         else if (!apply(o, flag, optarg))
             return 2;
     }
@@ -255,7 +269,8 @@ typedef struct tally {
 } tally;
 
 /* Submits every job, then waits for each in turn and verifies its proofs. */
-static zkpipe_status run(const options *o, zkpipe_engine *e, keys *k, unsigned *log_rows, tally *t)
+static zkpipe_status run(const options *o, zkpipe_engine *e, keys *k, unsigned *log_rows, tally *t,
+                         cli_engine *w)
 {
     zkpipe_partition *parts = calloc(o->partitions, sizeof *parts);
     zkpipe_job **jobs = calloc(o->jobs, sizeof *jobs);
@@ -266,7 +281,8 @@ static zkpipe_status run(const options *o, zkpipe_engine *e, keys *k, unsigned *
         const keys *kk = &k[submitted % o->ncurves];
         for (unsigned long i = 0; i < o->partitions; i++)
             parts[i] = (zkpipe_partition){build_circuit, log_rows, 0, kk->pk};
-        st = zkpipe_engine_submit(e, &jobs[submitted], parts, o->partitions, NULL, NULL);
+        st =
+            zkpipe_engine_submit(e, &jobs[submitted], parts, o->partitions, cli_engine_job_done, w);
     }
     for (unsigned long j = 0; j < submitted; j++) {
         const keys *kk = &k[j % o->ncurves];
@@ -344,22 +360,42 @@ int main(int argc, char **argv)
     keys k[MAX_CURVES];
     memset(k, 0, sizeof k);
     unsigned log_rows = (unsigned)o.log_constraints;
-    zkpipe_trace *trace = NULL;
+    static const char prog[] = "zkpipe-pipeline";
     zkpipe_engine *e = NULL;
-    zkpipe_status st = ZKPIPE_OK;
+    cli_engine w;
+    cli_observe obs;
+    int observing = 0;
+    zkpipe_status st = cli_engine_init(&w, o.jobs * o.partitions) == 0 ? ZKPIPE_OK : ZKPIPE_ENOMEM;
     double t0 = now_s();
     for (size_t c = 0; c < o.ncurves && st == ZKPIPE_OK; c++)
         st = make_keys(&k[c], o.curves[c], log_rows);
     double setup_s = now_s() - t0;
-    if (st == ZKPIPE_OK && o.trace_path != NULL)
-        st = zkpipe_trace_open(&trace, o.trace_path, NULL);
+    if (st == ZKPIPE_OK) {
+        observing = cli_observe_start(&obs, &o.obs, prog, zkpipe_acct_default(),
+                                      cli_engine_progress, &w) == 0;
+        st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
+    }
     o.cfg.report_file = stdout;
-    o.cfg.trace = trace;
+    if (observing) { /* reporter lines through the progress line's printer */
+        obs.report_to = stdout;
+        o.cfg.report_fn = cli_observe_report;
+        o.cfg.report_ctx = &obs;
+    }
+    o.cfg.trace = observing ? obs.trace : NULL;
     if (st == ZKPIPE_OK)
         st = zkpipe_engine_create(&e, &o.cfg);
+    cli_engine_set(&w, e);
+    if (st == ZKPIPE_OK && cli_observe_attach(&obs, prog, "engine", cli_engine_provide, &w) != 0)
+        st = ZKPIPE_ENOMEM;
     if (st != ZKPIPE_OK) {
         fprintf(stderr, "zkpipe-pipeline: setup: %s\n", zkpipe_status_str(st));
-        zkpipe_trace_close(trace);
+        if (observing)
+            cli_observe_stop_serving(&obs);
+        cli_engine_set(&w, NULL);
+        zkpipe_engine_destroy(e);
+        if (observing)
+            cli_observe_finish(&obs, prog, "", 0);
+        cli_engine_free(&w);
         for (size_t c = 0; c < o.ncurves; c++)
             free_keys(&k[c]);
         return 1;
@@ -371,18 +407,24 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     tally t = {0, 0, 0, 0.0};
-    st = run(&o, e, k, &log_rows, &t);
+    st = run(&o, e, k, &log_rows, &t, &w);
     zkpipe_engine_counters n;
     zkpipe_engine_stats(e, &n);
     zkpipe_snapshot peaks, end;
     zkpipe_acct_snapshot(zkpipe_acct_default(), &peaks);
+    cli_observe_stop_serving(&obs); /* the engine provider goes with the engine */
+    cli_engine_set(&w, NULL);
     zkpipe_engine_destroy(e);
     zkpipe_acct_snapshot(zkpipe_acct_default(), &end);
     if (st != ZKPIPE_OK)
         fprintf(stderr, "zkpipe-pipeline: submit: %s\n", zkpipe_status_str(st));
-    zkpipe_status closed = zkpipe_trace_close(trace);
-    if (closed != ZKPIPE_OK)
-        fprintf(stderr, "zkpipe-pipeline: trace: %s\n", zkpipe_status_str(closed));
+    char title[160];
+    snprintf(title, sizeof title, "zkpipe-pipeline --release %s: %lu x %lu partitions of 2^%lu",
+             o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery", o.jobs, o.partitions,
+             o.log_constraints);
+    zkpipe_status closed =
+        cli_observe_finish(&obs, prog, title, n.bound) == 0 ? ZKPIPE_OK : ZKPIPE_EIO;
+    cli_engine_free(&w);
     zkpipe_status metrics = o.metrics_path != NULL ? write_metrics(o.metrics_path, &end) : 0;
     if (metrics != ZKPIPE_OK)
         fprintf(stderr, "zkpipe-pipeline: metrics: %s\n", zkpipe_status_str(metrics));

@@ -19,6 +19,50 @@ void zkpipe__text_printf(zkpipe__text *t, const char *fmt, ...)
         t->len += (size_t)n;
 }
 
+void zkpipe__text_put(zkpipe__text *t, const char *s, size_t n)
+{
+    if (t->len < t->cap) {
+        size_t room = t->cap - t->len - 1; /* the NUL's byte */
+        size_t m = n < room ? n : room;
+        memcpy(t->buf + t->len, s, m);
+        t->buf[t->len + m] = '\0';
+    }
+    t->len += n;
+}
+
+void zkpipe__text_u64(zkpipe__text *t, uint64_t v)
+{
+    char digits[20];
+    size_t i = sizeof digits;
+    do {
+        digits[--i] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v != 0);
+    zkpipe__text_put(t, digits + i, sizeof digits - i);
+}
+
+void zkpipe__text_double(zkpipe__text *t, double v)
+{
+    if (v != v)
+        zkpipe__text_printf(t, "NaN");
+    else if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308)
+        zkpipe__text_printf(t, v > 0 ? "+Inf" : "-Inf");
+    else
+        zkpipe__text_printf(t, "%.15g", v);
+}
+
+zkpipe_status zkpipe__text_start(zkpipe__text *t, char *buf, size_t cap, const size_t *out_len)
+{
+    if (out_len == NULL || (buf == NULL && cap > 0))
+        return ZKPIPE_EINVAL;
+    t->buf = buf;
+    t->cap = cap;
+    t->len = 0;
+    if (cap > 0)
+        buf[0] = '\0';
+    return ZKPIPE_OK;
+}
+
 zkpipe_status zkpipe__text_begin(zkpipe__text *t, char *buf, size_t cap, size_t *out_len,
                                  const zkpipe_snapshot *snap)
 {
@@ -32,39 +76,34 @@ zkpipe_status zkpipe__text_begin(zkpipe__text *t, char *buf, size_t cap, size_t 
     for (uint32_t s = 0; s < snap->stage_count; s++)
         if (!zkpipe__acct_name_valid(snap->stage_names[s]))
             return ZKPIPE_EINVAL;
-    t->buf = buf;
-    t->cap = cap;
-    t->len = 0;
-    if (cap > 0)
-        buf[0] = '\0';
-    return ZKPIPE_OK;
+    return zkpipe__text_start(t, buf, cap, out_len);
 }
 
 const zkpipe__field zkpipe__stage_fields[ZKPIPE__STAGE_FIELDS] = {
-    {"live_items", "zkpipe_stage_items", "gauge", "Items (open ledgers) now in the stage.",
+    {"live_items", "stage_items", "gauge", "Items (open ledgers) now in the stage.",
      offsetof(zkpipe_snapshot_stage, live_items)},
-    {"peak_items", "zkpipe_stage_peak_items", "gauge",
+    {"peak_items", "stage_peak_items", "gauge",
      "Most items in the stage at once since the last peak reset.",
      offsetof(zkpipe_snapshot_stage, peak_items)},
-    {"entered", "zkpipe_stage_entered_total", "counter", "Items that entered the stage.",
+    {"entered", "stage_entered_total", "counter", "Items that entered the stage.",
      offsetof(zkpipe_snapshot_stage, entered)},
-    {"left", "zkpipe_stage_left_total", "counter", "Items that left the stage.",
+    {"left", "stage_left_total", "counter", "Items that left the stage.",
      offsetof(zkpipe_snapshot_stage, left)},
-    {"live_buffers", "zkpipe_stage_buffers", "gauge", "Live buffers of all kinds in the stage.",
+    {"live_buffers", "stage_buffers", "gauge", "Live buffers of all kinds in the stage.",
      offsetof(zkpipe_snapshot_stage, live_buffers)},
-    {"live_bytes", "zkpipe_stage_bytes", "gauge", "Live bytes of all kinds in the stage.",
+    {"live_bytes", "stage_bytes", "gauge", "Live bytes of all kinds in the stage.",
      offsetof(zkpipe_snapshot_stage, live_bytes)},
 };
 
 const zkpipe__field zkpipe__kind_fields[ZKPIPE__KIND_FIELDS] = {
-    {"live_buffers", "zkpipe_buffers", "gauge", "Live buffers of the kind in the stage.",
+    {"live_buffers", "buffers", "gauge", "Live buffers of the kind in the stage.",
      offsetof(zkpipe_snapshot_kind, live_buffers)},
-    {"live_bytes", "zkpipe_buffer_bytes", "gauge", "Live bytes of the kind in the stage.",
+    {"live_bytes", "buffer_bytes", "gauge", "Live bytes of the kind in the stage.",
      offsetof(zkpipe_snapshot_kind, live_bytes)},
-    {"peak_buffers", "zkpipe_peak_buffers", "gauge",
+    {"peak_buffers", "peak_buffers", "gauge",
      "Most live buffers of the kind in the stage at once since the last peak reset.",
      offsetof(zkpipe_snapshot_kind, peak_buffers)},
-    {"peak_bytes", "zkpipe_peak_buffer_bytes", "gauge",
+    {"peak_bytes", "peak_buffer_bytes", "gauge",
      "Most live bytes of the kind in the stage at once since the last peak reset.",
      offsetof(zkpipe_snapshot_kind, peak_bytes)},
 };
