@@ -15,6 +15,7 @@
 #include "ec/bn254_g1.h"
 #include "ec/bn254_g2.h"
 #include "ec/glv.h"
+#include "torsion.h"
 
 #define ROUNDS 8
 
@@ -334,6 +335,46 @@ GROUP_TESTS(bls12_381_g2, bls12_381_fq2, bls12_381_fr, 1, bls12_381, ZKPIPE__BLS
 GROUP_TESTS(bn254_g1, bn254_fq, bn254_fr, 0, bn254, ZKPIPE__BN254_GLV_LAMBDA)
 GROUP_TESTS(bn254_g2, bn254_fq2, bn254_fr, 1, bn254, ZKPIPE__BN254_GLV_LAMBDA)
 
+/* For each prime l of the cofactor: T = [r h / l^e] Q for points Q on the curve (x walked from
+ * the generator's) is a point of order dividing l^e, and [l^(e-1)] T, unless it is O, one of
+ * order l. Points with
+ * such a component, T alone and G + T for G in the subgroup, must fail the subgroup check (for
+ * l = 3 a random-combination batch check would miss one of them in three tries), and G pass. */
+#define TORSION_TESTS(G, F, FR)                                                                    \
+    TEST_TORSION_DEFINE(G, F, FR)                                                                  \
+    static void G##_torsion(void **state)                                                          \
+    {                                                                                              \
+        const size_t nprimes = sizeof G##_cofactor / sizeof G##_cofactor[0];                       \
+        uint64_t seed = 9;                                                                         \
+        G##_affine q, ta, sa;                                                                      \
+        (void)state;                                                                               \
+        G##_generator(&q);                                                                         \
+        for (size_t i = 0; i < nprimes; i++) {                                                     \
+            G t, g, sum;                                                                           \
+            G##_torsion_point(&t, &q, i);                                                          \
+            for (int order = G##_cofactor[i].e; order >= 1 && !G##_is_infinity(&t); order--) {     \
+                G o = t; /* t != O of order dividing l^order (the l-part need not be cyclic) */    \
+                G##_mul_prime(&o, &G##_cofactor[i], order);                                        \
+                assert_true(G##_is_infinity(&o));                                                  \
+                G##_to_affine(&ta, &t);                                                            \
+                assert_true(G##_is_on_curve(&ta));                                                 \
+                assert_false(G##_is_in_subgroup(&ta));                                             \
+                G##_rand_point(&g, &seed);                                                         \
+                G##_to_affine(&sa, &g);                                                            \
+                assert_true(G##_is_in_subgroup(&sa));                                              \
+                G##_add(&sum, &g, &t);                                                             \
+                G##_to_affine(&sa, &sum);                                                          \
+                assert_false(G##_is_in_subgroup(&sa));                                             \
+                if (order > 1)                                                                     \
+                    G##_mul_prime(&t, &G##_cofactor[i], 1);                                        \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+TORSION_TESTS(bls12_381_g1, bls12_381_fq, bls12_381_fr)
+TORSION_TESTS(bls12_381_g2, bls12_381_fq2, bls12_381_fr)
+TORSION_TESTS(bn254_g2, bn254_fq2, bn254_fr)
+
 #define GROUP_CASES(G)                                                                             \
     cmocka_unit_test(G##_group_laws), cmocka_unit_test(G##_scalar_mul),                            \
         cmocka_unit_test(G##_batch_affine), cmocka_unit_test(G##_curve_checks),                    \
@@ -378,6 +419,9 @@ int main(void)
         GROUP_CASES(bls12_381_g2),
         GROUP_CASES(bn254_g1),
         GROUP_CASES(bn254_g2),
+        cmocka_unit_test(bls12_381_g1_torsion),
+        cmocka_unit_test(bls12_381_g2_torsion),
+        cmocka_unit_test(bn254_g2_torsion),
         cmocka_unit_test(zcash_zero_coordinates_are_not_infinity),
         cmocka_unit_test(bn254_twist_coefficient),
     };
