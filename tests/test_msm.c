@@ -17,6 +17,7 @@
 #include "msm/msm.h"
 #include "points.h"
 #include "sanitize.h"
+#include "torsion.h"
 
 #define LIMBS ZKPIPE__MSM_SCALAR_LIMBS
 /* The largest random sums checked against the naive one, G1 and G2, with --large (a slow
@@ -26,6 +27,36 @@
 
 static zkpipe_pool *pool2;
 static int large;
+
+/* Coins for the batched subgroup check: a fixed splitmix64 stream (the tests need repeatable
+ * runs; the library's callers pass the operating system's randomness). */
+static zkpipe_status test_coins(uint8_t *out, size_t n)
+{
+    static uint64_t s = 99;
+    for (size_t i = 0; i < n; i++)
+        out[i] = (uint8_t)test_splitmix64(&s);
+    return ZKPIPE_OK;
+}
+
+static zkpipe_status failing_coins(uint8_t *out, size_t n)
+{
+    (void)out;
+    (void)n;
+    return ZKPIPE_EIO;
+}
+
+/* Points with components of each prime order of the cofactor (torsion.h); none for BN254 G1. */
+TEST_TORSION_DEFINE(bls12_381_g1, bls12_381_fq, bls12_381_fr)
+TEST_TORSION_DEFINE(bls12_381_g2, bls12_381_fq2, bls12_381_fr)
+TEST_TORSION_DEFINE(bn254_g2, bn254_fq2, bn254_fr)
+#define bls12_381_g1_NPRIMES (sizeof bls12_381_g1_cofactor / sizeof bls12_381_g1_cofactor[0])
+#define bls12_381_g2_NPRIMES (sizeof bls12_381_g2_cofactor / sizeof bls12_381_g2_cofactor[0])
+#define bn254_g2_NPRIMES (sizeof bn254_g2_cofactor / sizeof bn254_g2_cofactor[0])
+static const size_t bn254_g1_NPRIMES = 0; /* a variable: no always-false comparison */
+#define bls12_381_g1_TORSION bls12_381_g1_torsion_point
+#define bls12_381_g2_TORSION bls12_381_g2_torsion_point
+#define bn254_g2_TORSION bn254_g2_torsion_point
+#define bn254_g1_TORSION(t, q, i) bn254_g1_set_infinity(t)
 
 /* Random 256-bit scalars; `topbits` of the top limb kept, so < 2^(192 + topbits). */
 static void rand_scalars(uint64_t *k, size_t n, uint64_t *seed, unsigned topbits)
@@ -418,6 +449,69 @@ static void *alloc_or_fail(size_t bytes)
         assert_true(G##_eq(&got, &want));                                                          \
         assert_int_equal(zkpipe__msm_##G(&got, bases, k, N, pool2, NULL), ZKPIPE_OK);              \
     }                                                                                              \
+    /* The batched subgroup check: subgroup points (repeats, P and -P, infinity) pass on 1 and 2   \
+     * threads and for sizes up to a few windows; with one point given a component of each order   \
+     * l of the cofactor (l = 3 for BLS12-381 G1: a random combination would miss it one time in   \
+     * three), at the start, middle or end, they fail; and the error paths. */                     \
+    static void G##_subgroup_batch(void **state)                                                   \
+    {                                                                                              \
+        enum { N = 300 };                                                                          \
+        G##_affine *pts = (G##_affine *)alloc_or_fail(N * sizeof *pts), q;                         \
+        uint64_t seed = 10;                                                                        \
+        int all = -1;                                                                              \
+        zkpipe_allocator broken = {NULL, sized_free, NULL};                                        \
+        (void)state;                                                                               \
+        G##_test_points(pts, N, &seed);                                                            \
+        G##_spoil(pts, N);                                                                         \
+        assert_int_equal(zkpipe__msm_##G##_subgroup_check(NULL, pts, N, test_coins, NULL, NULL),   \
+                         ZKPIPE_EINVAL);                                                           \
+        assert_int_equal(zkpipe__msm_##G##_subgroup_check(&all, pts, N, NULL, NULL, NULL),         \
+                         ZKPIPE_EINVAL);                                                           \
+        assert_int_equal(zkpipe__msm_##G##_subgroup_check(&all, NULL, N, test_coins, NULL, NULL),  \
+                         ZKPIPE_EINVAL);                                                           \
+        assert_int_equal(                                                                          \
+            zkpipe__msm_##G##_subgroup_check(&all, pts, N, test_coins, NULL, &broken),             \
+            ZKPIPE_EINVAL);                                                                        \
+        assert_int_equal(zkpipe__msm_##G##_subgroup_check(&all, NULL, 0, test_coins, NULL, NULL),  \
+                         ZKPIPE_OK);                                                               \
+        assert_int_equal(all, 1);                                                                  \
+        all = -1;                                                                                  \
+        if (HAS_COFACTOR) { /* the coins fail: their status, *all untouched */                     \
+            assert_int_equal(                                                                      \
+                zkpipe__msm_##G##_subgroup_check(&all, pts, N, failing_coins, pool2, NULL),        \
+                ZKPIPE_EIO);                                                                       \
+            assert_int_equal(all, -1);                                                             \
+        }                                                                                          \
+        const size_t sizes[] = {1, 2, 7, 64, N};                                                   \
+        for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {                              \
+            for (unsigned threads = 1; threads <= 2; threads++) {                                  \
+                all = -1;                                                                          \
+                assert_int_equal(zkpipe__msm_##G##_subgroup_check(&all, pts, sizes[i], test_coins, \
+                                                                  threads == 2 ? pool2 : NULL,     \
+                                                                  NULL),                           \
+                                 ZKPIPE_OK);                                                       \
+                assert_int_equal(all, 1);                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        G##_generator(&q);                                                                         \
+        for (size_t i = 0; HAS_COFACTOR && i < G##_NPRIMES; i++) {                                 \
+            G t, s;                                                                                \
+            G##_TORSION(&t, &q, i);                                                                \
+            const size_t at[3] = {0, N / 2, N - 1};                                                \
+            for (int k = 0; k < 3; k++) {                                                          \
+                G##_affine saved = pts[at[k]];                                                     \
+                G##_from_affine(&s, &saved);                                                       \
+                G##_add(&s, &s, &t);                                                               \
+                G##_to_affine(&pts[at[k]], &s);                                                    \
+                assert_int_equal(                                                                  \
+                    zkpipe__msm_##G##_subgroup_check(&all, pts, N, test_coins, pool2, NULL),       \
+                    ZKPIPE_OK);                                                                    \
+                assert_int_equal(all, 0);                                                          \
+                pts[at[k]] = saved;                                                                \
+            }                                                                                      \
+        }                                                                                          \
+        free(pts);                                                                                 \
+    }                                                                                              \
     typedef struct G##_walk_arg {                                                                  \
         const G##_affine *bases;                                                                   \
         const uint64_t *k;                                                                         \
@@ -498,7 +592,7 @@ static int teardown(void **state)
     cmocka_unit_test(G##_edge_cases), cmocka_unit_test(G##_random_sums),                           \
         cmocka_unit_test(G##_batch_affine), cmocka_unit_test(G##_every_window),                    \
         cmocka_unit_test(G##_dense_and_montgomery), cmocka_unit_test(G##_endo_split),              \
-        cmocka_unit_test(G##_errors)
+        cmocka_unit_test(G##_subgroup_batch), cmocka_unit_test(G##_errors)
 
 int main(int argc, char **argv)
 {

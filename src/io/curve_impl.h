@@ -77,6 +77,16 @@ static zkpipe_status check_points(size_t *bad, const uint8_t *p, size_t n, int g
     return *bad < n ? check_one(p + *bad * ctx.stride, g2, subgroup) : ZKPIPE_OK;
 }
 
+static zkpipe_status subgroup_batch(int *all, const uint64_t *p, size_t n, int g2,
+                                    zkpipe_pool *pool, const zkpipe_allocator *a)
+{
+    if (g2)
+        return G16_CAT(G16_CAT(zkpipe__msm_, G2), _subgroup_check)(all, (const G2A *)p, n,
+                                                                   zkpipe__g16_os_random, pool, a);
+    return G16_CAT(G16_CAT(zkpipe__msm_, G1), _subgroup_check)(all, (const G1A *)p, n,
+                                                               zkpipe__g16_os_random, pool, a);
+}
+
 static zkpipe_status point_from_canonical(uint64_t *out, const uint64_t *coords, int g2)
 {
     FQ f[4];
@@ -216,6 +226,7 @@ const zkpipe__io_curve TABLE = {
     .proof_bytes = 2 * PROOF_G1_BYTES + PROOF_G2_BYTES,
     .two_adicity = FR_TWO_ADICITY,
     .check_points = check_points,
+    .subgroup_batch = subgroup_batch,
     .point_from_canonical = point_from_canonical,
     .point_to_canonical = point_to_canonical,
     .proof_pack = proof_pack,

@@ -111,6 +111,11 @@ typedef struct zkpipe__io_curve {
      * first bad point. */
     zkpipe_status (*check_points)(size_t *bad, const uint8_t *p, size_t n, int g2, int subgroup,
                                   zkpipe_pool *pool);
+    /* *all = 1 when the n points at p (8-byte aligned, already checked on the curve) are all
+     * in the subgroup, else 0: the batched check of msm.h (zkpipe__msm_*_subgroup_check) with
+     * the operating system's coins. ZKPIPE_OK, or ENOMEM, EIO (no randomness). */
+    zkpipe_status (*subgroup_batch)(int *all, const uint64_t *p, size_t n, int g2,
+                                    zkpipe_pool *pool, const zkpipe_allocator *a);
     /* A point from canonical coordinates (G1: x, y; G2: x.c0, x.c1, y.c0, y.c1, each
      * fq_limbs limbs), validated; `out` in the layout above. */
     zkpipe_status (*point_from_canonical)(uint64_t *out, const uint64_t *coords, int g2);

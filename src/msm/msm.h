@@ -43,6 +43,13 @@
 #define ZKPIPE__MSM_FLAGS                                                                          \
     (ZKPIPE__MSM_MONTGOMERY | ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE | ZKPIPE__MSM_NO_ENDO)
 
+/* A source of uniformly random bytes (the batched subgroup check's coins): fills out[0..n) and
+ * returns ZKPIPE_OK, or fails with its own status. zkpipe__g16_os_random is one. */
+typedef zkpipe_status (*zkpipe__msm_coins_fn)(uint8_t *out, size_t n);
+/* Rounds of the batched subgroup check: a point outside the subgroup passes all of them with
+ * probability at most 2^-128. */
+#define ZKPIPE__MSM_SUBGROUP_ROUNDS 128
+
 typedef struct zkpipe__msm_config {
     unsigned window; /* 0: chosen by the cost model in plan.c from the point and thread
                         counts; else forced, 1..ZKPIPE__MSM_MAX_WINDOW */
@@ -82,7 +89,21 @@ typedef struct zkpipe__msm_config {
  *   converted (split) scalars and the x coordinates of the nbases images phi(P_j) (one field
  *   element each); without the endomorphism (ZKPIPE__MSM_NO_ENDO) the scalars only with
  *   ZKPIPE__MSM_MONTGOMERY. SIZE_MAX when that overflows; 0 when nvars or nbases is 0 or the
- *   window is out of range. Thread-safe; no allocation. */
+ *   window is out of range. Thread-safe; no allocation.
+ *
+ * zkpipe__msm_G_subgroup_check() : *all = 1 when every one of the n points is in the subgroup
+ *   of prime order r, else 0, by 128 random subset sums each checked with G_is_in_subgroup
+ *   (msm/subgroup_batch.h says why that is sound whatever the cofactor's factors): a point
+ *   outside makes *all 0 except with probability at most 2^-128 over the coins, and *all = 0
+ *   is always right (a subset sum is outside). The points must be on the curve (infinity
+ *   allowed); `coins` must give uniform bytes the points cannot depend on (drawn after they
+ *   are fixed; 16 per point). A group without a cofactor sets *all = 1 at once. About 12n
+ *   batched additions and 128 single checks at n = 2^16, instead of n single checks.
+ *   @param pool runs the windows; NULL: the caller alone. @param allocator for the scratch
+ *   block (16 bytes of coins per point, the buckets of one window per thread); NULL: the C
+ *   library. @return ZKPIPE_OK; ZKPIPE_EINVAL (all or coins NULL, points NULL with n > 0,
+ *   allocator lacking a callback); ZKPIPE_EOVERFLOW; ZKPIPE_ENOMEM; or what `coins` returned.
+ *   *all is set only on ZKPIPE_OK. Thread safety as for _ex. */
 #define ZKPIPE__MSM_DECLARE(G)                                                                     \
     zkpipe_status zkpipe__msm_##G(G *out, const G##_affine *bases, const uint64_t *scalars,        \
                                   size_t n, zkpipe_pool *pool, const zkpipe_allocator *allocator); \
@@ -94,7 +115,10 @@ typedef struct zkpipe__msm_config {
                                        const zkpipe__msm_config *config, zkpipe_pool *pool,        \
                                        const zkpipe_allocator *allocator);                         \
     size_t zkpipe__msm_##G##_scratch_bytes(size_t nvars, size_t nbases,                            \
-                                           const zkpipe__msm_config *config, unsigned threads);
+                                           const zkpipe__msm_config *config, unsigned threads);    \
+    zkpipe_status zkpipe__msm_##G##_subgroup_check(int *all, const G##_affine *points, size_t n,   \
+                                                   zkpipe__msm_coins_fn coins, zkpipe_pool *pool,  \
+                                                   const zkpipe_allocator *allocator);
 
 ZKPIPE__MSM_DECLARE(bls12_381_g1)
 ZKPIPE__MSM_DECLARE(bls12_381_g2)

@@ -6,4 +6,5 @@
 #define MSM_FR bls12_381_fr
 #define MSM_ENDO bls12_381_g1_endo
 #define MSM_SPLIT bls12_381_glv_split
+#define MSM_COFACTOR 1
 #include "msm/msm_impl.h"

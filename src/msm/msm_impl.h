@@ -510,3 +510,5 @@ zkpipe_status API(_dense)(MSM_G *out, const AFFINE *bases, const uint64_t *scala
         return ZKPIPE_EINVAL;
     return API(_ex)(out, bases, scalars, density, nvars, NULL, pool, allocator);
 }
+
+#include "msm/subgroup_batch.h"
