@@ -132,6 +132,8 @@ typedef struct run {
     zkpipe_zkey *zkey;
     zkpipe_wtns *wtns;
     zkpipe_r1cs *r1cs;
+    zkpipe_cs *cs;
+    zkpipe_groth16_pvk *pvk;
     zkpipe_ledger ledger;
     zkpipe_backend backend; /* resolved: cpu or cuda */
     char *proof_json, *public_json, *metrics_json;
@@ -143,6 +145,8 @@ static void run_free(run *r)
 {
     cli_discard(r->outs, r->nouts);
     zkpipe_ledger_close(&r->ledger);
+    zkpipe_groth16_pvk_destroy(r->pvk);
+    zkpipe_cs_destroy(r->cs);
     zkpipe_r1cs_destroy(r->r1cs);
     zkpipe_wtns_destroy(r->wtns);
     zkpipe_zkey_destroy(r->zkey);
@@ -169,9 +173,16 @@ static int check_r1cs(run *r, const options *o, char *detail)
                  (unsigned)zi.num_vars, (unsigned)zi.num_public);
         return fail(o->r1cs, ZKPIPE_EMISMATCH, detail);
     }
-    zkpipe_status st = zkpipe_r1cs_check(NULL, detail, ZKPIPE_IO_DETAIL_MAX, r->r1cs, r->wtns);
+    zkpipe_status st =
+        zkpipe_r1cs_load(&r->cs, detail, ZKPIPE_IO_DETAIL_MAX, r->r1cs, r->wtns, NULL);
     if (st != ZKPIPE_OK)
-        return fail(st == ZKPIPE_EUNSATISFIED ? o->wtns : o->r1cs, st, detail);
+        return fail(st == ZKPIPE_EMISMATCH ? o->wtns : o->r1cs, st, detail);
+    size_t bad;
+    if ((st = zkpipe_cs_check(r->cs, &bad)) != ZKPIPE_OK) {
+        snprintf(detail, ZKPIPE_IO_DETAIL_MAX, "constraint %zu is not satisfied by the witness",
+                 bad);
+        return fail(o->wtns, st, detail);
+    }
     return 0;
 }
 
@@ -195,7 +206,7 @@ static zkpipe_status render(run *r, const zkpipe_groth16_proof *proof, const zkp
     return st;
 }
 
-static zkpipe_status write_metrics(run *r, const zkpipe_zkey_timings *t, double open_s,
+static zkpipe_status write_metrics(run *r, const zkpipe_groth16_timings *t, double open_s,
                                    double check_s)
 {
     zkpipe_snapshot snap;
@@ -209,14 +220,14 @@ static zkpipe_status write_metrics(run *r, const zkpipe_zkey_timings *t, double 
     char *buf = r->metrics_json = malloc(cap);
     if (buf == NULL)
         return ZKPIPE_ENOMEM;
-    int n =
-        snprintf(buf, cap,
-                 "{\"timings\":{\"open\":%.6f,\"r1cs_check\":%.6f,\"abc\":%.6f,\"h\":%.6f,"
-                 "\"msm_a\":%.6f,\"msm_b1\":%.6f,\"msm_c\":%.6f,\"msm_b2\":%.6f,"
-                 "\"verify\":%.6f,\"prove_total\":%.6f},\"threads\":%u,\"backend\":\"%s\","
-                 "\"accounting\":",
-                 open_s, check_s, t->abc, t->h, t->msm_a, t->msm_b1, t->msm_c, t->msm_b2, t->verify,
-                 t->total, zkpipe_pool_threads(r->pool), zkpipe_backend_name(r->backend));
+    int n = snprintf(buf, cap,
+                     "{\"timings\":{\"open\":%.6f,\"r1cs_check\":%.6f,\"abc\":%.6f,\"h\":%.6f,"
+                     "\"msm_a\":%.6f,\"msm_b1\":%.6f,\"msm_c\":%.6f,\"msm_b2\":%.6f,"
+                     "\"verify\":%.6f,\"prove_total\":%.6f},\"threads\":%u,\"backend\":\"%s\","
+                     "\"accounting\":",
+                     open_s, check_s, t->synth, t->h, t->msm_a, t->msm_b1, t->msm_c, t->msm_b2,
+                     t->verify, t->total, zkpipe_pool_threads(r->pool),
+                     zkpipe_backend_name(r->backend));
     size_t len;
     st = zkpipe_snapshot_json(buf + n, cap - (size_t)n, &len, &snap);
     if (st == ZKPIPE_OK) {
@@ -250,8 +261,9 @@ int main(int argc, char **argv)
         run_free(&r);
         return 1;
     }
-    zkpipe_io_options io = {r.pool, r.acct, NULL, o.full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP};
-    zkpipe_zkey_timings t = {0};
+    zkpipe_io_options io = {
+        .pool = r.pool, .acct = r.acct, .flags = o.full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP};
+    zkpipe_groth16_timings t = {0};
     double t0 = now(), open_s, check_s = 0;
     rc = 1;
     if ((st = zkpipe_zkey_open(&r.zkey, detail, sizeof detail, o.zkey, &io)) != ZKPIPE_OK) {
@@ -274,9 +286,19 @@ int main(int argc, char **argv)
         check_s = now() - t0 - open_s;
     }
     zkpipe_groth16_proof proof;
+    zkpipe_groth16_vk *vk;
+    if ((st = zkpipe_zkey_vk(&vk, r.zkey, NULL)) == ZKPIPE_OK) {
+        st = zkpipe_groth16_pvk_create(&r.pvk, vk, NULL);
+        zkpipe_groth16_vk_destroy(vk);
+    }
+    if (st != ZKPIPE_OK) {
+        fprintf(stderr, "%s: cannot prepare the verifying key: %s\n", prog, zkpipe_status_str(st));
+        goto out;
+    }
     if ((st = zkpipe_ledger_open(&r.ledger, r.acct, ZKPIPE_STAGE_SYNTH)) == ZKPIPE_OK)
-        st = zkpipe_zkey_prove(&proof, &t, detail, sizeof detail, r.zkey, r.wtns, r.pool, r.backend,
-                               &r.ledger);
+        st = zkpipe_groth16_prove_witness(&proof, &t, detail, sizeof detail, zkpipe_zkey_pk(r.zkey),
+                                          zkpipe_wtns_values(r.wtns), zkpipe_wtns_count(r.wtns),
+                                          r.pvk, r.pool, r.backend, &r.ledger);
     if (st != ZKPIPE_OK) {
         const char *blame = st == ZKPIPE_EMISMATCH || st == ZKPIPE_EUNSATISFIED ? o.wtns
                             : st == ZKPIPE_EDEVICE                              ? "cuda"

@@ -56,7 +56,8 @@ int main(int argc, char **argv)
         }
     }
     char detail[ZKPIPE_IO_DETAIL_MAX];
-    zkpipe_snarkjs_vk *vk = NULL;
+    zkpipe_groth16_vk *vk = NULL;
+    zkpipe_groth16_pvk *pvk = NULL;
     zkpipe_scalar *inputs = NULL;
     zkpipe_groth16_proof proof;
     size_t n = 0;
@@ -71,11 +72,11 @@ int main(int argc, char **argv)
         fail(pos[2], st, detail);
         goto out;
     }
-    if (proof.curve != zkpipe_snarkjs_vk_curve(vk)) {
+    if (proof.curve != zkpipe_groth16_vk_curve(vk)) {
         fail(pos[2], ZKPIPE_EMISMATCH, "the proof is for another curve than the key");
         goto out;
     }
-    size_t want = zkpipe_snarkjs_vk_num_public(vk);
+    size_t want = zkpipe_groth16_vk_num_inputs(vk) - 1;
     inputs = calloc(want + 1, sizeof *inputs);
     if (inputs == NULL) {
         fail(pos[1], ZKPIPE_ENOMEM, "out of memory");
@@ -94,7 +95,11 @@ int main(int argc, char **argv)
         fail(pos[1], st, detail);
         goto out;
     }
-    st = zkpipe_snarkjs_verify(vk, inputs, n, &proof);
+    if ((st = zkpipe_groth16_pvk_create(&pvk, vk, NULL)) != ZKPIPE_OK) {
+        fail(pos[0], st, zkpipe_status_str(st));
+        goto out;
+    }
+    st = zkpipe_groth16_verify(pvk, inputs, n, &proof);
     if (st != ZKPIPE_OK) {
         fail(pos[2], st,
              st == ZKPIPE_EVERIFY ? "the proof does not verify for these public signals"
@@ -104,7 +109,8 @@ int main(int argc, char **argv)
     printf("OK\n");
     rc = 0;
 out:
-    zkpipe_snarkjs_vk_destroy(vk);
+    zkpipe_groth16_pvk_destroy(pvk);
+    zkpipe_groth16_vk_destroy(vk);
     free(inputs);
     for (int i = 0; i < 3; i++)
         free(text[i]);

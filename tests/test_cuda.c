@@ -19,6 +19,7 @@
 #include "groth16/groth16_internal.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 static void *alloc_or_fail(size_t bytes)

@@ -17,6 +17,7 @@
 #include "zkpipe/trace.h"
 #include "zkpipe/engine.h"
 #include "zkpipe/io.h"
+#include "zkpipe/stages.h"
 
 ZKPIPE_EXTERN_C_BEGIN
 

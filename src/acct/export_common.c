@@ -1,23 +1,8 @@
-/* The exporters' text builder, counter table and snapshot validation. */
-#include <stdarg.h>
-#include <stdio.h>
+/* The exporters' counter table and snapshot validation. */
+#include <stddef.h>
 #include <string.h>
 
 #include "acct/export_internal.h"
-
-void zkpipe__text_printf(zkpipe__text *t, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    int n;
-    if (t->len < t->cap)
-        n = vsnprintf(t->buf + t->len, t->cap - t->len, fmt, ap);
-    else
-        n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    if (n > 0)
-        t->len += (size_t)n;
-}
 
 zkpipe_status zkpipe__text_begin(zkpipe__text *t, char *buf, size_t cap, size_t *out_len,
                                  const zkpipe_snapshot *snap)
@@ -32,11 +17,7 @@ zkpipe_status zkpipe__text_begin(zkpipe__text *t, char *buf, size_t cap, size_t 
     for (uint32_t s = 0; s < snap->stage_count; s++)
         if (!zkpipe__acct_name_valid(snap->stage_names[s]))
             return ZKPIPE_EINVAL;
-    t->buf = buf;
-    t->cap = cap;
-    t->len = 0;
-    if (cap > 0)
-        buf[0] = '\0';
+    zkpipe__text_start(t, buf, cap);
     return ZKPIPE_OK;
 }
 

@@ -1,24 +1,11 @@
-/* Shared by the snapshot exporters: a bounded text builder with snprintf's two-call
- * semantics, the table of exported counters, and snapshot validation. */
+/* Shared by the snapshot exporters: the table of exported counters, and snapshot validation. */
 #ifndef ZKPIPE_ACCT_EXPORT_INTERNAL_H
 #define ZKPIPE_ACCT_EXPORT_INTERNAL_H
 
 #include <stddef.h>
 
 #include "acct/acct_internal.h"
-
-/* Appends write at most `cap` bytes into `buf` (always NUL-terminated when cap > 0) while
- * `len` keeps counting what the whole text needs, so a first call with cap 0 sizes it. */
-typedef struct zkpipe__text {
-    char *buf;
-    size_t cap;
-    size_t len; /* excluding the NUL */
-} zkpipe__text;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-void zkpipe__text_printf(zkpipe__text *t, const char *fmt, ...);
+#include "core/text.h"
 
 /* Checks the exporters' common arguments and starts `t`. ZKPIPE_EINVAL when out_len or snap
  * is NULL, buf is NULL with cap > 0, or the snapshot is malformed (counts out of range, names

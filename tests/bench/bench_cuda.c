@@ -16,6 +16,7 @@
 #include "bench_stats.h"
 #include "cuda/cuda_backend.h"
 #include "groth16/groth16_internal.h"
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 #define DISTINCT (1u << 16)
