@@ -12,7 +12,9 @@
  * in front of the full channel and in-flight items (and memory) exceed that bound.
  *
  * With --json the last line on stdout is one JSON object with the figures; reporter lines
- * (--report-ms) go to stderr. */
+ * (--report-ms) go to stderr. --listen serves the registry and this pipeline's own counters
+ * and histograms (fill, wait, consume seconds per buffer) over HTTP while it runs; --trace and
+ * --plot record and draw it (cli_observe.h). */
 /* For MAP_ANONYMOUS: buffers are mapped directly so that freeing one returns its pages at once
  * and the peak RSS follows the buffers in flight, not the C library's caching of freed heap. */
 #define _DEFAULT_SOURCE
@@ -26,18 +28,22 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_observe.h"
+#include "zkpipe/http.h"
 #include "zkpipe/zkpipe.h"
 
 typedef struct options {
     unsigned long producers, permits, capacity, items, buf_mib, consumer_ms, report_ms;
     bool early;
     bool json;
+    cli_observe_options obs;
 } options;
 
 typedef struct item {
     zkpipe_ledger ledger;
     uint64_t *words;
     size_t nwords;
+    uint64_t opened_ns, filled_ns, received_ns;
 } item;
 
 typedef struct pipeline {
@@ -51,7 +57,11 @@ typedef struct pipeline {
     _Atomic uint64_t in_flight;
     _Atomic uint64_t peak_in_flight;
     _Atomic uint64_t checksum;
+    _Atomic uint64_t consumed;
     _Atomic int failed;
+    /* Seconds per buffer: filling it, waiting (pending + queued), the consumer's work. */
+    zkpipe_histogram *fill_s, *wait_s, *consume_s;
+    double t0_ms;
 } pipeline;
 
 static void usage(FILE *f)
@@ -66,8 +76,9 @@ static void usage(FILE *f)
                "  --release=MODE      delivery: hold the permit until the channel takes the item\n"
                "                      (default); early: release it before the send (the bug)\n"
                "  --report-ms N       summary line on stderr every N ms; 0: none (default 250)\n"
-               "  --json              last stdout line: one JSON object with the figures\n"
-               "  --help              this text\n");
+               "  --json              last stdout line: one JSON object with the figures\n");
+    cli_observe_usage(f);
+    fprintf(f, "  --help              this text\n");
 }
 
 /* Parses a decimal in [min, max]; returns false when `s` is not one. */
@@ -86,7 +97,7 @@ static bool parse_num(const char *s, unsigned long min, unsigned long max, unsig
 /* Accepts "--name value" and "--name=value"; returns 0 to run, 1 after --help, 2 on error. */
 static int parse_args(int argc, char **argv, options *o)
 {
-    *o = (options){4, 2, 2, 32, 16, 50, 250, false, false};
+    *o = (options){4, 2, 2, 32, 16, 50, 250, false, false, {NULL, 0, NULL, NULL, 0}};
     static const struct {
         const char *name;
         unsigned long min, max;
@@ -108,10 +119,23 @@ static int parse_args(int argc, char **argv, options *o)
             o->json = true;
             continue;
         }
+        if (strcmp(arg, "--progress") == 0) {
+            o->obs.progress = 1;
+            continue;
+        }
         const char *eq = strchr(arg, '=');
         size_t name_len = eq != NULL ? (size_t)(eq - arg) : strlen(arg);
         const char *value = eq != NULL ? eq + 1 : (i + 1 < argc ? argv[i + 1] : NULL);
         bool known = false;
+        char name[32];
+        if (strncmp(arg, "--", 2) == 0 && name_len - 2 < sizeof name) {
+            memcpy(name, arg + 2, name_len - 2);
+            name[name_len - 2] = '\0';
+            int taken = cli_observe_flag(&o->obs, name, value);
+            if (taken < 0)
+                return 2;
+            known = taken > 0;
+        }
         if (name_len == 9 && strncmp(arg, "--release", 9) == 0) {
             if (value == NULL || (strcmp(value, "delivery") != 0 && strcmp(value, "early") != 0))
                 return 2;
@@ -161,9 +185,9 @@ static zkpipe_ledger *item_ledger(void *it, void *ctx)
  * registry's does. */
 static void on_recv(void *it, void *ctx)
 {
-    (void)it;
     pipeline *p = ctx;
     atomic_fetch_sub(&p->in_flight, 1);
+    ((item *)it)->received_ns = zkpipe_trace_now();
 }
 
 static uint64_t *map_buffer(size_t bytes)
@@ -230,6 +254,7 @@ static void *producer(void *arg)
             zkpipe_permit_release(&permit);
             return NULL;
         }
+        it->opened_ns = zkpipe_trace_now();
         st = zkpipe_ledger_open(&it->ledger, p->acct, ZKPIPE_STAGE_SYNTH);
         if (st == ZKPIPE_OK)
             st = zkpipe_ledger_charge(&it->ledger, ZKPIPE_KIND_ABC, bytes);
@@ -237,6 +262,8 @@ static void *producer(void *arg)
             it->words[w] = mix(((uint64_t)n << 32) ^ w);
         if (st == ZKPIPE_OK)
             st = zkpipe_ledger_move(&it->ledger, ZKPIPE_STAGE_PENDING);
+        it->filled_ns = zkpipe_trace_now();
+        zkpipe_histogram_observe(p->fill_s, it->filled_ns - it->opened_ns);
         if (st != ZKPIPE_OK) {
             fail(p, "ledger", st);
             discard(p, it, &permit);
@@ -276,7 +303,11 @@ static void *consumer(void *arg)
             zkpipe_ledger_release(&it->ledger, ZKPIPE_KIND_ABC, it->nwords * sizeof(uint64_t));
         if (st != ZKPIPE_OK)
             fail(p, "ledger release", st);
+        uint64_t done = zkpipe_trace_now();
+        zkpipe_histogram_observe(p->wait_s, it->received_ns - it->filled_ns);
+        zkpipe_histogram_observe(p->consume_s, done - it->received_ns);
         free_item(it);
+        atomic_fetch_add(&p->consumed, 1);
     }
     return NULL;
 }
@@ -303,9 +334,78 @@ static double now_ms(void)
     return (double)t.tv_sec * 1e3 + (double)t.tv_nsec * 1e-6;
 }
 
+/* The /status object and /metrics families of this pipeline (an HTTP provider). */
+static zkpipe_status provide(zkpipe_http_out *out, zkpipe_http_format format, void *ctx)
+{
+    pipeline *p = ctx;
+    const options *o = p->opt;
+    zkpipe_histogram_snapshot h[3];
+    zkpipe_histogram *src[3] = {p->fill_s, p->wait_s, p->consume_s};
+    static const char *const names[3] = {"buffer_fill_seconds", "buffer_wait_seconds",
+                                         "buffer_consume_seconds"};
+    static const char *const helps[3] = {
+        "Seconds a producer took to fill one buffer (stage synth).",
+        "Seconds from filled to taken by the consumer (stages pending and queued).",
+        "Seconds the consumer spent on one buffer.",
+    };
+    for (int i = 0; i < 3; i++)
+        zkpipe_histogram_read(src[i], &h[i]);
+    uint64_t consumed = atomic_load(&p->consumed), in_flight = atomic_load(&p->in_flight);
+    uint64_t peak = atomic_load(&p->peak_in_flight), bound = o->permits + o->capacity;
+    if (format == ZKPIPE_HTTP_JSON) {
+        zkpipe_http_out_printf(out,
+                               "{\"release\":\"%s\",\"items\":%lu,\"consumed\":%llu,"
+                               "\"in_flight\":%llu,\"peak_in_flight\":%llu,\"bound\":%llu",
+                               o->early ? "early" : "delivery", o->items,
+                               (unsigned long long)consumed, (unsigned long long)in_flight,
+                               (unsigned long long)peak, (unsigned long long)bound);
+        for (int i = 0; i < 3; i++) {
+            zkpipe_http_out_printf(out, ",\"%s\":", names[i] + 7);
+            zkpipe_http_out_histogram(out, names[i], helps[i], &h[i]);
+        }
+        zkpipe_http_out_write(out, "}", 1);
+        return ZKPIPE_OK;
+    }
+    zkpipe_http_out_family(out, "buffer_consumed_total", "counter", "Buffers consumed.");
+    zkpipe_http_out_sample(out, "buffer_consumed_total", NULL, (double)consumed);
+    zkpipe_http_out_family(out, "buffer_in_flight", "gauge",
+                           "Buffers in synth + pending + queued now.");
+    zkpipe_http_out_sample(out, "buffer_in_flight", NULL, (double)in_flight);
+    zkpipe_http_out_family(out, "buffer_peak_in_flight", "gauge",
+                           "Most buffers in synth + pending + queued at once.");
+    zkpipe_http_out_sample(out, "buffer_peak_in_flight", NULL, (double)peak);
+    zkpipe_http_out_family(out, "buffer_bound", "gauge",
+                           "Permits + capacity: what in flight stays within on delivery.");
+    zkpipe_http_out_sample(out, "buffer_bound", NULL, (double)bound);
+    for (int i = 0; i < 3; i++)
+        zkpipe_http_out_histogram(out, names[i], helps[i], &h[i]);
+    return ZKPIPE_OK;
+}
+
+/* The progress line: buffers consumed, in flight against the bound, time. */
+static int progress(char *buf, size_t cap, void *ctx)
+{
+    pipeline *p = ctx;
+    uint64_t done = atomic_load(&p->consumed);
+    double elapsed = (now_ms() - p->t0_ms) / 1e3;
+    int n = snprintf(buf, cap, "consumed %llu/%lu buffers, in flight %llu (bound %lu), %.1f s",
+                     (unsigned long long)done, p->opt->items,
+                     (unsigned long long)atomic_load(&p->in_flight),
+                     p->opt->permits + p->opt->capacity, elapsed);
+    if (done > 0 && done < p->opt->items && n > 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, ", about %.0f s left",
+                 elapsed / (double)done * (double)(p->opt->items - done));
+    return 1;
+}
+
 static zkpipe_status setup(pipeline *p, const options *o)
 {
     zkpipe_status st = zkpipe_acct_create(NULL, &p->acct);
+    for (int i = 0; i < 3 && st == ZKPIPE_OK; i++)
+        st = zkpipe_histogram_create(i == 0   ? &p->fill_s
+                                     : i == 1 ? &p->wait_s
+                                              : &p->consume_s,
+                                     NULL, 0, 1e-9, NULL);
     if (st == ZKPIPE_OK)
         st = zkpipe_sem_create(&p->permits, o->permits, NULL);
     if (st != ZKPIPE_OK)
@@ -324,6 +424,9 @@ static void teardown(pipeline *p)
     zkpipe_chan_destroy(p->ch);
     zkpipe_sem_destroy(p->permits);
     zkpipe_acct_destroy(p->acct);
+    zkpipe_histogram_destroy(p->fill_s);
+    zkpipe_histogram_destroy(p->wait_s);
+    zkpipe_histogram_destroy(p->consume_s);
 }
 
 /* Starts the producers and the consumer and waits for them; returns false if a thread could
@@ -367,6 +470,18 @@ int main(int argc, char **argv)
                                    &reporter);
     if (st != ZKPIPE_OK) {
         fprintf(stderr, "zkpipe-buffer-pipeline: setup: %s\n", zkpipe_status_str(st));
+        zkpipe_reporter_stop(reporter);
+        teardown(&p);
+        return 1;
+    }
+    static const char prog[] = "zkpipe-buffer-pipeline";
+    cli_observe obs;
+    p.t0_ms = now_ms();
+    int started = cli_observe_start(&obs, &o.obs, prog, p.acct, progress, &p) == 0;
+    if (!started || cli_observe_attach(&obs, prog, "buffer_pipeline", provide, &p) != 0) {
+        if (started)
+            cli_observe_finish(&obs, prog, "", 0);
+        zkpipe_reporter_stop(reporter);
         teardown(&p);
         return 1;
     }
@@ -375,6 +490,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "zkpipe-buffer-pipeline: could not start threads\n");
     double elapsed = now_ms() - t0;
     zkpipe_reporter_stop(reporter);
+    char title[160];
+    snprintf(title, sizeof title,
+             "zkpipe-buffer-pipeline --release %s: %lu producers, %lu permits, capacity %lu, "
+             "%lu x %lu MiB",
+             o.early ? "early" : "delivery", o.producers, o.permits, o.capacity, o.items,
+             o.buf_mib);
+    int observed = cli_observe_finish(&obs, prog, title, o.permits + o.capacity);
 
     zkpipe_chan_counters c;
     zkpipe_chan_stats(p.ch, &c);
@@ -401,7 +523,7 @@ int main(int argc, char **argv)
                (unsigned long long)peak_rss_bytes(), (unsigned long long)snap.live_items,
                (unsigned long long)snap.live_bytes, (unsigned long long)atomic_load(&p.checksum),
                elapsed);
-    int failed = atomic_load(&p.failed) || c.received != o.items;
+    int failed = atomic_load(&p.failed) || c.received != o.items || observed != 0;
     teardown(&p);
     return failed ? 1 : 0;
 }

@@ -22,7 +22,9 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "cli_engine.h"
 #include "cli_files.h"
+#include "cli_observe.h"
 #include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
@@ -35,8 +37,9 @@ typedef struct options {
     size_t ncurves;
     zkpipe_engine_config cfg;
     unsigned long budget_mib;
-    const char *trace_path, *metrics_path;
+    const char *metrics_path;
     int json;
+    cli_observe_options obs; /* --listen, --linger-ms, --trace, --plot, --progress */
     /* --zkey mode: the zkey, the output folder and the witnesses */
     const char *zkey_path, *out_dir;
     int full_check;
@@ -72,12 +75,11 @@ static void usage(FILE *f)
                "  --backend B          auto, cpu or cuda (default auto)\n"
                "  --release R          delivery (default) or early (the pile-up experiment)\n"
                "  --report-ms N        a reporter line every N ms; 0: none (default 500)\n"
-               "  --trace FILE         Chrome trace-event JSON timeline (open in Perfetto)\n"
                "  --metrics FILE       Prometheus text of the final counters\n"
-               "  --json               last stdout line: one JSON object with the figures\n"
-               "  --help               this text\n"
-               "       zkpipe-pipeline --zkey FILE [--out DIR] [--full-check] [engine options] "
-               "WTNS...\n"
+               "  --json               last stdout line: one JSON object with the figures\n");
+    cli_observe_usage(f);
+    fprintf(f, "  --help               this text\n"
+               "       zkpipe-pipeline --zkey FILE [--out DIR] [--full-check] [options] WTNS...\n"
                "  --zkey FILE          prove each circom witness WTNS with this zkey instead\n"
                "  --out DIR            where NAME.proof.json and NAME.public.json go "
                "(default .)\n"
@@ -130,8 +132,13 @@ static int apply(options *o, int flag, const char *v)
         c->release = strcmp(v, "early") == 0 ? ZKPIPE_RELEASE_EARLY : ZKPIPE_RELEASE_DELIVERY;
         return strcmp(v, "early") == 0 || strcmp(v, "delivery") == 0;
     case 'x':
-        o->trace_path = v;
-        return 1;
+        return cli_observe_flag(&o->obs, "trace", v) > 0;
+    case 'L':
+        return cli_observe_flag(&o->obs, "listen", v) > 0;
+    case 'G':
+        return cli_observe_flag(&o->obs, "linger-ms", v) > 0;
+    case 'Y':
+        return cli_observe_flag(&o->obs, "plot", v) > 0;
     case 'm':
         o->metrics_path = v;
         return 1;
@@ -187,6 +194,10 @@ static int parse_args(int argc, char **argv, options *o)
         {"release", required_argument, NULL, 'r'},
         {"report-ms", required_argument, NULL, 'R'},
         {"trace", required_argument, NULL, 'x'},
+        {"listen", required_argument, NULL, 'L'},
+        {"linger-ms", required_argument, NULL, 'G'},
+        {"plot", required_argument, NULL, 'Y'},
+        {"progress", no_argument, NULL, 'Q'},
         {"metrics", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'J'},
         {"zkey", required_argument, NULL, 'z'},
@@ -210,6 +221,8 @@ static int parse_args(int argc, char **argv, options *o)
             return 1;
         if (flag == 'J')
             o->json = 1;
+        else if (flag == 'Q')
+            o->obs.progress = 1;
         else if (flag == 'F')
             o->full_check = 1;
         else if (!apply(o, flag, optarg))
@@ -310,7 +323,8 @@ static void count(tally *t, zkpipe_status st, const char *what, const char *deta
 
 /* Submits every job of the built-in circuit, then waits for each in turn and verifies its
  * proofs. */
-static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, tally *t)
+static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, tally *t,
+                                  cli_engine *w)
 {
     zkpipe_partition *parts = calloc(o->partitions, sizeof *parts);
     zkpipe_job **jobs = calloc(o->jobs, sizeof *jobs);
@@ -321,7 +335,8 @@ static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, t
         keys *kk = &k[submitted % o->ncurves];
         for (unsigned long i = 0; i < o->partitions; i++)
             parts[i] = (zkpipe_partition){zkpipe_circuit_stage_ops(), &kk->partition, {0, 0}};
-        st = zkpipe_engine_submit(e, &jobs[submitted], parts, o->partitions, NULL, NULL);
+        st =
+            zkpipe_engine_submit(e, &jobs[submitted], parts, o->partitions, cli_engine_job_done, w);
     }
     for (unsigned long j = 0; j < submitted; j++) {
         const keys *kk = &k[j % o->ncurves];
@@ -456,7 +471,7 @@ static zkpipe_status write_outputs(const options *o, const batch *b, size_t i,
 
 /* Submits one job per witness, then waits for each in order, checks its proof and writes its
  * outputs. */
-static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tally *t)
+static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tally *t, cli_engine *w)
 {
     double t0 = now_s();
     zkpipe_status st = ZKPIPE_OK;
@@ -467,7 +482,7 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
         p->wtns_path = o->wtns[submitted];
         p->public_out = b->publics + submitted * b->num_public;
         zkpipe_partition part = {zkpipe_zkey_stage_ops(), p, {0, 0}};
-        st = zkpipe_engine_submit(e, &b->jobs[submitted], &part, 1, NULL, NULL);
+        st = zkpipe_engine_submit(e, &b->jobs[submitted], &part, 1, cli_engine_job_done, w);
     }
     for (size_t i = 0; i < submitted; i++) {
         zkpipe_partition_result r;
@@ -555,24 +570,40 @@ int main(int argc, char **argv)
     memset(k, 0, sizeof k);
     memset(&b, 0, sizeof b);
     unsigned log_rows = (unsigned)o.log_constraints;
-    zkpipe_trace *trace = NULL;
+    static const char prog[] = "zkpipe-pipeline";
     zkpipe_engine *e = NULL;
-    zkpipe_status st = ZKPIPE_OK;
+    cli_engine w;
+    cli_observe obs;
+    int observing = 0;
+    uint64_t total = o.zkey_path != NULL ? (uint64_t)o.nwtns : (uint64_t)o.jobs * o.partitions;
+    zkpipe_status st = cli_engine_init(&w, total) == 0 ? ZKPIPE_OK : ZKPIPE_ENOMEM;
     double t0 = now_s();
-    if (o.zkey_path != NULL)
+    if (st == ZKPIPE_OK && o.zkey_path != NULL)
         st = batch_open(&b, &o);
     for (size_t c = 0; o.zkey_path == NULL && c < o.ncurves && st == ZKPIPE_OK; c++)
         st = make_keys(&k[c], o.curves[c], log_rows);
     double setup_s = now_s() - t0;
-    if (st == ZKPIPE_OK && o.trace_path != NULL)
-        st = zkpipe_trace_open(&trace, o.trace_path, NULL);
+    if (st == ZKPIPE_OK) {
+        observing = cli_observe_start(&obs, &o.obs, prog, zkpipe_acct_default(),
+                                      cli_engine_progress, &w) == 0;
+        st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
+    }
     o.cfg.report_file = stdout;
-    o.cfg.trace = trace;
+    o.cfg.trace = observing ? obs.trace : NULL;
     if (st == ZKPIPE_OK)
         st = zkpipe_engine_create(&e, &o.cfg);
+    cli_engine_set(&w, e);
+    if (st == ZKPIPE_OK && cli_observe_attach(&obs, prog, "engine", cli_engine_provide, &w) != 0)
+        st = ZKPIPE_ENOMEM;
     if (st != ZKPIPE_OK) {
         fprintf(stderr, "zkpipe-pipeline: setup: %s\n", zkpipe_status_str(st));
-        zkpipe_trace_close(trace);
+        if (observing)
+            cli_observe_stop_serving(&obs);
+        cli_engine_set(&w, NULL);
+        zkpipe_engine_destroy(e);
+        if (observing)
+            cli_observe_finish(&obs, prog, "", 0);
+        cli_engine_free(&w);
         batch_free(&b, 0);
         for (size_t c = 0; c < o.ncurves; c++)
             free_keys(&k[c]);
@@ -589,18 +620,29 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     tally t = {0, 0, 0, 0.0};
-    st = o.zkey_path != NULL ? run_zkey(&o, e, &b, &t) : run_circuits(&o, e, k, &t);
+    st = o.zkey_path != NULL ? run_zkey(&o, e, &b, &t, &w) : run_circuits(&o, e, k, &t, &w);
     zkpipe_engine_counters n;
     zkpipe_engine_stats(e, &n);
     zkpipe_snapshot peaks, end;
     zkpipe_acct_snapshot(zkpipe_acct_default(), &peaks);
+    cli_observe_stop_serving(&obs); /* the engine provider goes with the engine */
+    cli_engine_set(&w, NULL);
     zkpipe_engine_destroy(e);
     zkpipe_acct_snapshot(zkpipe_acct_default(), &end);
     if (st != ZKPIPE_OK)
         fprintf(stderr, "zkpipe-pipeline: submit: %s\n", zkpipe_status_str(st));
-    zkpipe_status closed = zkpipe_trace_close(trace);
-    if (closed != ZKPIPE_OK)
-        fprintf(stderr, "zkpipe-pipeline: trace: %s\n", zkpipe_status_str(closed));
+    char title[160];
+    if (o.zkey_path != NULL)
+        snprintf(title, sizeof title, "zkpipe-pipeline --release %s: %zu witnesses of %s",
+                 o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery", o.nwtns,
+                 o.zkey_path);
+    else
+        snprintf(title, sizeof title, "zkpipe-pipeline --release %s: %lu x %lu partitions of 2^%lu",
+                 o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery", o.jobs, o.partitions,
+                 o.log_constraints);
+    zkpipe_status closed =
+        cli_observe_finish(&obs, prog, title, n.bound) == 0 ? ZKPIPE_OK : ZKPIPE_EIO;
+    cli_engine_free(&w);
     zkpipe_status metrics = o.metrics_path != NULL ? write_metrics(o.metrics_path, &end) : 0;
     if (metrics != ZKPIPE_OK)
         fprintf(stderr, "zkpipe-pipeline: metrics: %s\n", zkpipe_status_str(metrics));
@@ -608,8 +650,7 @@ int main(int argc, char **argv)
     batch_free(&b, o.nwtns);
     for (size_t c = 0; c < o.ncurves; c++)
         free_keys(&k[c]);
-    unsigned long expected = o.zkey_path != NULL ? (unsigned long)o.nwtns : o.jobs * o.partitions;
     int ok = st == ZKPIPE_OK && closed == ZKPIPE_OK && metrics == ZKPIPE_OK && t.errors == 0 &&
-             t.verified == expected && end.live_bytes == 0;
+             t.verified == total && end.live_bytes == 0;
     return ok ? 0 : 1;
 }

@@ -2,7 +2,8 @@
  * proof.json and public.json, with the argument order of rapidsnark's `prover`:
  *
  *   zkpipe-prove [--threads N] [--backend auto|cpu|cuda] [--metrics FILE] [--r1cs FILE]
- *                [--full-check] <circuit.zkey> <witness.wtns> <proof.json> <public.json>
+ *                [--full-check] [--progress] <circuit.zkey> <witness.wtns> <proof.json>
+ *                <public.json>
  *
  * Exits 0 when both files are written; otherwise prints one line on stderr naming the file and
  * the problem, exits non-zero and leaves nothing at the output paths. A proof that does not
@@ -10,14 +11,20 @@
  * the circuit); --r1cs also checks every constraint first and names the first that fails.
  * Every zkey point is checked to be on the curve; subgroup checks of the query points (most of
  * the cost of opening) are left to --full-check, since the proof's own points are checked for
- * subgroup membership before the proof is verified. */
+ * subgroup membership before the proof is verified.
+ *
+ * On a terminal (or with --progress) a line on stderr shows the phase and the time spent; the
+ * proving phase's steps (a, b, c and h; the MSMs; the check of the proof) are read from the
+ * ledger the prover charges. Scripts, whose stderr is no terminal, see no change. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "cli_files.h"
+#include "cli_progress.h"
 #include "zkpipe/io.h"
 #include "zkpipe/zkpipe.h"
 
@@ -26,6 +33,7 @@ static const char *prog = "zkpipe-prove";
 typedef struct options {
     unsigned threads;
     int full_check;
+    int progress;
     zkpipe_backend backend;
     const char *metrics, *r1cs, *zkey, *wtns, *proof, *pub;
 } options;
@@ -34,11 +42,13 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: %s [--threads N] [--backend B] [--metrics FILE] [--r1cs FILE] [--full-check] "
-            "<circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
+            "[--progress] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
             "  --threads N     threads for the NTTs and MSMs (0, the default: every CPU)\n"
             "  --backend B     auto (the default: cuda when a GPU is usable), cpu or cuda\n"
             "  --metrics FILE  write the accounting snapshot and phase timings as JSON\n"
-            "  --r1cs FILE     check every constraint against the witness first\n",
+            "  --r1cs FILE     check every constraint against the witness first\n"
+            "  --full-check    also check every zkey point's subgroup at open (slow)\n"
+            "  --progress      a progress line on stderr even when it is not a terminal\n",
             prog);
 }
 
@@ -56,6 +66,10 @@ static int parse(options *o, int argc, char **argv)
         }
         if (strcmp(arg, "--full-check") == 0) {
             o->full_check = 1;
+            continue;
+        }
+        if (strcmp(arg, "--progress") == 0) {
+            o->progress = 1;
             continue;
         }
         if (strcmp(arg, "--version") == 0) {
@@ -117,6 +131,65 @@ static double now(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* What the progress line shows: the phase main is in, and within proving the step the
+ * prover's ledger is at. */
+enum { PHASE_ZKEY, PHASE_WTNS, PHASE_R1CS, PHASE_PROVE, PHASE_WRITE, PHASES };
+
+typedef struct progress {
+    _Atomic int phase;
+    int full_check;
+    double t0, phase_t0[PHASES];
+    zkpipe_acct *acct;
+    zkpipe_snapshot snap;
+} progress;
+
+static double now(void);
+
+static void enter(progress *p, int phase)
+{
+    p->phase_t0[phase] = now();
+    atomic_store(&p->phase, phase);
+}
+
+/* The prover's step, from what its ledger holds (zkpipe_zkey_prove documents the order):
+ * 0..3, its name in *name. */
+static int prove_step(progress *p, const char **name)
+{
+    static const char *const steps[] = {"starting", "a, b, c and the quotient h",
+                                        "multi-scalar multiplications",
+                                        "assembling and checking the proof"};
+    zkpipe_acct_snapshot(p->acct, &p->snap);
+    const zkpipe_snapshot_stage *proving = &p->snap.stage[ZKPIPE_STAGE_PROVING];
+    int step = p->snap.stage[ZKPIPE_STAGE_FINALIZE].live_items > 0 ? 3
+               : proving->kind[ZKPIPE_KIND_H].live_buffers > 0     ? 2
+               : proving->kind[ZKPIPE_KIND_ABC].live_buffers > 0   ? 1
+                                                                   : 0;
+    *name = steps[step];
+    return step;
+}
+
+/* A cli_progress_fn: "zkpipe-prove: 4/5 proving (multi-scalar multiplications), 1.2 s (3.4 s
+ * in all)"; the phase it returns tells the steps of proving apart too. */
+static int progress_line(char *buf, size_t cap, void *ctx)
+{
+    progress *p = ctx;
+    static const char *const names[PHASES] = {"opening the zkey", "opening the witness",
+                                              "checking the constraints", "proving",
+                                              "writing the proof"};
+    int phase = atomic_load(&p->phase);
+    double t = now();
+    const char *detail = NULL;
+    int step = 0;
+    if (phase == PHASE_PROVE)
+        step = prove_step(p, &detail);
+    else if (phase == PHASE_ZKEY)
+        detail = p->full_check ? "every point, subgroups too" : "every point on its curve";
+    snprintf(buf, cap, "%s: %d/%d %s%s%s%s, %.1f s (%.1f s in all)", prog, phase + 1, PHASES,
+             names[phase], detail != NULL ? " (" : "", detail != NULL ? detail : "",
+             detail != NULL ? ")" : "", t - p->phase_t0[phase], t - p->t0);
+    return phase * 4 + step;
 }
 
 static int fail(const char *file, zkpipe_status st, const char *detail)
@@ -265,11 +338,16 @@ int main(int argc, char **argv)
         .pool = r.pool, .acct = r.acct, .flags = o.full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP};
     zkpipe_groth16_timings t = {0};
     double t0 = now(), open_s, check_s = 0;
+    progress pg = {PHASE_ZKEY, o.full_check, t0, {t0}, r.acct, {0}};
+    cli_progress ticker;
+    if (cli_progress_start(&ticker, progress_line, NULL, &pg, o.progress) != 0)
+        ticker.started = 0; /* no progress line, nothing else lost */
     rc = 1;
     if ((st = zkpipe_zkey_open(&r.zkey, detail, sizeof detail, o.zkey, &io)) != ZKPIPE_OK) {
         fail(o.zkey, st, detail);
         goto out;
     }
+    enter(&pg, PHASE_WTNS);
     if ((st = zkpipe_wtns_open(&r.wtns, detail, sizeof detail, o.wtns, &io)) != ZKPIPE_OK) {
         fail(o.wtns, st, detail);
         goto out;
@@ -281,6 +359,7 @@ int main(int argc, char **argv)
     }
     open_s = now() - t0;
     if (r.r1cs != NULL) {
+        enter(&pg, PHASE_R1CS);
         if (check_r1cs(&r, &o, detail) != 0)
             goto out;
         check_s = now() - t0 - open_s;
@@ -295,6 +374,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: cannot prepare the verifying key: %s\n", prog, zkpipe_status_str(st));
         goto out;
     }
+    enter(&pg, PHASE_PROVE);
     if ((st = zkpipe_ledger_open(&r.ledger, r.acct, ZKPIPE_STAGE_SYNTH)) == ZKPIPE_OK)
         st = zkpipe_groth16_prove_witness(&proof, &t, detail, sizeof detail, zkpipe_zkey_pk(r.zkey),
                                           zkpipe_wtns_values(r.wtns), zkpipe_wtns_count(r.wtns),
@@ -307,6 +387,7 @@ int main(int argc, char **argv)
         goto out;
     }
     zkpipe_ledger_close(&r.ledger);
+    enter(&pg, PHASE_WRITE);
 
     zkpipe_zkey_info zi;
     zkpipe_zkey_info_get(&zi, r.zkey);
@@ -336,6 +417,7 @@ int main(int argc, char **argv)
     }
     rc = 0;
 out:
+    cli_progress_stop(&ticker);
     run_free(&r);
     return rc;
 }

@@ -216,6 +216,45 @@ ZKPIPE_API zkpipe_status zkpipe_snapshot_json(char *buf, size_t cap, size_t *out
 ZKPIPE_API zkpipe_status zkpipe_snapshot_prometheus(char *buf, size_t cap, size_t *out_len,
                                                     const zkpipe_snapshot *snap);
 
+/* Longest family name prefix, and most constant labels, of zkpipe_prom_options. */
+#define ZKPIPE_PROM_PREFIX_MAX 64
+#define ZKPIPE_PROM_LABELS_MAX 8
+
+/* zkpipe_prom_options flags. ZKPIPE_PROM_OMIT_ZERO: leave out every (stage, kind) series whose
+ * four counters (live and peak buffers and bytes) are all zero. A series that was ever non-zero
+ * keeps a non-zero peak until the next peak reset, so series do not come and go between
+ * scrapes. */
+#define ZKPIPE_PROM_OMIT_ZERO 1u
+
+/* A constant label: `name` [a-zA-Z_][a-zA-Z0-9_]*, not beginning with "__" and none of the
+ * labels zkpipe's own families use ("stage", "kind", "le"); `value` any string (escaped). */
+typedef struct zkpipe_prom_label {
+    const char *name;
+    const char *value;
+} zkpipe_prom_label;
+
+/* How the Prometheus exposition is written, so that two registries (or two provers of a
+ * fleet) never collide. A zero-filled struct means: prefix "zkpipe", no labels, every series. */
+typedef struct zkpipe_prom_options {
+    /* NULL: "zkpipe"; "": no prefix; else [a-zA-Z_:][a-zA-Z0-9_:]*, up to
+     * ZKPIPE_PROM_PREFIX_MAX characters. Families are named <prefix>_<name>. */
+    const char *prefix;
+    const zkpipe_prom_label *labels; /* added to every sample; may be NULL when count is 0 */
+    size_t label_count;              /* 0..ZKPIPE_PROM_LABELS_MAX */
+    unsigned flags;                  /* 0 or ZKPIPE_PROM_OMIT_ZERO */
+} zkpipe_prom_options;
+
+/*! zkpipe_prom_options_check() : ZKPIPE_OK when `opts` is valid as described above (NULL is),
+ * else ZKPIPE_EINVAL. Thread safety: any thread. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_prom_options_check(const zkpipe_prom_options *opts);
+
+/*! zkpipe_snapshot_prometheus_ex() : zkpipe_snapshot_prometheus with a prefix, constant labels
+ * and ZKPIPE_PROM_OMIT_ZERO (opts NULL: the same text as zkpipe_snapshot_prometheus).
+ * @return as the other exporters, and ZKPIPE_EINVAL for invalid options. */
+ZKPIPE_API zkpipe_status zkpipe_snapshot_prometheus_ex(char *buf, size_t cap, size_t *out_len,
+                                                       const zkpipe_snapshot *snap,
+                                                       const zkpipe_prom_options *opts);
+
 /* A reporter thread that writes a registry's summary line at a fixed interval. Opaque. */
 typedef struct zkpipe_reporter zkpipe_reporter;
 

@@ -1,13 +1,19 @@
 /*! zkpipe/trace.h : a timeline in Chrome trace-event JSON, which Perfetto (ui.perfetto.dev)
- * and chrome://tracing open.
+ * and chrome://tracing open, streamed to its file while the run goes on.
  *
- * The file is one JSON object {"displayTimeUnit":"ms","traceEvents":[...]} whose events are
- * written as they come: complete events ("ph":"X") for spans on numbered tracks (the engine
- * uses one track per partition and one span per stage it passed through), track names as
- * metadata events, and counter events ("ph":"C") named "live bytes" with one series per stage
- * of a registry, so the viewer draws bytes in flight per stage over time. The closing "]}"
- * is written by zkpipe_trace_close; until then the file is a valid prefix that the viewers
- * also accept.
+ * The file is one JSON object {"displayTimeUnit":"ms","traceEvents":[...]}: complete events
+ * ("ph":"X") for spans on numbered tracks (the engine uses one track per partition and one
+ * span per stage it passed through), track names as metadata events, and two counter events
+ * ("ph":"C") per sample of a registry, "live bytes" and "live items", each with one series per
+ * stage, so the viewer draws bytes and items in flight per stage over time.
+ *
+ * What holds for the file: from zkpipe_trace_open on, after every flush, it is complete,
+ * valid JSON that ends in "]}" and holds every event written before that flush. Events are
+ * kept in a 64 KiB buffer and flushed (with one write at the end of the file, over the
+ * previous closing bracket) when zkpipe_trace_flush or zkpipe_trace_close is called, when the
+ * buffer is full, and when an event comes a second or more after the oldest one still
+ * buffered. Between flushes the file is the previous flush's valid JSON; a reader that opens
+ * it during a flush's write may see it cut short. An event is never split across two flushes.
  *
  * Times are CLOCK_MONOTONIC nanoseconds (as zkpipe_trace_now returns); the file shows them
  * in microseconds since the trace was opened. */
@@ -25,18 +31,33 @@ ZKPIPE_EXTERN_C_BEGIN
  * concurrently (events are written under a lock, whole), except zkpipe_trace_close. */
 typedef struct zkpipe_trace zkpipe_trace;
 
-/*! zkpipe_trace_open() : creates (or truncates) the file at `path` and writes the header.
+/* Receives each counter sample (the snapshot the two counter events were written from) on the
+ * thread that took it, under the trace's lock: it must not call the trace. `snap` is valid only
+ * during the call. */
+typedef void (*zkpipe_trace_sample_fn)(uint64_t time_ns, const zkpipe_snapshot *snap, void *ctx);
+
+/*! zkpipe_trace_open() : creates (or truncates) the file at `path` and writes the header and
+ * the closing bracket (an empty, valid trace).
  * @param out receives the trace; the caller finishes it with zkpipe_trace_close.
+
  * @param allocator NULL for the C library; copied.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL out or path, allocator incomplete), ZKPIPE_EIO (the
  *         file cannot be created or written), ZKPIPE_ENOMEM (memory or the lock). On error
  *         *out is untouched and nothing is left open.
  * Thread safety: any thread. Allocates one block of about 8 KiB (it holds the snapshot that
- * zkpipe_trace_counters takes), plus what the C library's stdio allocates for the file. */
+ * zkpipe_trace_counters takes) and its 64 KiB event buffer. */
 ZKPIPE_API zkpipe_status zkpipe_trace_open(zkpipe_trace **out, const char *path,
                                            const zkpipe_allocator *allocator);
 
-/*! zkpipe_trace_close() : writes the closing "]}", closes the file and frees the trace.
+/*! zkpipe_trace_open_sampler() : a trace without a file: its events go nowhere, its counter
+ * samples (zkpipe_trace_counters, zkpipe_trace_watch) reach zkpipe_trace_on_sample, e.g. to
+ * draw a picture of the run. Arguments, errors and memory as zkpipe_trace_open, without EIO. */
+ZKPIPE_API zkpipe_status zkpipe_trace_open_sampler(zkpipe_trace **out,
+                                                   const zkpipe_allocator *allocator);
+
+/*! zkpipe_trace_close() : stops watching (zkpipe_trace_watch), takes a last sample when the
+ * watched registry changed since the previous one, flushes, closes the file and frees the
+ * trace.
  * @return ZKPIPE_OK, or ZKPIPE_EIO when any write since the open failed (the trace is freed
  *         either way). NULL is a no-op returning ZKPIPE_OK.
  * Thread safety: no other call on `trace` may run concurrently. */
@@ -59,10 +80,36 @@ ZKPIPE_API zkpipe_status zkpipe_trace_track_name(zkpipe_trace *trace, uint32_t t
 ZKPIPE_API zkpipe_status zkpipe_trace_span(zkpipe_trace *trace, uint32_t track, const char *name,
                                            uint64_t begin_ns, uint64_t end_ns);
 
-/*! zkpipe_trace_counters() : a "live bytes" counter sample at the current time, with one
- * series per registered stage of `acct` (its live bytes in a snapshot taken now).
+/*! zkpipe_trace_counters() : a counter sample at the current time: "live bytes" and "live
+ * items" with one series per registered stage of `acct` (a snapshot taken now).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL trace or acct), ZKPIPE_EIO. Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_trace_counters(zkpipe_trace *trace, zkpipe_acct *acct);
+
+/*! zkpipe_trace_flush() : writes the buffered events to the file, which is then valid JSON
+ * holding all of them (see the top of this header). A no-op without a file or events.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL), ZKPIPE_EIO (this or an earlier write failed).
+ * Thread safety: any thread, concurrently with the other calls but close. */
+ZKPIPE_API zkpipe_status zkpipe_trace_flush(zkpipe_trace *trace);
+
+/*! zkpipe_trace_watch() : samples `acct` (as zkpipe_trace_counters) whenever one of its ledgers
+ * charges, releases, moves, opens or closes, at most once per `interval_us` microseconds (0:
+ * 10000, i.e. 10 ms; at least 100); a change that comes sooner is sampled with the next one
+ * past the interval, or at the next flush, so the timeline never stops on a stale value. A
+ * ledger operation pays one atomic load when its registry is not watched; when it is, a coarse
+ * clock reading and an atomic compare, plus, once per interval, the sample itself (a snapshot
+ * and two events under the trace's lock), on the thread whose ledger operation was due.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, interval below 100), ZKPIPE_ESTATE (this trace
+ *         already watches a registry, or `acct` is already watched by a trace).
+ * Thread safety: any thread; the watch ends at zkpipe_trace_close, and `acct` must outlive the
+ * trace. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_trace_watch(zkpipe_trace *trace, zkpipe_acct *acct,
+                                            uint32_t interval_us);
+
+/*! zkpipe_trace_on_sample() : `fn(time_ns, snapshot, ctx)` receives every counter sample from
+ * now on (NULL: none). `ctx` must stay valid until the trace is closed or fn replaced.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (trace NULL). Thread safety: any thread. */
+ZKPIPE_API zkpipe_status zkpipe_trace_on_sample(zkpipe_trace *trace, zkpipe_trace_sample_fn fn,
+                                                void *ctx);
 
 ZKPIPE_EXTERN_C_END
 

@@ -7,6 +7,7 @@
 #include "zkpipe/status.h"
 #include "zkpipe/alloc.h"
 #include "zkpipe/acct.h"
+#include "zkpipe/histogram.h"
 #include "zkpipe/sem.h"
 #include "zkpipe/chan.h"
 #include "zkpipe/pool.h"

@@ -45,6 +45,10 @@ struct zkpipe_acct {
     _Atomic uint64_t peak_bytes;
     zkpipe__stage_counters stage[ZKPIPE_STAGE_MAX];
     alignas(ZKPIPE__CACHE_LINE) _Atomic int names_lock;
+    /* The trace that samples this registry on ledger operations (zkpipe_trace_watch), or
+     * NULL. Read inside the write sections, so a trace that stops watching needs only close
+     * and reopen the gate to know that no ledger operation still holds it. */
+    _Atomic(struct zkpipe_trace *) watcher;
     /* Host-registered entries; published by a release store after their name is written. */
     _Atomic uint32_t extra_kinds;
     _Atomic uint32_t extra_stages;
@@ -105,6 +109,26 @@ static inline void zkpipe__gate_leave(zkpipe__gate_stripe *s)
  * to itself until zkpipe__gate_open. Closers exclude each other through stripe 0. */
 void zkpipe__gate_close(zkpipe_acct *acct);
 void zkpipe__gate_open(zkpipe_acct *acct);
+
+/* trace.c: whether a watching trace's sample is due now (then the caller, once out of its
+ * write section, must call zkpipe__trace_sample_due), and the sample itself. */
+int zkpipe__trace_due(struct zkpipe_trace *trace);
+void zkpipe__trace_sample_due(struct zkpipe_trace *trace);
+
+/* Inside a write section: the watching trace whose sample is due, or NULL. */
+static inline struct zkpipe_trace *zkpipe__watch_check(zkpipe_acct *acct)
+{
+    struct zkpipe_trace *t = atomic_load_explicit(&acct->watcher, memory_order_acquire);
+    return t != NULL && zkpipe__trace_due(t) ? t : NULL;
+}
+
+/* Leaves a write section, then takes the sample `due` asked for. */
+static inline void zkpipe__gate_leave_watched(zkpipe__gate_stripe *s, struct zkpipe_trace *due)
+{
+    zkpipe__gate_leave(s);
+    if (due != NULL)
+        zkpipe__trace_sample_due(due);
+}
 
 /* Raises *peak to at least v. */
 static inline void zkpipe__raise_peak(_Atomic uint64_t *peak, uint64_t v)

@@ -17,35 +17,34 @@ zkpipe_status zkpipe__text_begin(zkpipe__text *t, char *buf, size_t cap, size_t 
     for (uint32_t s = 0; s < snap->stage_count; s++)
         if (!zkpipe__acct_name_valid(snap->stage_names[s]))
             return ZKPIPE_EINVAL;
-    zkpipe__text_start(t, buf, cap);
-    return ZKPIPE_OK;
+    return zkpipe__text_start(t, buf, cap, out_len);
 }
 
 const zkpipe__field zkpipe__stage_fields[ZKPIPE__STAGE_FIELDS] = {
-    {"live_items", "zkpipe_stage_items", "gauge", "Items (open ledgers) now in the stage.",
+    {"live_items", "stage_items", "gauge", "Items (open ledgers) now in the stage.",
      offsetof(zkpipe_snapshot_stage, live_items)},
-    {"peak_items", "zkpipe_stage_peak_items", "gauge",
+    {"peak_items", "stage_peak_items", "gauge",
      "Most items in the stage at once since the last peak reset.",
      offsetof(zkpipe_snapshot_stage, peak_items)},
-    {"entered", "zkpipe_stage_entered_total", "counter", "Items that entered the stage.",
+    {"entered", "stage_entered_total", "counter", "Items that entered the stage.",
      offsetof(zkpipe_snapshot_stage, entered)},
-    {"left", "zkpipe_stage_left_total", "counter", "Items that left the stage.",
+    {"left", "stage_left_total", "counter", "Items that left the stage.",
      offsetof(zkpipe_snapshot_stage, left)},
-    {"live_buffers", "zkpipe_stage_buffers", "gauge", "Live buffers of all kinds in the stage.",
+    {"live_buffers", "stage_buffers", "gauge", "Live buffers of all kinds in the stage.",
      offsetof(zkpipe_snapshot_stage, live_buffers)},
-    {"live_bytes", "zkpipe_stage_bytes", "gauge", "Live bytes of all kinds in the stage.",
+    {"live_bytes", "stage_bytes", "gauge", "Live bytes of all kinds in the stage.",
      offsetof(zkpipe_snapshot_stage, live_bytes)},
 };
 
 const zkpipe__field zkpipe__kind_fields[ZKPIPE__KIND_FIELDS] = {
-    {"live_buffers", "zkpipe_buffers", "gauge", "Live buffers of the kind in the stage.",
+    {"live_buffers", "buffers", "gauge", "Live buffers of the kind in the stage.",
      offsetof(zkpipe_snapshot_kind, live_buffers)},
-    {"live_bytes", "zkpipe_buffer_bytes", "gauge", "Live bytes of the kind in the stage.",
+    {"live_bytes", "buffer_bytes", "gauge", "Live bytes of the kind in the stage.",
      offsetof(zkpipe_snapshot_kind, live_bytes)},
-    {"peak_buffers", "zkpipe_peak_buffers", "gauge",
+    {"peak_buffers", "peak_buffers", "gauge",
      "Most live buffers of the kind in the stage at once since the last peak reset.",
      offsetof(zkpipe_snapshot_kind, peak_buffers)},
-    {"peak_bytes", "zkpipe_peak_buffer_bytes", "gauge",
+    {"peak_bytes", "peak_buffer_bytes", "gauge",
      "Most live bytes of the kind in the stage at once since the last peak reset.",
      offsetof(zkpipe_snapshot_kind, peak_bytes)},
 };

@@ -41,7 +41,8 @@ zkpipe_status zkpipe_ledger_open(zkpipe_ledger *ledger, zkpipe_acct *acct, uint3
     zkpipe__gate_stripe *g = zkpipe__gate_enter(acct, ledger);
     enter_stage(&acct->stage[stage]);
     atomic_fetch_add_explicit(&acct->live_items, 1, memory_order_relaxed);
-    zkpipe__gate_leave(g);
+    struct zkpipe_trace *due = zkpipe__watch_check(acct);
+    zkpipe__gate_leave_watched(g, due);
     ledger->acct = acct;
     ledger->stage = stage;
     return ZKPIPE_OK;
@@ -58,7 +59,8 @@ zkpipe_status zkpipe_ledger_charge(zkpipe_ledger *ledger, uint32_t kind, uint64_
     add_buffers(&acct->stage[ledger->stage].kind[kind], 1, bytes);
     uint64_t live = atomic_fetch_add_explicit(&acct->live_bytes, bytes, memory_order_relaxed);
     zkpipe__raise_peak(&acct->peak_bytes, live + bytes);
-    zkpipe__gate_leave(g);
+    struct zkpipe_trace *due = zkpipe__watch_check(acct);
+    zkpipe__gate_leave_watched(g, due);
     ledger->buffers[kind]++;
     ledger->bytes[kind] += bytes;
     ledger->kinds_used |= 1u << kind;
@@ -75,7 +77,8 @@ zkpipe_status zkpipe_ledger_release(zkpipe_ledger *ledger, uint32_t kind, uint64
     zkpipe__gate_stripe *g = zkpipe__gate_enter(acct, ledger);
     sub_buffers(&acct->stage[ledger->stage].kind[kind], 1, bytes);
     atomic_fetch_sub_explicit(&acct->live_bytes, bytes, memory_order_relaxed);
-    zkpipe__gate_leave(g);
+    struct zkpipe_trace *due = zkpipe__watch_check(acct);
+    zkpipe__gate_leave_watched(g, due);
     ledger->buffers[kind]--;
     ledger->bytes[kind] -= bytes;
     if (ledger->buffers[kind] == 0 && ledger->bytes[kind] == 0)
@@ -100,7 +103,8 @@ zkpipe_status zkpipe_ledger_move(zkpipe_ledger *ledger, uint32_t stage)
             add_buffers(&to->kind[k], ledger->buffers[k], ledger->bytes[k]);
         }
     }
-    zkpipe__gate_leave(g);
+    struct zkpipe_trace *due = zkpipe__watch_check(acct);
+    zkpipe__gate_leave_watched(g, due);
     ledger->stage = stage;
     return ZKPIPE_OK;
 }
@@ -120,7 +124,8 @@ void zkpipe_ledger_close(zkpipe_ledger *ledger)
     }
     atomic_fetch_sub_explicit(&acct->live_bytes, total, memory_order_relaxed);
     atomic_fetch_sub_explicit(&acct->live_items, 1, memory_order_relaxed);
-    zkpipe__gate_leave(g);
+    struct zkpipe_trace *due = zkpipe__watch_check(acct);
+    zkpipe__gate_leave_watched(g, due);
     memset(ledger, 0, sizeof *ledger);
 }
 

@@ -59,7 +59,7 @@
                     unsigned d = (unsigned)(limbs[j / 8] >> (8 * (j % 8)) & 0xff);                 \
                     if (d != 0)                                                                    \
                         CO_CAT(G, _add_affine)                                                     \
-                        (&acc[i], &acc[i], &ctx->table[j * FB_DIGITS + d - 1]);                    \
+                    (&acc[i], &acc[i], &ctx->table[j * FB_DIGITS + d - 1]);                        \
                 }                                                                                  \
             }                                                                                      \
             CO_CAT(G, _batch_to_affine)(ctx->out + i0, acc, len);                                  \

@@ -17,12 +17,9 @@ static void put_num(zkpipe__text *o, const uint64_t *limbs, size_t n)
     zkpipe__text_printf(o, "\"%s\"", dec);
 }
 
-static zkpipe_status start(zkpipe__text *o, char *buf, size_t cap, size_t *out_len)
+static zkpipe_status start(zkpipe__text *o, char *buf, size_t cap, const size_t *out_len)
 {
-    if (out_len == NULL || (buf == NULL && cap > 0))
-        return ZKPIPE_EINVAL;
-    zkpipe__text_start(o, buf, cap);
-    return ZKPIPE_OK;
+    return zkpipe__text_start(o, buf, cap, out_len);
 }
 
 /* [x, y, z] of a G1 point (canonical coordinates), z = 0 for infinity. */

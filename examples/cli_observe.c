@@ -1,0 +1,199 @@
+/* The observation flags and their ticker (cli_observe.h). */
+#include "cli_observe.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+void cli_observe_usage(FILE *f)
+{
+    fprintf(f,
+            "  --listen ADDR:PORT   serve /metrics, /status and /healthz over HTTP while running\n"
+            "                       (e.g. 127.0.0.1:9100; [::1]:9100; port 0: any free one)\n"
+            "  --linger-ms N        keep serving N ms after the run (default 0)\n"
+            "  --trace FILE         Chrome trace-event JSON timeline, valid while it is written\n"
+            "                       (open in Perfetto)\n"
+            "  --plot FILE.svg      a picture of the run: live bytes per stage, items in flight\n"
+            "  --progress           a progress line on stderr even when it is not a terminal\n");
+}
+
+static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
+{
+    char *end;
+    if (s == NULL || *s < '0' || *s > '9')
+        return 0;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end != '\0' || v > max || errno != 0)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+/* "ADDR:PORT" or "[ADDR]:PORT" into host and port; 0 when malformed. */
+static int split_listen(const char *arg, char *host, size_t cap, uint16_t *port)
+{
+    const char *colon = strrchr(arg, ':');
+    if (colon == NULL)
+        return 0;
+    const char *h = arg;
+    size_t hlen = (size_t)(colon - arg);
+    if (hlen >= 2 && h[0] == '[' && h[hlen - 1] == ']') {
+        h++;
+        hlen -= 2;
+    } else if (memchr(h, ':', hlen) != NULL) {
+        return 0; /* an IPv6 address needs its brackets */
+    }
+    unsigned long p;
+    if (hlen == 0 || hlen >= cap || !parse_ulong(colon + 1, 65535, &p))
+        return 0;
+    memcpy(host, h, hlen);
+    host[hlen] = '\0';
+    *port = (uint16_t)p;
+    return 1;
+}
+
+int cli_observe_flag(cli_observe_options *o, const char *name, const char *value)
+{
+    if (strcmp(name, "progress") == 0) {
+        o->progress = 1;
+        return 1;
+    }
+    int ours = strcmp(name, "listen") == 0 || strcmp(name, "linger-ms") == 0 ||
+               strcmp(name, "trace") == 0 || strcmp(name, "plot") == 0;
+    if (!ours)
+        return 0;
+    if (value == NULL || value[0] == '\0')
+        return -1;
+    if (strcmp(name, "listen") == 0) {
+        char host[64];
+        uint16_t port;
+        if (!split_listen(value, host, sizeof host, &port))
+            return -1;
+        o->listen = value;
+    } else if (strcmp(name, "linger-ms") == 0) {
+        if (!parse_ulong(value, 3600000, &o->linger_ms))
+            return -1;
+    } else if (strcmp(name, "trace") == 0) {
+        o->trace_path = value;
+    } else {
+        o->plot_path = value;
+    }
+    return 1;
+}
+
+static void tick(void *ctx)
+{
+    cli_observe *obs = ctx;
+    if (obs->trace != NULL)
+        zkpipe_trace_flush(obs->trace);
+}
+
+static int line(char *buf, size_t cap, void *ctx)
+{
+    cli_observe *obs = ctx;
+    return obs->progress(buf, cap, obs->progress_ctx);
+}
+
+static void stop_all(cli_observe *obs)
+{
+    zkpipe_trace_close(obs->trace);
+    obs->trace = NULL;
+    zkpipe_http_stop(obs->http);
+    obs->http = NULL;
+    cli_plot_free(&obs->plot);
+}
+
+int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const char *prog,
+                      zkpipe_acct *acct, cli_progress_fn progress, void *progress_ctx)
+{
+    memset(obs, 0, sizeof *obs);
+    obs->opt = opt;
+    obs->progress = progress;
+    obs->progress_ctx = progress_ctx;
+    zkpipe_status st = ZKPIPE_OK;
+    if (opt->listen != NULL) {
+        char host[64];
+        zkpipe_http_config cfg;
+        zkpipe_http_config_init(&cfg);
+        split_listen(opt->listen, host, sizeof host, &cfg.port);
+        cfg.address = host;
+        cfg.acct = acct;
+        cfg.prom.flags = ZKPIPE_PROM_OMIT_ZERO;
+        st = zkpipe_http_start(&obs->http, &cfg);
+        if (st != ZKPIPE_OK) {
+            fprintf(stderr, "%s: --listen %s: %s\n", prog, opt->listen, zkpipe_status_str(st));
+            return -1;
+        }
+        fprintf(stderr, "%s: serving http://%s%s%s:%u/metrics\n", prog,
+                strchr(host, ':') ? "[" : "", host, strchr(host, ':') ? "]" : "",
+                (unsigned)zkpipe_http_port(obs->http));
+    }
+    if (opt->trace_path != NULL || opt->plot_path != NULL) {
+        st = opt->trace_path != NULL ? zkpipe_trace_open(&obs->trace, opt->trace_path, NULL)
+                                     : zkpipe_trace_open_sampler(&obs->trace, NULL);
+        if (st == ZKPIPE_OK)
+            st = zkpipe_trace_watch(obs->trace, acct, 0);
+        if (st == ZKPIPE_OK && opt->plot_path != NULL)
+            st = zkpipe_trace_on_sample(obs->trace, cli_plot_sample, &obs->plot);
+        if (st != ZKPIPE_OK) {
+            fprintf(stderr, "%s: --trace %s: %s\n", prog,
+                    opt->trace_path != NULL ? opt->trace_path : "(for --plot)",
+                    zkpipe_status_str(st));
+            stop_all(obs);
+            return -1;
+        }
+    }
+    if (cli_progress_start(&obs->ticker, progress != NULL ? line : NULL, tick, obs,
+                           opt->progress) != 0) {
+        fprintf(stderr, "%s: cannot start the ticker thread\n", prog);
+        stop_all(obs);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_observe_attach(cli_observe *obs, const char *prog, const char *name,
+                       zkpipe_http_provider_fn fn, void *ctx)
+{
+    if (obs->http == NULL)
+        return 0;
+    zkpipe_status st = zkpipe_http_attach(obs->http, name, fn, ctx);
+    if (st != ZKPIPE_OK)
+        fprintf(stderr, "%s: http provider %s: %s\n", prog, name, zkpipe_status_str(st));
+    return st == ZKPIPE_OK ? 0 : -1;
+}
+
+int cli_observe_finish(cli_observe *obs, const char *prog, const char *title, uint64_t bound)
+{
+    int rc = 0;
+    cli_progress_stop(&obs->ticker);
+    zkpipe_status st = zkpipe_trace_close(obs->trace);
+    obs->trace = NULL;
+    if (st != ZKPIPE_OK) {
+        fprintf(stderr, "%s: --trace %s: %s\n", prog, obs->opt->trace_path, zkpipe_status_str(st));
+        rc = -1;
+    }
+    if (obs->opt->plot_path != NULL &&
+        cli_plot_write(&obs->plot, obs->opt->plot_path, title, bound) != 0) {
+        fprintf(stderr, "%s: --plot %s: %s\n", prog, obs->opt->plot_path, strerror(errno));
+        rc = -1;
+    }
+    cli_observe_stop_serving(obs);
+    stop_all(obs);
+    return rc;
+}
+
+void cli_observe_stop_serving(cli_observe *obs)
+{
+    if (obs->http != NULL && obs->opt->linger_ms > 0) {
+        struct timespec t = {(time_t)(obs->opt->linger_ms / 1000),
+                             (long)(obs->opt->linger_ms % 1000) * 1000000L};
+        while (nanosleep(&t, &t) != 0 && errno == EINTR)
+            ;
+    }
+    zkpipe_http_stop(obs->http);
+    obs->http = NULL;
+}

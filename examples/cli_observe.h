@@ -1,0 +1,62 @@
+/* What zkpipe-pipeline and zkpipe-buffer-pipeline share to be watched while they run:
+ * --listen ADDR:PORT (the HTTP endpoint, zkpipe/http.h), --linger-ms N (keep serving after the
+ * run), --trace FILE (the streamed timeline), --plot FILE.svg (a picture of the run from the
+ * trace's samples) and --progress (a status line on stderr), with one ticker thread that
+ * flushes the trace and redraws the progress line. */
+#ifndef ZKPIPE_EXAMPLES_CLI_OBSERVE_H
+#define ZKPIPE_EXAMPLES_CLI_OBSERVE_H
+
+#include <stdio.h>
+
+#include "cli_plot.h"
+#include "cli_progress.h"
+#include "zkpipe/http.h"
+#include "zkpipe/trace.h"
+
+typedef struct cli_observe_options {
+    const char *listen; /* ADDR:PORT, [IPv6]:PORT; NULL: no endpoint */
+    unsigned long linger_ms;
+    const char *trace_path, *plot_path;
+    int progress; /* 1: --progress; 0: only when stderr is a terminal */
+} cli_observe_options;
+
+/* The usage lines of the flags above. */
+void cli_observe_usage(FILE *f);
+
+/* Takes `name` (without its leading dashes) with `value`: 1 when it is one of ours and the
+ * value is good, 0 when the name is not ours, -1 for a bad value. `value` is NULL for
+ * --progress, the only flag without one. */
+int cli_observe_flag(cli_observe_options *o, const char *name, const char *value);
+
+typedef struct cli_observe {
+    const cli_observe_options *opt;
+    zkpipe_http *http;
+    zkpipe_trace *trace;
+    cli_plot plot;
+    cli_progress_fn progress;
+    void *progress_ctx;
+    cli_progress ticker; /* flushes the trace, draws the progress line */
+} cli_observe;
+
+/* Starts what the options ask for on registry `acct`: the endpoint (its address printed on
+ * stderr), the trace (watching `acct`) when --trace or --plot is given, and the ticker.
+ * `progress` (may be NULL) is asked for the progress line every 250 ms when progress is on.
+ * Returns 0, or -1 after printing why on stderr (then nothing is left running). */
+int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const char *prog,
+                      zkpipe_acct *acct, cli_progress_fn progress, void *progress_ctx);
+
+/* Attaches a provider to the endpoint, when there is one; 0 or -1 (printed). */
+int cli_observe_attach(cli_observe *obs, const char *prog, const char *name,
+                       zkpipe_http_provider_fn fn, void *ctx);
+
+/* After the run: lingers --linger-ms while still serving, then stops the endpoint (so the
+ * providers' objects may go after it). Called by cli_observe_finish when not called before. */
+void cli_observe_stop_serving(cli_observe *obs);
+
+/* After the run (and after whatever writes to the trace, such as an engine, is gone): stops
+ * the ticker (a last progress line), stops serving (cli_observe_stop_serving), closes the
+ * trace and writes the plot with `bound` items as its line (0: none). Returns 0, or -1 when
+ * the trace or the plot could not be written (printed). */
+int cli_observe_finish(cli_observe *obs, const char *prog, const char *title, uint64_t bound);
+
+#endif

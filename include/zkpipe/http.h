@@ -1,0 +1,163 @@
+/*! zkpipe/http.h : an embedded HTTP endpoint that shows a registry live.
+ *
+ *   GET /metrics  Prometheus text exposition 0.0.4 ("text/plain; version=0.0.4; charset=utf-8"):
+ *                 the registry's snapshot (zkpipe_snapshot_prometheus_ex with the server's
+ *                 options), then what each attached provider adds.
+ *   GET /status   one JSON object ("application/json"): {"uptime_s":S,"accounting":<the
+ *                 snapshot, as zkpipe_snapshot_json>,"<provider>":<its object>,...}.
+ *   GET /healthz  "ok".
+ *   HEAD on each of them is the same without the body; another path is 404, another method 405.
+ *
+ * Built on libmicrohttpd; a zkpipe built without it (ZKPIPE_HTTP=OFF, or AUTO without the
+ * library) has the same functions, and zkpipe_http_start fails with ZKPIPE_EUNSUPPORTED.
+ *
+ * Safe by default: it binds to 127.0.0.1 unless an address is given; one thread serves every
+ * connection without blocking on any; connections beyond max_connections are closed at
+ * once; a connection idle for timeout_s seconds (a client that stops sending or never reads)
+ * is dropped; each connection's request is read into a fixed 16 KiB pool, so a large header
+ * is refused (431) rather than stored. Rendering takes a snapshot (which holds up ledger
+ * operations for about a microsecond) and never blocks the pipeline otherwise.
+ *
+ * Providers: a host (the engine, a host prover) attaches a callback under a name; every
+ * /status gets "<name>": followed by the JSON value it writes, and every /metrics the
+ * Prometheus families it writes, with the server's prefix and constant labels applied by the
+ * zkpipe_http_out_* helpers. The server itself knows nothing of what it serves beyond the
+ * registry. */
+#ifndef ZKPIPE_HTTP_H
+#define ZKPIPE_HTTP_H
+
+#include "zkpipe/acct.h"
+#include "zkpipe/alloc.h"
+#include "zkpipe/common.h"
+#include "zkpipe/histogram.h"
+#include "zkpipe/status.h"
+
+ZKPIPE_EXTERN_C_BEGIN
+
+/* A running server. Opaque. */
+typedef struct zkpipe_http zkpipe_http;
+
+/* Where a provider writes its part of a response. Opaque; valid only during the callback. */
+typedef struct zkpipe_http_out zkpipe_http_out;
+
+/* What a provider is asked for. */
+typedef enum zkpipe_http_format {
+    ZKPIPE_HTTP_PROMETHEUS = 0, /* whole families, through zkpipe_http_out_family & co. */
+    ZKPIPE_HTTP_JSON = 1        /* exactly one JSON value, usually an object */
+} zkpipe_http_format;
+
+/* A provider: writes its part into `out` and returns ZKPIPE_OK, or an error, in which case
+ * whatever it wrote is dropped (/status then shows "<name>":{"error":"<status name>"}).
+ * Called on the server's thread, never concurrently with itself, while zkpipe_http_detach
+ * waits for it: it must not call zkpipe_http_attach, _detach or _stop. */
+typedef zkpipe_status (*zkpipe_http_provider_fn)(zkpipe_http_out *out, zkpipe_http_format format,
+                                                 void *ctx);
+
+/* Providers at once on one server. */
+#define ZKPIPE_HTTP_PROVIDERS_MAX 8
+
+/* Server settings; start from zkpipe_http_config_init. */
+typedef struct zkpipe_http_config {
+    /* A numeric IPv4 or IPv6 address to bind to; NULL: "127.0.0.1". "0.0.0.0" or "::" serve
+     * every interface: only on a network you trust, nothing here authenticates a client. */
+    const char *address;
+    uint16_t port;            /* 0: a free port the system picks (zkpipe_http_port) */
+    zkpipe_acct *acct;        /* the registry to serve; NULL: zkpipe_acct_default() */
+    zkpipe_prom_options prom; /* prefix, constant labels, flags; copied (strings too) */
+    unsigned max_connections; /* open connections at most, 1..4096; default 64 */
+    unsigned timeout_s;       /* a connection idle this long is closed, 1..3600; default 10 */
+    size_t max_response;      /* bytes of one response at most (larger: 500); default 4 MiB */
+    const zkpipe_allocator *allocator; /* NULL for the C library; copied */
+} zkpipe_http_config;
+
+/* What the server has done since it started (zkpipe_http_stats). */
+typedef struct zkpipe_http_counters {
+    uint64_t requests;    /* requests answered, by any code */
+    uint64_t ok;          /* 200 */
+    uint64_t not_found;   /* 404 */
+    uint64_t not_allowed; /* 405 */
+    uint64_t errors;      /* 500: a response over max_response, or out of memory */
+    uint64_t connections; /* connections accepted (those over the limit are not) */
+    uint64_t open;        /* connections open now */
+    uint64_t reserved[9]; /* zero */
+} zkpipe_http_counters;
+
+/*! zkpipe_http_config_init() : the defaults above (loopback, a free port, the default
+ * registry, prefix "zkpipe", every series). NULL is a no-op. Thread safety: any thread. */
+ZKPIPE_API void zkpipe_http_config_init(zkpipe_http_config *config);
+
+/*! zkpipe_http_start() : binds and starts serving on one new thread.
+ * @param out receives the server; stop it with zkpipe_http_stop. `acct` must outlive it.
+ * @param config copied, strings included.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, an address that is not a numeric IPv4/IPv6 one,
+ *         counts out of range, invalid prom options, allocator incomplete), ZKPIPE_EIO (the
+ *         address cannot be bound: in use, not local, no permission), ZKPIPE_ENOMEM,
+ *         ZKPIPE_EUNSUPPORTED (built without libmicrohttpd). On error nothing is left.
+ * Thread safety: any thread. Allocates the server (about 2 KiB plus the copied options)
+ * through the allocator; libmicrohttpd allocates its own state with malloc: per open
+ * connection a 16 KiB pool, and one copy of each response until it is sent. The response
+ * buffer (the largest response rendered so far, at most max_response) is kept for reuse. */
+ZKPIPE_API zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *config);
+
+/*! zkpipe_http_port() : the port the server listens on (the chosen one when config.port was
+ * 0); 0 for NULL. Thread safety: any thread. */
+ZKPIPE_API uint16_t zkpipe_http_port(const zkpipe_http *server);
+
+/*! zkpipe_http_attach() : adds provider `fn` under `name` (1..ZKPIPE_ACCT_NAME_MAX characters
+ * of [a-z0-9_], not "uptime_s" nor "accounting"; copied); `ctx` must stay valid until it is
+ * detached or the server stopped.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, bad or taken name), ZKPIPE_ELIMIT (already
+ *         ZKPIPE_HTTP_PROVIDERS_MAX). Thread safety: any thread but the server's own (not from
+ *         a provider). Waits for a response being rendered. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_http_attach(zkpipe_http *server, const char *name,
+                                            zkpipe_http_provider_fn fn, void *ctx);
+
+/*! zkpipe_http_detach() : removes the provider attached under `name`; when it returns, the
+ * provider is not running and will not be called again.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, or no provider of that name).
+ * Thread safety: as zkpipe_http_attach. */
+ZKPIPE_API zkpipe_status zkpipe_http_detach(zkpipe_http *server, const char *name);
+
+/*! zkpipe_http_stats() : a copy of the server's counters.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). Thread safety: any thread. */
+ZKPIPE_API zkpipe_status zkpipe_http_stats(zkpipe_http *server, zkpipe_http_counters *out);
+
+/*! zkpipe_http_stop() : stops listening, closes every connection, joins the server's thread
+ * and frees everything. NULL is a no-op. Thread safety: once per server, not from a provider. */
+ZKPIPE_API void zkpipe_http_stop(zkpipe_http *server);
+
+/* Writing from a provider. Each appends to the response; none fails on its own: a response
+ * that grows past max_response becomes a 500 as a whole. `out` NULL is a no-op. */
+
+/*! zkpipe_http_out_format() : the format asked for (as passed to the provider). */
+ZKPIPE_API zkpipe_http_format zkpipe_http_out_format(const zkpipe_http_out *out);
+
+/*! zkpipe_http_out_write() : `len` bytes of `text` as they are (JSON, or Prometheus text the
+ * provider formats itself). */
+ZKPIPE_API void zkpipe_http_out_write(zkpipe_http_out *out, const char *text, size_t len);
+
+/*! zkpipe_http_out_printf() : printf-formatted text as it is. */
+ZKPIPE_API void zkpipe_http_out_printf(zkpipe_http_out *out, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/*! zkpipe_http_out_family() : a family's HELP and TYPE lines, named <prefix>_<name> (name
+ * as zkpipe_histogram_prometheus takes it; type "gauge", "counter", ...; help escaped). */
+ZKPIPE_API void zkpipe_http_out_family(zkpipe_http_out *out, const char *name, const char *type,
+                                       const char *help);
+
+/*! zkpipe_http_out_sample() : one sample `<prefix>_<name>{<constant labels>,<labels>} value`;
+ * `labels` is NULL or already formatted (`result="proved"`, values escaped by the caller). */
+ZKPIPE_API void zkpipe_http_out_sample(zkpipe_http_out *out, const char *name, const char *labels,
+                                       double value);
+
+/*! zkpipe_http_out_histogram() : in Prometheus, the whole family (zkpipe_histogram_prometheus
+ * with the server's options); in JSON, the object of zkpipe_histogram_json. */
+ZKPIPE_API void zkpipe_http_out_histogram(zkpipe_http_out *out, const char *name, const char *help,
+                                          const zkpipe_histogram_snapshot *snap);
+
+ZKPIPE_EXTERN_C_END
+
+#endif

@@ -1,0 +1,391 @@
+/* The HTTP endpoint on libmicrohttpd: one internal thread (epoll on Linux) serves every
+ * connection; renders happen on it under the server's lock, into a response buffer kept from
+ * one response to the next, and libmicrohttpd sends a copy. Static answers (404, 405,
+ * /healthz) are made once and shared by every connection. */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/socket.h>
+
+#include <microhttpd.h>
+
+#include "acct/acct_internal.h"
+#include "core/alloc_internal.h"
+#include "core/clock_internal.h"
+#include "http/http_internal.h"
+
+#define CONTENT_PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
+#define CONTENT_JSON "application/json"
+/* Each connection's request (line and headers) must fit in this pool. */
+#define CONNECTION_POOL_BYTES (16 * 1024)
+
+typedef struct provider {
+    char name[ZKPIPE_ACCT_NAME_MAX + 1];
+    zkpipe_http_provider_fn fn;
+    void *ctx;
+} provider;
+
+struct zkpipe_http {
+    zkpipe_allocator allocator;
+    zkpipe_acct *acct;
+    struct MHD_Daemon *daemon;
+    uint16_t port;
+    uint64_t started_ns;
+    struct MHD_Response *not_found, *not_allowed, *healthy;
+
+    /* The prom options, deep-copied: the pointers lead into `strings`. */
+    zkpipe_prom_options prom;
+    zkpipe_prom_label labels[ZKPIPE_PROM_LABELS_MAX];
+    char *strings;
+
+    pthread_mutex_t lock; /* providers, out, snap */
+    provider providers[ZKPIPE_HTTP_PROVIDERS_MAX];
+    size_t provider_count;
+    zkpipe_http_out out;
+    zkpipe_snapshot snap;
+
+    _Atomic uint64_t requests, ok, not_found_count, not_allowed_count, errors, connections, open;
+};
+
+static uint64_t now_ns(void)
+{
+    struct timespec t = zkpipe__clock_now();
+    return (uint64_t)t.tv_sec * UINT64_C(1000000000) + (uint64_t)t.tv_nsec;
+}
+
+static void count(_Atomic uint64_t *c)
+{
+    atomic_fetch_add_explicit(c, 1, memory_order_relaxed);
+}
+
+/* Copies the options' strings into one block so the caller's may go away. */
+static zkpipe_status copy_prom(zkpipe_http *s, const zkpipe_prom_options *o)
+{
+    size_t bytes = o->prefix != NULL ? strlen(o->prefix) + 1 : 0;
+    for (size_t i = 0; i < o->label_count; i++)
+        bytes += strlen(o->labels[i].name) + strlen(o->labels[i].value) + 2;
+    s->prom = *o;
+    if (bytes == 0)
+        return ZKPIPE_OK;
+    char *p = s->strings = zkpipe__alloc(&s->allocator, bytes, 1);
+    if (p == NULL)
+        return ZKPIPE_ENOMEM;
+    if (o->prefix != NULL) {
+        s->prom.prefix = strcpy(p, o->prefix);
+        p += strlen(p) + 1;
+    }
+    for (size_t i = 0; i < o->label_count; i++) {
+        s->labels[i].name = strcpy(p, o->labels[i].name);
+        p += strlen(p) + 1;
+        s->labels[i].value = strcpy(p, o->labels[i].value);
+        p += strlen(p) + 1;
+    }
+    s->prom.labels = o->label_count > 0 ? s->labels : NULL;
+    return ZKPIPE_OK;
+}
+
+/* Renders /metrics or /status into s->out; 0 when it outgrew max_response or memory. */
+static int render(zkpipe_http *s, zkpipe_http_format format)
+{
+    zkpipe_http_out *out = &s->out;
+    zkpipe__http_out_reset(out, format);
+    zkpipe_acct_snapshot(s->acct, &s->snap);
+    if (format == ZKPIPE_HTTP_JSON) {
+        double up = (double)(now_ns() - s->started_ns) * 1e-9;
+        zkpipe_http_out_printf(out, "{\"uptime_s\":%.3f,\"accounting\":", up);
+    }
+    zkpipe__http_out_snapshot(out, &s->snap);
+    for (size_t i = 0; i < s->provider_count; i++) {
+        const provider *p = &s->providers[i];
+        if (format == ZKPIPE_HTTP_JSON)
+            zkpipe_http_out_printf(out, ",\"%s\":", p->name);
+        size_t mark = out->len;
+        zkpipe_status st = p->fn(out, format, p->ctx);
+        if (st != ZKPIPE_OK && !out->overflow) {
+            /* Drop what the provider wrote; the response stays well-formed. */
+            out->len = mark;
+            out->buf[mark] = '\0';
+            if (format == ZKPIPE_HTTP_JSON)
+                zkpipe_http_out_printf(out, "{\"error\":\"%s\"}", zkpipe_status_name(st));
+        }
+    }
+    if (format == ZKPIPE_HTTP_JSON)
+        zkpipe_http_out_write(out, "}\n", 2);
+    return !out->overflow;
+}
+
+static enum MHD_Result queue_static(zkpipe_http *s, struct MHD_Connection *c, unsigned code,
+                                    struct MHD_Response *r, _Atomic uint64_t *counter)
+{
+    count(&s->requests);
+    count(counter);
+    return MHD_queue_response(c, code, r);
+}
+
+/* Renders and queues a copy of the response; MHD_NO (the connection is closed) when
+ * libmicrohttpd is out of memory. */
+static enum MHD_Result queue_rendered(zkpipe_http *s, struct MHD_Connection *c,
+                                      zkpipe_http_format format)
+{
+    pthread_mutex_lock(&s->lock);
+    int ok = render(s, format);
+    struct MHD_Response *r =
+        ok ? MHD_create_response_from_buffer(s->out.len, s->out.buf, MHD_RESPMEM_MUST_COPY)
+           : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
+    pthread_mutex_unlock(&s->lock);
+    if (r == NULL)
+        return MHD_NO;
+    enum MHD_Result rc = MHD_YES;
+    if (ok)
+        rc =
+            MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE,
+                                    format == ZKPIPE_HTTP_JSON ? CONTENT_JSON : CONTENT_PROMETHEUS);
+    if (rc == MHD_YES)
+        rc = MHD_add_response_header(r, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+    if (rc == MHD_YES) {
+        count(&s->requests);
+        count(ok ? &s->ok : &s->errors);
+        rc = MHD_queue_response(c, ok ? MHD_HTTP_OK : MHD_HTTP_INTERNAL_SERVER_ERROR, r);
+    }
+    MHD_destroy_response(r);
+    return rc;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version, const char *upload_data,
+                              size_t *upload_data_size, void **req_cls)
+{
+    (void)version, (void)upload_data;
+    zkpipe_http *s = cls;
+    int get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    if (!get) {
+        /* Answered on the first call, before any body: libmicrohttpd then closes the
+         * connection after the answer instead of reading the body. */
+        *upload_data_size = 0;
+        if (*req_cls != NULL)
+            return MHD_YES;
+        *req_cls = s;
+        return queue_static(s, c, MHD_HTTP_METHOD_NOT_ALLOWED, s->not_allowed,
+                            &s->not_allowed_count);
+    }
+    /* A GET is answered on the last call, once the request is complete, so the connection can
+     * be kept alive for the next scrape; a body, if any, is dropped piece by piece as it
+     * comes (never more than the connection's pool). */
+    if (*req_cls == NULL || *upload_data_size != 0) {
+        *req_cls = s;
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (strcmp(url, "/metrics") == 0)
+        return queue_rendered(s, c, ZKPIPE_HTTP_PROMETHEUS);
+    if (strcmp(url, "/status") == 0)
+        return queue_rendered(s, c, ZKPIPE_HTTP_JSON);
+    if (strcmp(url, "/healthz") == 0)
+        return queue_static(s, c, MHD_HTTP_OK, s->healthy, &s->ok);
+    return queue_static(s, c, MHD_HTTP_NOT_FOUND, s->not_found, &s->not_found_count);
+}
+
+static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
+                          enum MHD_ConnectionNotificationCode code)
+{
+    (void)c, (void)socket_context;
+    zkpipe_http *s = cls;
+    if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        count(&s->connections);
+        count(&s->open);
+    } else {
+        atomic_fetch_sub_explicit(&s->open, 1, memory_order_relaxed);
+    }
+}
+
+static struct MHD_Response *static_response(const char *text, const char *type)
+{
+    struct MHD_Response *r =
+        MHD_create_response_from_buffer(strlen(text), (void *)text, MHD_RESPMEM_PERSISTENT);
+    if (r != NULL && MHD_add_response_header(r, MHD_HTTP_HEADER_CONTENT_TYPE, type) != MHD_YES) {
+        MHD_destroy_response(r);
+        r = NULL;
+    }
+    return r;
+}
+
+static void free_server(zkpipe_http *s)
+{
+    if (s->not_found != NULL)
+        MHD_destroy_response(s->not_found);
+    if (s->not_allowed != NULL)
+        MHD_destroy_response(s->not_allowed);
+    if (s->healthy != NULL)
+        MHD_destroy_response(s->healthy);
+    zkpipe__http_out_free(&s->out);
+    if (s->strings != NULL)
+        zkpipe__free(&s->allocator, s->strings);
+    zkpipe_allocator a = s->allocator;
+    zkpipe__free(&a, s);
+}
+
+/* The static answers; 0 when one could not be made. */
+static int make_static(zkpipe_http *s)
+{
+    s->not_found = static_response("not found\n", "text/plain");
+    s->not_allowed = static_response("method not allowed\n", "text/plain");
+    s->healthy = static_response("ok\n", "text/plain");
+    return s->not_found != NULL && s->healthy != NULL && s->not_allowed != NULL &&
+           MHD_add_response_header(s->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") == MHD_YES;
+}
+
+/* The numeric address (NULL: 127.0.0.1) with `port`, in `ss`; 0 when it is not one. */
+static int parse_address(struct sockaddr_storage *ss, const char *address, uint16_t port)
+{
+    memset(ss, 0, sizeof *ss);
+    struct sockaddr_in *v4 = (struct sockaddr_in *)ss;
+    struct sockaddr_in6 *v6 = (struct sockaddr_in6 *)ss;
+    if (address == NULL)
+        address = "127.0.0.1";
+    if (inet_pton(AF_INET, address, &v4->sin_addr) == 1) {
+        v4->sin_family = AF_INET;
+        v4->sin_port = htons(port);
+        return 1;
+    }
+    if (inet_pton(AF_INET6, address, &v6->sin6_addr) == 1) {
+        v6->sin6_family = AF_INET6;
+        v6->sin6_port = htons(port);
+        return 1;
+    }
+    return 0;
+}
+
+zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *config)
+{
+    if (out == NULL || config == NULL)
+        return ZKPIPE_EINVAL;
+    const zkpipe_allocator *a = zkpipe__allocator_or_default(config->allocator);
+    struct sockaddr_storage ss;
+    if (a == NULL || !parse_address(&ss, config->address, config->port) ||
+        config->max_connections < 1 || config->max_connections > 4096 || config->timeout_s < 1 ||
+        config->timeout_s > 3600 || config->max_response < 64 ||
+        zkpipe_prom_options_check(&config->prom) != ZKPIPE_OK)
+        return ZKPIPE_EINVAL;
+    zkpipe_http *s = zkpipe__calloc(a, 1, sizeof *s, _Alignof(zkpipe_http));
+    if (s == NULL)
+        return ZKPIPE_ENOMEM;
+    s->allocator = *a;
+    s->acct = config->acct != NULL ? config->acct : zkpipe_acct_default();
+    s->out.max = config->max_response;
+    s->out.allocator = &s->allocator;
+    s->out.prom = &s->prom;
+    s->started_ns = now_ns();
+    zkpipe_status st = copy_prom(s, &config->prom);
+    if (st == ZKPIPE_OK && !make_static(s))
+        st = ZKPIPE_ENOMEM;
+    if (st == ZKPIPE_OK && pthread_mutex_init(&s->lock, NULL) != 0)
+        st = ZKPIPE_ENOMEM;
+    if (st != ZKPIPE_OK) {
+        free_server(s);
+        return st;
+    }
+    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
+    if (ss.ss_family == AF_INET6)
+        flags |= MHD_USE_IPv6;
+    s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
+                                 (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+                                 (unsigned)config->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
+                                 (unsigned)config->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                                 (size_t)CONNECTION_POOL_BYTES, MHD_OPTION_NOTIFY_CONNECTION,
+                                 on_connection, s, MHD_OPTION_END);
+    const union MHD_DaemonInfo *info =
+        s->daemon != NULL ? MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT) : NULL;
+    if (info == NULL) {
+        if (s->daemon != NULL)
+            MHD_stop_daemon(s->daemon);
+        pthread_mutex_destroy(&s->lock);
+        free_server(s);
+        return ZKPIPE_EIO;
+    }
+    s->port = info->port;
+    *out = s;
+    return ZKPIPE_OK;
+}
+
+uint16_t zkpipe_http_port(const zkpipe_http *server)
+{
+    return server != NULL ? server->port : 0;
+}
+
+static int reserved_name(const char *name)
+{
+    return strcmp(name, "uptime_s") == 0 || strcmp(name, "accounting") == 0;
+}
+
+zkpipe_status zkpipe_http_attach(zkpipe_http *s, const char *name, zkpipe_http_provider_fn fn,
+                                 void *ctx)
+{
+    if (s == NULL || name == NULL || fn == NULL || !zkpipe__acct_name_valid(name) ||
+        reserved_name(name))
+        return ZKPIPE_EINVAL;
+    zkpipe_status st = ZKPIPE_OK;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->provider_count; i++)
+        if (strcmp(s->providers[i].name, name) == 0)
+            st = ZKPIPE_EINVAL;
+    if (st == ZKPIPE_OK && s->provider_count == ZKPIPE_HTTP_PROVIDERS_MAX)
+        st = ZKPIPE_ELIMIT;
+    if (st == ZKPIPE_OK) {
+        provider *p = &s->providers[s->provider_count++];
+        strcpy(p->name, name);
+        p->fn = fn;
+        p->ctx = ctx;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+zkpipe_status zkpipe_http_detach(zkpipe_http *s, const char *name)
+{
+    if (s == NULL || name == NULL)
+        return ZKPIPE_EINVAL;
+    zkpipe_status st = ZKPIPE_EINVAL;
+    pthread_mutex_lock(&s->lock);
+    for (size_t i = 0; i < s->provider_count; i++) {
+        if (strcmp(s->providers[i].name, name) == 0) {
+            memmove(&s->providers[i], &s->providers[i + 1],
+                    (s->provider_count - i - 1) * sizeof s->providers[0]);
+            s->provider_count--;
+            st = ZKPIPE_OK;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->lock);
+    return st;
+}
+
+static uint64_t load(_Atomic uint64_t *c)
+{
+    return atomic_load_explicit(c, memory_order_relaxed);
+}
+
+zkpipe_status zkpipe_http_stats(zkpipe_http *s, zkpipe_http_counters *out)
+{
+    if (s == NULL || out == NULL)
+        return ZKPIPE_EINVAL;
+    memset(out, 0, sizeof *out);
+    out->requests = load(&s->requests);
+    out->ok = load(&s->ok);
+    out->not_found = load(&s->not_found_count);
+    out->not_allowed = load(&s->not_allowed_count);
+    out->errors = load(&s->errors);
+    out->connections = load(&s->connections);
+    out->open = load(&s->open);
+    return ZKPIPE_OK;
+}
+
+void zkpipe_http_stop(zkpipe_http *s)
+{
+    if (s == NULL)
+        return;
+    MHD_stop_daemon(s->daemon);
+    pthread_mutex_destroy(&s->lock);
+    free_server(s);
+}

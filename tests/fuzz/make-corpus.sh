@@ -1,0 +1,41 @@
+#!/bin/sh
+# Rewrites the fuzzers' committed seed corpus, corpus/<name>/ beside this script, from
+# test_io's tiny circuit (`test_io --write-seeds`) and the smallest interop fixtures (both
+# curves): valid files, so that fuzzing starts deep in the readers.
+#   make-corpus.sh TEST_IO [FIXTURES_DIR]
+# A json seed starts with fuzz_json.c's two selector bytes: the file kind (0 verifying key,
+# 1 proof, 2 public signals), then the curve of the public signals (0 BLS12-381, 1 BN254).
+set -eu
+[ $# -ge 1 ] || { echo "usage: make-corpus.sh TEST_IO [FIXTURES_DIR]" >&2; exit 2; }
+test_io=$1
+here=$(cd "$(dirname "$0")" && pwd)
+fix=${2:-$here/../interop/fixtures}
+tamper=$here/../interop/json-tamper.sh
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+"$test_io" --write-seeds "$tmp/seeds"
+rm -rf "$here/corpus"
+for k in r1cs wtns zkey json; do
+    mkdir -p "$here/corpus/$k"
+    cp "$tmp/seeds/$k"/* "$here/corpus/$k/"
+done
+seed() { # KIND CURVE-BYTE FILE NAME: a json seed
+    { printf "\\$1\\$2"; cat "$3"; } >"$here/corpus/json/$4"
+}
+for curve in bls12381 bn128; do
+    for c in factors multiplier; do
+        d=$fix/$curve/$c
+        cp "$d/circuit.r1cs" "$here/corpus/r1cs/$curve-$c"
+        cp "$d/witness.wtns" "$here/corpus/wtns/$curve-$c"
+        cp "$d/circuit.zkey" "$here/corpus/zkey/$curve-$c"
+    done
+    d=$fix/$curve/multiplier
+    byte=0
+    [ "$curve" = bn128 ] && byte=1
+    seed 0 0 "$d/verification_key.json" "vk-$curve-multiplier"
+    seed 1 0 "$d/proof.json" "proof-$curve-multiplier"
+    "$tamper" rapidsnark "$d/proof.json" "$tmp/rapidsnark.json"
+    seed 1 "$byte" "$tmp/rapidsnark.json" "proof-rapidsnark-$curve-multiplier"
+    seed 2 "$byte" "$d/public.json" "public-$curve-multiplier"
+done
+du -sh "$here/corpus"

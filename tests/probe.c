@@ -1,0 +1,215 @@
+/* zkpipe-test-probe: the HTTP and JSON checks of tests/test_observe.sh.
+ *
+ *   probe freeport                    a free loopback TCP port (bound, then released)
+ *   probe get HOST PORT PATH          the body on stdout; exit 0 on 200
+ *   probe json HOST PORT PATH         exit 0 when the 200 answer parses as JSON
+ *   probe jsonfile FILE               exit 0 when the file parses as JSON
+ *   probe hostile HOST PORT           unknown path, POST, a 1 MB header, 200 connections at
+ *                                     once and a client that never reads; exit 0 when each got
+ *                                     its code or was dropped and /healthz still answers
+ *   probe query HOST PORT PROMQL      Prometheus's /api/v1/query: one line per result,
+ *                                     "<labels> <value>"; exit 0 when the query succeeded */
+#include <arpa/inet.h>
+#include <ctype.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+
+#include "http_client.h"
+
+static int fail(const char *what)
+{
+    fprintf(stderr, "probe: %s\n", what);
+    return 1;
+}
+
+static int freeport(void)
+{
+    int fd = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {0};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) != 0 ||
+        getsockname(fd, (struct sockaddr *)&a, &len) != 0)
+        return fail("no free port");
+    printf("%u\n", (unsigned)ntohs(a.sin_port));
+    close(fd);
+    return 0;
+}
+
+static int get(const char *host, uint16_t port, const char *path, int check_json)
+{
+    http_reply r;
+    if (http_simple(host, port, "GET", path, &r) != 0)
+        return fail("no answer");
+    int rc = 0;
+    if (r.status != 200) {
+        fprintf(stderr, "probe: %s: status %d\n", path, r.status);
+        rc = 1;
+    } else if (check_json) {
+        cJSON *j = cJSON_Parse(r.body);
+        if (j == NULL || !cJSON_IsObject(j))
+            rc = fail("not a JSON object");
+        cJSON_Delete(j);
+    } else {
+        fwrite(r.body, 1, r.body_len, stdout);
+    }
+    http_reply_free(&r);
+    return rc;
+}
+
+static int jsonfile(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return fail("cannot open the file");
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    rewind(f);
+    char *buf = malloc((size_t)n + 1);
+    size_t got = buf != NULL ? fread(buf, 1, (size_t)n, f) : 0;
+    fclose(f);
+    if (buf == NULL || got != (size_t)n)
+        return free(buf), fail("cannot read the file");
+    buf[n] = '\0';
+    cJSON *j = cJSON_Parse(buf);
+    free(buf);
+    int ok = j != NULL;
+    cJSON_Delete(j);
+    return ok ? 0 : fail("not JSON");
+}
+
+static int expect(const char *host, uint16_t port, const char *method, const char *path, int code)
+{
+    http_reply r;
+    if (http_simple(host, port, method, path, &r) != 0)
+        return fail("no answer");
+    int ok = r.status == code;
+    if (!ok)
+        fprintf(stderr, "probe: %s %s: %d, not %d\n", method, path, r.status, code);
+    http_reply_free(&r);
+    return !ok;
+}
+
+static int hostile(const char *host, uint16_t port)
+{
+    int bad = expect(host, port, "GET", "/no/such/path", 404);
+    bad |= expect(host, port, "POST", "/metrics", 405);
+    bad |= expect(host, port, "DELETE", "/status", 405);
+    size_t hlen = (size_t)1 << 20;
+    char *req = malloc(hlen + 64);
+    if (req == NULL)
+        return fail("out of memory");
+    int n = snprintf(req, 64, "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ");
+    memset(req + n, 'a', hlen);
+    memcpy(req + n + hlen, "\r\n\r\n", 4);
+    http_reply r;
+    if (http_exchange(host, port, req, (size_t)n + hlen + 4, 5000, &r) == 0) {
+        if (r.status == 200)
+            bad |= fail("a 1 MB header was served");
+        http_reply_free(&r);
+    }
+    free(req);
+    /* A client that asks for /metrics and never reads, then 200 connections at once. */
+    int stuck = http_connect(host, port);
+    if (stuck >= 0) {
+        const char *q = "GET /metrics HTTP/1.1\r\nHost: x\r\n\r\n";
+        if (send(stuck, q, strlen(q), MSG_NOSIGNAL) < 0)
+            bad |= fail("send");
+    }
+    enum { CLIENTS = 200 };
+    int fds[CLIENTS], opened = 0;
+    for (int i = 0; i < CLIENTS; i++)
+        opened += (fds[i] = http_connect(host, port)) >= 0;
+    /* Every one of them is answered (asked for /healthz) or dropped, none hangs. */
+    const char *q = "GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
+    int answered = 0, dropped = 0;
+    for (int i = 0; i < CLIENTS; i++) {
+        if (fds[i] < 0)
+            continue;
+        char buf[256];
+        ssize_t got = -1;
+        if (send(fds[i], q, strlen(q), MSG_NOSIGNAL) > 0) {
+            struct pollfd p = {fds[i], POLLIN, 0};
+            got = poll(&p, 1, 15000) == 1 ? recv(fds[i], buf, sizeof buf - 1, 0) : -2;
+        }
+        if (got > 0 && strncmp(buf, "HTTP/1.1 200", 12) == 0)
+            answered++;
+        else if (got != -2)
+            dropped++;
+        close(fds[i]);
+    }
+    if (answered + dropped != opened)
+        bad |= fail("a connection hung");
+    fprintf(stderr, "probe: %d connections: %d answered, %d dropped\n", opened, answered, dropped);
+    if (stuck >= 0)
+        close(stuck);
+    bad |= expect(host, port, "GET", "/healthz", 200);
+    return bad;
+}
+
+/* The PromQL query URL-encoded into a path. */
+static int query(const char *host, uint16_t port, const char *promql)
+{
+    char path[2048];
+    size_t n = (size_t)snprintf(path, sizeof path, "/api/v1/query?query=");
+    for (const unsigned char *c = (const unsigned char *)promql; *c != '\0'; c++) {
+        if (n + 4 >= sizeof path)
+            return fail("query too long");
+        if (isalnum(*c) || strchr("-_.~", *c) != NULL)
+            path[n++] = (char)*c;
+        else
+            n += (size_t)snprintf(path + n, 4, "%%%02X", *c);
+    }
+    path[n] = '\0';
+    http_reply r;
+    if (http_simple(host, port, "GET", path, &r) != 0)
+        return fail("no answer from Prometheus");
+    cJSON *j = cJSON_Parse(r.body);
+    http_reply_free(&r);
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
+    if (!cJSON_IsString(status) || strcmp(status->valuestring, "success") != 0) {
+        cJSON_Delete(j);
+        return fail("the query failed");
+    }
+    const cJSON *result =
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "data"), "result");
+    const cJSON *item;
+    cJSON_ArrayForEach(item, result)
+    {
+        char *labels = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(item, "metric"));
+        const cJSON *value = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(item, "value"), 1);
+        printf("%s %s\n", labels != NULL ? labels : "{}",
+               cJSON_IsString(value) ? value->valuestring : "?");
+        free(labels);
+    }
+    cJSON_Delete(j);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && strcmp(argv[1], "freeport") == 0)
+        return freeport();
+    if (argc == 3 && strcmp(argv[1], "jsonfile") == 0)
+        return jsonfile(argv[2]);
+    if (argc < 4)
+        return fail("usage: see the top of tests/probe.c");
+    uint16_t port = (uint16_t)atoi(argv[3]);
+    if (argc == 5 && strcmp(argv[1], "get") == 0)
+        return get(argv[2], port, argv[4], 0);
+    if (argc == 5 && strcmp(argv[1], "json") == 0)
+        return get(argv[2], port, argv[4], 1);
+    if (argc == 4 && strcmp(argv[1], "hostile") == 0)
+        return hostile(argv[2], port);
+    if (argc == 5 && strcmp(argv[1], "query") == 0)
+        return query(argv[2], port, argv[4]);
+    return fail("usage: see the top of tests/probe.c");
+}

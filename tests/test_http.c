@@ -1,0 +1,632 @@
+/* The HTTP endpoint: routes, content types, the snapshot and providers in /metrics and
+ * /status, exposition options, refused settings, and hostile clients (a 1 MB header, a
+ * body, more connections than allowed, a client that never reads) while ledgers keep moving.
+ * Built without libmicrohttpd, it checks that start says so. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include <cjson/cJSON.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "http_client.h"
+#include "nap.h"
+#include "sanitize.h"
+#include "zkpipe/http.h"
+#include "zkpipe/zkpipe.h"
+
+#define HOST "127.0.0.1"
+
+typedef struct fixture {
+    zkpipe_acct *acct;
+    zkpipe_http *srv;
+    uint16_t port;
+} fixture;
+
+static zkpipe_http *start(zkpipe_http_config *cfg)
+{
+    zkpipe_http *srv = NULL;
+    assert_int_equal(zkpipe_http_start(&srv, cfg), ZKPIPE_OK);
+    assert_non_null(srv);
+    assert_int_not_equal(zkpipe_http_port(srv), 0);
+    return srv;
+}
+
+static int setup(void **state)
+{
+    fixture *f = calloc(1, sizeof *f);
+    assert_int_equal(zkpipe_acct_create(NULL, &f->acct), ZKPIPE_OK);
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    cfg.acct = f->acct;
+    f->srv = start(&cfg);
+    f->port = zkpipe_http_port(f->srv);
+    *state = f;
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    fixture *f = *state;
+    zkpipe_http_stop(f->srv);
+    zkpipe_acct_destroy(f->acct);
+    free(f);
+    return 0;
+}
+
+static http_reply get(uint16_t port, const char *method, const char *path)
+{
+    http_reply r;
+    assert_int_equal(http_simple(HOST, port, method, path, &r), 0);
+    return r;
+}
+
+static void assert_header(const http_reply *r, const char *name, const char *want)
+{
+    char v[256];
+    const char *got = http_header(r, name, v, sizeof v);
+    assert_non_null(got);
+    assert_string_equal(got, want);
+}
+
+static void routes_and_codes(void **state)
+{
+    fixture *f = *state;
+    http_reply r = get(f->port, "GET", "/healthz");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, "ok\n");
+    http_reply_free(&r);
+
+    r = get(f->port, "GET", "/metrics");
+    assert_int_equal(r.status, 200);
+    assert_header(&r, "Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+    assert_non_null(strstr(r.body, "# TYPE zkpipe_stage_items gauge\n"));
+    assert_non_null(strstr(r.body, "zkpipe_stage_items{stage=\"synth\"} 0\n"));
+    http_reply_free(&r);
+
+    r = get(f->port, "HEAD", "/metrics");
+    assert_int_equal(r.status, 200);
+    assert_int_equal(r.body_len, 0);
+    http_reply_free(&r);
+
+    const char *missing[] = {"/", "/metrics/", "/nope", "/status.json", "/metricsx"};
+    for (size_t i = 0; i < sizeof missing / sizeof missing[0]; i++) {
+        r = get(f->port, "GET", missing[i]);
+        assert_int_equal(r.status, 404);
+        http_reply_free(&r);
+    }
+    /* The query string is not part of the path. */
+    r = get(f->port, "GET", "/healthz?x=1");
+    assert_int_equal(r.status, 200);
+    http_reply_free(&r);
+
+    const char *methods[] = {"POST", "PUT", "DELETE", "OPTIONS", "PATCH"};
+    for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++) {
+        r = get(f->port, methods[i], "/metrics");
+        assert_int_equal(r.status, 405);
+        assert_header(&r, "Allow", "GET, HEAD");
+        http_reply_free(&r);
+    }
+    /* A POST with a body is answered without the body being kept. */
+    char req[512];
+    int n = snprintf(req, sizeof req,
+                     "POST /status HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
+                     "Connection: close\r\n\r\n%s",
+                     "partial body");
+    assert_int_equal(http_exchange(HOST, f->port, req, (size_t)n, 5000, &r), 0);
+    assert_int_equal(r.status, 405);
+    http_reply_free(&r);
+
+    zkpipe_http_counters c;
+    assert_int_equal(zkpipe_http_stats(f->srv, &c), ZKPIPE_OK);
+    assert_int_equal(c.not_found, 5);
+    assert_int_equal(c.not_allowed, 6);
+    assert_int_equal(c.ok, 4);
+    assert_int_equal(c.requests, 15);
+    assert_true(c.connections >= 15);
+}
+
+static cJSON *get_json(uint16_t port)
+{
+    http_reply r = get(port, "GET", "/status");
+    assert_int_equal(r.status, 200);
+    assert_header(&r, "Content-Type", "application/json");
+    cJSON *j = cJSON_Parse(r.body);
+    if (j == NULL)
+        fail_msg("not JSON: %s", r.body);
+    http_reply_free(&r);
+    return j;
+}
+
+static double num(const cJSON *o, const char *path)
+{
+    char buf[256];
+    snprintf(buf, sizeof buf, "%s", path);
+    const cJSON *v = o;
+    for (char *tok = strtok(buf, "."); tok != NULL; tok = strtok(NULL, "."))
+        v = cJSON_GetObjectItemCaseSensitive(v, tok);
+    if (!cJSON_IsNumber(v))
+        fail_msg("no number at %s", path);
+    return v->valuedouble;
+}
+
+static void status_shows_the_snapshot(void **state)
+{
+    fixture *f = *state;
+    zkpipe_ledger l;
+    assert_int_equal(zkpipe_ledger_open(&l, f->acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 12345), ZKPIPE_OK);
+    cJSON *j = get_json(f->port);
+    assert_true(num(j, "uptime_s") >= 0);
+    assert_int_equal(num(j, "accounting.live_items"), 1);
+    assert_int_equal(num(j, "accounting.live_bytes"), 12345);
+    assert_int_equal(num(j, "accounting.stages.queued.kinds.abc.live_bytes"), 12345);
+    cJSON_Delete(j);
+
+    http_reply r = get(f->port, "GET", "/metrics");
+    assert_non_null(strstr(r.body, "zkpipe_buffer_bytes{stage=\"queued\",kind=\"abc\"} 12345\n"));
+    http_reply_free(&r);
+    zkpipe_ledger_close(&l);
+    j = get_json(f->port);
+    assert_int_equal(num(j, "accounting.live_bytes"), 0);
+    cJSON_Delete(j);
+}
+
+static void options_shape_the_exposition(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct;
+    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
+    zkpipe_ledger l;
+    assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_AUX, 7), ZKPIPE_OK);
+    char gpu[] = "0";
+    zkpipe_prom_label labels[] = {{"instance", "a\"b\\c\nd"}, {"gpu", gpu}};
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    cfg.acct = acct;
+    cfg.prom.prefix = "prover";
+    cfg.prom.labels = labels;
+    cfg.prom.label_count = 2;
+    cfg.prom.flags = ZKPIPE_PROM_OMIT_ZERO;
+    zkpipe_http *srv = start(&cfg);
+    gpu[0] = '9'; /* copied at start */
+    http_reply r = get(zkpipe_http_port(srv), "GET", "/metrics");
+    assert_int_equal(r.status, 200);
+    assert_null(strstr(r.body, "zkpipe_"));
+    assert_non_null(strstr(r.body, "prover_stage_items{instance=\"a\\\"b\\\\c\\nd\",gpu=\"0\","
+                                   "stage=\"synth\"} 1\n"));
+    assert_non_null(
+        strstr(r.body, "prover_inflight_bytes{instance=\"a\\\"b\\\\c\\nd\",gpu=\"0\"} 7\n"));
+    assert_non_null(strstr(r.body, "stage=\"synth\",kind=\"aux\"} 7\n"));
+    assert_null(strstr(r.body, "kind=\"abc\""));
+    http_reply_free(&r);
+    zkpipe_http_stop(srv);
+    zkpipe_ledger_close(&l);
+    zkpipe_acct_destroy(acct);
+}
+
+static void bad_settings_are_refused(void **state)
+{
+    (void)state;
+    zkpipe_http *srv = (zkpipe_http *)&srv;
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    assert_int_equal(zkpipe_http_start(NULL, &cfg), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_http_start(&srv, NULL), ZKPIPE_EINVAL);
+    const char *bad_addresses[] = {"localhost", "1.2.3", "127.0.0.1:80", "", "::1::2"};
+    for (size_t i = 0; i < sizeof bad_addresses / sizeof bad_addresses[0]; i++) {
+        cfg.address = bad_addresses[i];
+        assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
+    }
+    cfg.address = NULL;
+    cfg.max_connections = 0;
+    assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
+    zkpipe_http_config_init(&cfg);
+    cfg.timeout_s = 0;
+    assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
+    zkpipe_http_config_init(&cfg);
+    const char *bad_prefixes[] = {"9x", "a-b", "a b"};
+    for (size_t i = 0; i < 3; i++) {
+        cfg.prom.prefix = bad_prefixes[i];
+        assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
+    }
+    zkpipe_http_config_init(&cfg);
+    const char *bad_labels[] = {"stage", "kind", "le", "__x", "1a", "a-b", ""};
+    for (size_t i = 0; i < sizeof bad_labels / sizeof bad_labels[0]; i++) {
+        zkpipe_prom_label l = {bad_labels[i], "v"};
+        cfg.prom.labels = &l;
+        cfg.prom.label_count = 1;
+        assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
+    }
+    zkpipe_prom_label twice[] = {{"a", "1"}, {"a", "2"}};
+    cfg.prom.labels = twice;
+    cfg.prom.label_count = 2;
+    assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
+    cfg.prom.label_count = ZKPIPE_PROM_LABELS_MAX + 1;
+    assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
+    assert_ptr_equal(srv, (zkpipe_http *)&srv);
+
+    /* The port is taken: EIO, nothing left behind. */
+    zkpipe_http_config_init(&cfg);
+    zkpipe_http *first = start(&cfg);
+    cfg.port = zkpipe_http_port(first);
+    assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EIO);
+    zkpipe_http_stop(first);
+    zkpipe_http_stop(NULL);
+}
+
+typedef struct prov {
+    const char *json;
+    zkpipe_status rc;
+    int calls;
+    zkpipe_histogram *h;
+} prov;
+
+static zkpipe_status provide(zkpipe_http_out *out, zkpipe_http_format format, void *ctx)
+{
+    prov *p = ctx;
+    p->calls++;
+    assert_int_equal(zkpipe_http_out_format(out), format);
+    if (format == ZKPIPE_HTTP_JSON) {
+        zkpipe_http_out_printf(out, "{\"text\":%s,\"h\":", p->json);
+        zkpipe_histogram_snapshot hs;
+        assert_int_equal(zkpipe_histogram_read(p->h, &hs), ZKPIPE_OK);
+        zkpipe_http_out_histogram(out, "x", "x", &hs);
+        zkpipe_http_out_write(out, "}", 1);
+    } else {
+        zkpipe_http_out_family(out, "provided_total", "counter", "Things a provider counted.");
+        zkpipe_http_out_sample(out, "provided_total", "result=\"proved\"", 3);
+        zkpipe_histogram_snapshot hs;
+        assert_int_equal(zkpipe_histogram_read(p->h, &hs), ZKPIPE_OK);
+        zkpipe_http_out_histogram(out, "provided_seconds", "Seconds, provided.", &hs);
+    }
+    return p->rc;
+}
+
+static void providers_add_their_parts(void **state)
+{
+    fixture *f = *state;
+    prov a = {"\"a\"", ZKPIPE_OK, 0, NULL}, b = {"\"b\"", ZKPIPE_EIO, 0, NULL};
+    assert_int_equal(zkpipe_histogram_create(&a.h, NULL, 0, 1e-9, NULL), ZKPIPE_OK);
+    b.h = a.h;
+    zkpipe_histogram_observe(a.h, 3000000); /* 3 ms */
+    assert_int_equal(zkpipe_http_attach(f->srv, "alpha", provide, &a), ZKPIPE_OK);
+    assert_int_equal(zkpipe_http_attach(f->srv, "beta", provide, &b), ZKPIPE_OK);
+    assert_int_equal(zkpipe_http_attach(f->srv, "alpha", provide, &a), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_http_attach(f->srv, "accounting", provide, &a), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_http_attach(f->srv, "Bad", provide, &a), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_http_attach(f->srv, "x", NULL, &a), ZKPIPE_EINVAL);
+    cJSON *j = get_json(f->port);
+    const cJSON *alpha = cJSON_GetObjectItemCaseSensitive(j, "alpha");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(alpha, "text")->valuestring, "a");
+    assert_int_equal(num(alpha, "h.count"), 1);
+    const cJSON *beta = cJSON_GetObjectItemCaseSensitive(j, "beta");
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(beta, "error")->valuestring, "ZKPIPE_EIO");
+    cJSON_Delete(j);
+
+    http_reply r = get(f->port, "GET", "/metrics");
+    assert_non_null(strstr(r.body, "# TYPE zkpipe_provided_total counter\n"
+                                   "zkpipe_provided_total{result=\"proved\"} 3\n"));
+    assert_non_null(strstr(r.body, "zkpipe_provided_seconds_bucket{le=\"0.0025\"} 0\n"
+                                   "zkpipe_provided_seconds_bucket{le=\"0.005\"} 1\n"));
+    assert_non_null(strstr(r.body, "zkpipe_provided_seconds_sum 0.003\n"
+                                   "zkpipe_provided_seconds_count 1\n"));
+    /* beta failed: its families are gone, alpha's appear once. */
+    const char *first = strstr(r.body, "# TYPE zkpipe_provided_total");
+    assert_null(strstr(first + 1, "# TYPE zkpipe_provided_total"));
+    http_reply_free(&r);
+
+    assert_int_equal(zkpipe_http_detach(f->srv, "beta"), ZKPIPE_OK);
+    assert_int_equal(zkpipe_http_detach(f->srv, "beta"), ZKPIPE_EINVAL);
+    int calls = b.calls;
+    j = get_json(f->port);
+    assert_null(cJSON_GetObjectItemCaseSensitive(j, "beta"));
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(j, "alpha"));
+    cJSON_Delete(j);
+    assert_int_equal(b.calls, calls);
+
+    char name[16];
+    for (int i = 1; i < ZKPIPE_HTTP_PROVIDERS_MAX; i++) {
+        snprintf(name, sizeof name, "p%d", i);
+        assert_int_equal(zkpipe_http_attach(f->srv, name, provide, &a), ZKPIPE_OK);
+    }
+    assert_int_equal(zkpipe_http_attach(f->srv, "one_more", provide, &a), ZKPIPE_ELIMIT);
+    j = get_json(f->port);
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(j, "p7"));
+    cJSON_Delete(j);
+    assert_int_equal(zkpipe_http_detach(f->srv, "alpha"), ZKPIPE_OK);
+    for (int i = 1; i < ZKPIPE_HTTP_PROVIDERS_MAX; i++) {
+        snprintf(name, sizeof name, "p%d", i);
+        assert_int_equal(zkpipe_http_detach(f->srv, name), ZKPIPE_OK);
+    }
+    zkpipe_histogram_destroy(a.h);
+}
+
+/* A provider that writes `bytes` of a JSON string. */
+static zkpipe_status big(zkpipe_http_out *out, zkpipe_http_format format, void *ctx)
+{
+    size_t bytes = *(const size_t *)ctx;
+    if (format != ZKPIPE_HTTP_JSON)
+        return ZKPIPE_OK;
+    char chunk[1024];
+    memset(chunk, 'x', sizeof chunk);
+    zkpipe_http_out_write(out, "\"", 1);
+    for (size_t done = 0; done < bytes; done += sizeof chunk)
+        zkpipe_http_out_write(out, chunk, sizeof chunk);
+    zkpipe_http_out_write(out, "\"", 1);
+    return ZKPIPE_OK;
+}
+
+static void oversized_response_is_500(void **state)
+{
+    (void)state;
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    cfg.max_response = 64 * 1024;
+    zkpipe_http *srv = start(&cfg);
+    size_t bytes = 32 * 1024;
+    assert_int_equal(zkpipe_http_attach(srv, "big", big, &bytes), ZKPIPE_OK);
+    http_reply r = get(zkpipe_http_port(srv), "GET", "/status");
+    assert_int_equal(r.status, 200);
+    assert_true(r.body_len > bytes);
+    http_reply_free(&r);
+    bytes = 128 * 1024;
+    r = get(zkpipe_http_port(srv), "GET", "/status");
+    assert_int_equal(r.status, 500);
+    http_reply_free(&r);
+    bytes = 1024;
+    r = get(zkpipe_http_port(srv), "GET", "/status");
+    assert_int_equal(r.status, 200);
+    http_reply_free(&r);
+    zkpipe_http_counters c;
+    zkpipe_http_stats(srv, &c);
+    assert_int_equal(c.errors, 1);
+    zkpipe_http_stop(srv);
+}
+
+/* Ledgers that keep moving on another thread while the hostile clients run. */
+typedef struct mover {
+    zkpipe_acct *acct;
+    atomic_int stop;
+    uint64_t moves;
+} mover;
+
+static void *move_ledgers(void *arg)
+{
+    mover *m = arg;
+    zkpipe_ledger l;
+    while (!atomic_load(&m->stop)) {
+        zkpipe_ledger_open(&l, m->acct, ZKPIPE_STAGE_SYNTH);
+        zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 4096);
+        zkpipe_ledger_move(&l, ZKPIPE_STAGE_QUEUED);
+        zkpipe_ledger_close(&l);
+        m->moves++;
+    }
+    return NULL;
+}
+
+static uint64_t open_connections(zkpipe_http *srv)
+{
+    zkpipe_http_counters c;
+    zkpipe_http_stats(srv, &c);
+    return c.open;
+}
+
+/* Waits up to `ms` for the server's open connections to reach `want`. */
+static void wait_open(zkpipe_http *srv, uint64_t want, int ms)
+{
+    for (int i = 0; i < ms / 10 && open_connections(srv) != want; i++)
+        nap_ms(10);
+    assert_int_equal(open_connections(srv), want);
+}
+
+static void hostile_clients(void **state)
+{
+    (void)state;
+    mover m = {NULL, 0, 0};
+    assert_int_equal(zkpipe_acct_create(NULL, &m.acct), ZKPIPE_OK);
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    cfg.acct = m.acct;
+    cfg.timeout_s = 1;
+    cfg.max_connections = 16;
+    zkpipe_http *srv = start(&cfg);
+    uint16_t port = zkpipe_http_port(srv);
+    size_t bytes = 2u << 20; /* a /status larger than any socket buffer */
+    assert_int_equal(zkpipe_http_attach(srv, "big", big, &bytes), ZKPIPE_OK);
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, move_ledgers, &m), 0);
+
+    /* A 1 MB header: refused with 431, or dropped; nothing of it kept. */
+    size_t hlen = 1u << 20;
+    char *req = malloc(hlen + 64);
+    int n = snprintf(req, hlen + 64, "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: ");
+    memset(req + n, 'a', hlen);
+    memcpy(req + n + hlen, "\r\n\r\n", 5);
+    http_reply r;
+    if (http_exchange(HOST, port, req, (size_t)n + hlen + 4, 5000, &r) == 0) {
+        assert_true(r.status == 431 || r.status == 413 || r.status == 400 || r.status == 0);
+        http_reply_free(&r);
+    }
+    free(req);
+
+    /* A client that asks for 2 MB and never reads: it holds one connection until the
+     * timeout while others are served. */
+    int stuck = http_connect(HOST, port);
+    assert_true(stuck >= 0);
+    int small = 4096;
+    setsockopt(stuck, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+    const char *stuck_req = "GET /status HTTP/1.1\r\nHost: x\r\n\r\n";
+    assert_int_equal(send(stuck, stuck_req, strlen(stuck_req), 0), (ssize_t)strlen(stuck_req));
+
+    /* 200 connections at once against a limit of 16: the extra ones are closed. */
+    enum { CLIENTS = 200 };
+    int fds[CLIENTS];
+    int opened = 0;
+    for (int i = 0; i < CLIENTS; i++) {
+        fds[i] = http_connect(HOST, port);
+        opened += fds[i] >= 0;
+    }
+    assert_true(opened > 0);
+    nap_ms(200);
+    assert_true(open_connections(srv) <= 16);
+    /* Every idle one is dropped after the timeout: reads see EOF. */
+    int closed = 0;
+    for (int i = 0; i < CLIENTS; i++) {
+        if (fds[i] < 0)
+            continue;
+        struct pollfd p = {fds[i], POLLIN, 0};
+        char c;
+        if (poll(&p, 1, 4000) == 1 && recv(fds[i], &c, 1, 0) == 0)
+            closed++;
+        close(fds[i]);
+    }
+    assert_int_equal(closed, opened);
+    close(stuck);
+    wait_open(srv, 0, 5000);
+
+    /* And the server still answers, with the counters the ledgers left. */
+    bytes = 16;
+    r = get(port, "GET", "/healthz");
+    assert_int_equal(r.status, 200);
+    http_reply_free(&r);
+    r = get(port, "GET", "/status");
+    assert_int_equal(r.status, 200);
+    cJSON *j = cJSON_Parse(r.body);
+    assert_non_null(j);
+    cJSON_Delete(j);
+    http_reply_free(&r);
+
+    atomic_store(&m.stop, 1);
+    pthread_join(t, NULL);
+    assert_true(m.moves > 0);
+    zkpipe_snapshot s;
+    zkpipe_acct_snapshot(m.acct, &s);
+    assert_int_equal(s.live_items, 0);
+    assert_int_equal(s.live_bytes, 0);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_QUEUED].entered, m.moves);
+    zkpipe_http_stop(srv);
+    zkpipe_acct_destroy(m.acct);
+}
+
+/* Scrapes on several threads while ledgers move: each /status parses and is consistent. */
+typedef struct scraper {
+    uint16_t port;
+    int rounds;
+    int bad;
+} scraper;
+
+static void *scrape(void *arg)
+{
+    scraper *s = arg;
+    for (int i = 0; i < s->rounds; i++) {
+        http_reply r;
+        if (http_simple(HOST, s->port, "GET", i % 2 ? "/status" : "/metrics", &r) != 0 ||
+            r.status != 200) {
+            s->bad++;
+            continue;
+        }
+        if (i % 2) {
+            cJSON *j = cJSON_Parse(r.body);
+            s->bad += j == NULL;
+            cJSON_Delete(j);
+        }
+        http_reply_free(&r);
+    }
+    return NULL;
+}
+
+static void scrapes_while_ledgers_move(void **state)
+{
+    (void)state;
+    mover m = {NULL, 0, 0};
+    assert_int_equal(zkpipe_acct_create(NULL, &m.acct), ZKPIPE_OK);
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    cfg.acct = m.acct;
+    zkpipe_http *srv = start(&cfg);
+    pthread_t mt, st[3];
+    scraper sc[3];
+    assert_int_equal(pthread_create(&mt, NULL, move_ledgers, &m), 0);
+    for (int i = 0; i < 3; i++) {
+        sc[i] = (scraper){zkpipe_http_port(srv), ZKPIPE_TEST_SANITIZED ? 20 : 100, 0};
+        assert_int_equal(pthread_create(&st[i], NULL, scrape, &sc[i]), 0);
+    }
+    for (int i = 0; i < 3; i++) {
+        pthread_join(st[i], NULL);
+        assert_int_equal(sc[i].bad, 0);
+    }
+    atomic_store(&m.stop, 1);
+    pthread_join(mt, NULL);
+    /* Stop with a connection still open. */
+    int fd = http_connect(HOST, zkpipe_http_port(srv));
+    assert_true(fd >= 0);
+    zkpipe_http_stop(srv);
+    close(fd);
+    zkpipe_acct_destroy(m.acct);
+}
+
+static void ipv6_loopback(void **state)
+{
+    (void)state;
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    cfg.address = "::1";
+    zkpipe_http *srv = NULL;
+    zkpipe_status st = zkpipe_http_start(&srv, &cfg);
+    if (st == ZKPIPE_EIO) {
+        skip(); /* no IPv6 on this machine */
+        return;
+    }
+    assert_int_equal(st, ZKPIPE_OK);
+    http_reply r;
+    assert_int_equal(http_simple("::1", zkpipe_http_port(srv), "GET", "/healthz", &r), 0);
+    assert_int_equal(r.status, 200);
+    http_reply_free(&r);
+    zkpipe_http_stop(srv);
+}
+
+static void without_libmicrohttpd(void **state)
+{
+    (void)state;
+    zkpipe_http *srv = NULL;
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EUNSUPPORTED);
+    assert_null(srv);
+}
+
+int main(void)
+{
+#ifdef ZKPIPE_TEST_NO_HTTP
+    const struct CMUnitTest tests[] = {cmocka_unit_test(without_libmicrohttpd)};
+#else
+    (void)without_libmicrohttpd;
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(routes_and_codes, setup, teardown),
+        cmocka_unit_test_setup_teardown(status_shows_the_snapshot, setup, teardown),
+        cmocka_unit_test_setup_teardown(providers_add_their_parts, setup, teardown),
+        cmocka_unit_test(options_shape_the_exposition),
+        cmocka_unit_test(bad_settings_are_refused),
+        cmocka_unit_test(oversized_response_is_500),
+        cmocka_unit_test(hostile_clients),
+        cmocka_unit_test(scrapes_while_ledgers_move),
+        cmocka_unit_test(ipv6_loopback),
+    };
+#endif
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,183 @@
+#!/bin/sh
+# Watching a run with real parts: zkpipe-buffer-pipeline ($1) serves --listen while Debian's
+# prometheus scrapes it every second; mid-run /metrics passes promtool, /status parses, and
+# hostile clients (probe $2) get their codes or are dropped; afterwards Prometheus's HTTP API
+# holds the stage series and a histogram with sensible values, and the pipeline's result is
+# the one of a run nobody watched. Then the trace and the plot: the trace is valid JSON while
+# it is written and at the end, the --release early plot renders with rsvg-convert, and
+# --progress prints progress lines where nothing asks for them otherwise. zkpipe-pipeline ($3)
+# serves its engine's series too, and zkpipe-prove ($4) shows its phases with --progress.
+set -eu
+bin=$1
+probe=$2
+pipeline=$3
+prove=$4
+tmp=${TMPDIR:-/tmp}/zkpipe-observe-test.$$
+mkdir -p "$tmp"
+pids=""
+cleanup() {
+    for p in $pids; do kill "$p" 2>/dev/null || true; done
+    for p in $pids; do wait "$p" 2>/dev/null || true; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+have() { command -v "$1" >/dev/null 2>&1; }
+
+field() { # field NAME JSON: the value of "NAME" in a flat JSON object
+    v=$(printf '%s\n' "$2" | sed -n "s/.*\"$1\":\"*\([0-9a-f][0-9a-f]*\).*/\1/p")
+    [ -n "$v" ] || fail "no \"$1\" in: $2"
+    echo "$v"
+}
+
+wait_for() { # wait_for SECONDS COMMAND...: retry the command every 0.2 s
+    n=$(($1 * 5))
+    shift
+    while ! "$@" >/dev/null 2>&1; do
+        n=$((n - 1))
+        [ "$n" -gt 0 ] || return 1
+        sleep 0.2
+    done
+}
+
+if ! "$bin" --listen 127.0.0.1:0 --items 1 --buf-mib 1 --consumer-ms 0 --report-ms 0 \
+    >/dev/null 2>"$tmp/err"; then
+    if grep -q "not supported" "$tmp/err"; then
+        echo "SKIP: built without libmicrohttpd"
+        exit 77
+    fi
+    cat "$tmp/err" >&2
+    fail "--listen does not start"
+fi
+
+# 1. A run scraped by Prometheus. 64 buffers of 1 MiB at 100 ms each: about 7 s.
+items=64
+args="--producers 4 --permits 2 --capacity 2 --items $items --buf-mib 1 --report-ms 0 --json"
+ref=$("$bin" $args --consumer-ms 0 | tail -n 1)
+port=$("$probe" freeport)
+prom_port=$("$probe" freeport)
+[ "$port" != "$prom_port" ] || prom_port=$("$probe" freeport)
+if have prometheus; then
+    cat >"$tmp/prometheus.yml" <<YML
+global:
+  scrape_interval: 1s
+  scrape_timeout: 1s
+scrape_configs:
+  - job_name: zkpipe
+    static_configs:
+      - targets: ['127.0.0.1:$port']
+YML
+    prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
+        --web.listen-address="127.0.0.1:$prom_port" >"$tmp/prometheus.log" 2>&1 &
+    pids="$pids $!"
+    wait_for 60 "$probe" get 127.0.0.1 "$prom_port" /-/ready ||
+        { cat "$tmp/prometheus.log" >&2; fail "prometheus did not get ready"; }
+else
+    echo "note: no prometheus here: the scrape checks are skipped"
+fi
+"$bin" $args --consumer-ms 100 --listen "127.0.0.1:$port" --linger-ms 3000 \
+    >"$tmp/run.out" 2>"$tmp/run.err" &
+run_pid=$!
+pids="$pids $run_pid"
+wait_for 20 "$probe" get 127.0.0.1 "$port" /healthz || fail "the endpoint did not come up"
+grep -q "serving http://127.0.0.1:$port/metrics" "$tmp/run.err" || fail "no serving line"
+
+# Mid-run: the exposition passes promtool, /status parses, the hostile clients.
+sleep 1
+"$probe" get 127.0.0.1 "$port" /metrics >"$tmp/metrics.txt" || fail "GET /metrics"
+grep -q '^zkpipe_stage_items{stage="queued"} ' "$tmp/metrics.txt" || fail "no stage series"
+grep -q '^zkpipe_buffer_wait_seconds_bucket{le="+Inf"} ' "$tmp/metrics.txt" ||
+    fail "no histogram"
+if have promtool; then
+    promtool check metrics <"$tmp/metrics.txt" || fail "promtool rejects /metrics"
+fi
+"$probe" json 127.0.0.1 "$port" /status || fail "/status is not JSON"
+"$probe" hostile 127.0.0.1 "$port" || fail "hostile clients"
+"$probe" json 127.0.0.1 "$port" /status || fail "/status after the hostile clients"
+
+wait "$run_pid" || fail "the watched run failed: $(cat "$tmp/run.err")"
+json=$(tail -n 1 "$tmp/run.out")
+echo "$json"
+[ "$(field items "$json")" -eq "$items" ] || fail "not every buffer consumed"
+[ "$(field live_bytes_at_exit "$json")" -eq 0 ] || fail "bytes live at exit"
+[ "$(field peak_in_flight "$json")" -le 4 ] || fail "the bound broke"
+[ "$(field checksum "$json")" = "$(field checksum "$ref")" ] ||
+    fail "the watched run's checksum differs from the unwatched one"
+
+if have prometheus; then
+    q() { "$probe" query 127.0.0.1 "$prom_port" "$1"; }
+    series=$(q 'last_over_time(zkpipe_stage_items[5m])' | wc -l)
+    [ "$series" -ge 5 ] || fail "Prometheus holds $series zkpipe_stage_items series, not 5"
+    up=$(q 'max_over_time(zkpipe_stage_items{stage="queued"}[5m])' | sed 's/.* //')
+    [ "$up" -ge 1 ] && [ "$up" -le 2 ] || fail "queued items peaked at $up, not 1..capacity"
+    entered=$(q 'max_over_time(zkpipe_stage_entered_total{stage="synth"}[5m])' | sed 's/.* //')
+    [ "$entered" -eq "$items" ] || fail "synth entered $entered, not $items"
+    count=$(q 'max_over_time(zkpipe_buffer_consume_seconds_count[5m])' | sed 's/.* //')
+    [ "$count" -eq "$items" ] || fail "the consume histogram counted $count, not $items"
+    # Each buffer took 100 ms or more to consume: none in the buckets below 0.1 s.
+    fast=$(q 'max_over_time(zkpipe_buffer_consume_seconds_bucket{le="0.05"}[5m])' | sed 's/.* //')
+    [ "$fast" -eq 0 ] || fail "$fast buffers consumed in under 50 ms"
+    median=$(q 'histogram_quantile(0.5, max_over_time(zkpipe_buffer_consume_seconds_bucket[5m]))')
+    echo "median consume seconds from Prometheus: $median"
+    scrapes=$(q 'count_over_time(up{job="zkpipe"}[5m])' | sed 's/.* //')
+    [ "$scrapes" -ge 4 ] || fail "only $scrapes scrapes"
+fi
+
+# 2. The trace while it is written, and the picture of the pile-up.
+"$bin" --producers 8 --items 40 --buf-mib 1 --consumer-ms 50 --report-ms 0 --release early \
+    --trace "$tmp/trace.json" --plot "$tmp/early.svg" >/dev/null 2>&1 &
+trace_pid=$!
+pids="$pids $trace_pid"
+sleep 1
+"$probe" jsonfile "$tmp/trace.json" || fail "the trace is not valid JSON while written"
+wait "$trace_pid" || fail "the --trace --plot run failed"
+"$probe" jsonfile "$tmp/trace.json" || fail "the finished trace is not valid JSON"
+grep -q '"name":"live items","ph":"C"' "$tmp/trace.json" || fail "no live items counters"
+grep -q '<polygon' "$tmp/early.svg" || fail "the plot draws nothing"
+grep -q 'over the bound' "$tmp/early.svg" || fail "the plot has no bound"
+if have rsvg-convert; then
+    rsvg-convert -o "$tmp/early.png" "$tmp/early.svg" || fail "rsvg-convert rejects the plot"
+    [ "$(head -c 4 "$tmp/early.png" | od -An -c | tr -d ' ')" = "211PNG" ] || fail "no PNG"
+else
+    echo "note: no rsvg-convert here: the plot is not rendered"
+fi
+
+# 3. Progress: nothing on a non-terminal stderr unless asked.
+"$bin" --items 4 --buf-mib 1 --consumer-ms 0 --report-ms 0 >/dev/null 2>"$tmp/quiet"
+[ ! -s "$tmp/quiet" ] || fail "progress printed unasked: $(cat "$tmp/quiet")"
+"$bin" --items 4 --buf-mib 1 --consumer-ms 0 --report-ms 0 --progress >/dev/null 2>"$tmp/loud"
+grep -q '^consumed 4/4 buffers' "$tmp/loud" || fail "no progress line with --progress"
+
+# 4. zkpipe-pipeline: the engine's series, a trace and a plot.
+port=$("$probe" freeport)
+"$pipeline" --jobs 2 --partitions 3 --log-constraints 6 --report-ms 0 --curve bn254 \
+    --listen "127.0.0.1:$port" --linger-ms 3000 --trace "$tmp/engine.json" \
+    --plot "$tmp/engine.svg" --json >"$tmp/engine.out" 2>"$tmp/engine.err" &
+engine_pid=$!
+pids="$pids $engine_pid"
+wait_for 30 "$probe" get 127.0.0.1 "$port" /healthz || fail "zkpipe-pipeline: no endpoint"
+# During the linger every partition is proved.
+wait_for 60 sh -c "'$probe' get 127.0.0.1 $port /metrics | grep -q '^zkpipe_partitions_total{result=\"proved\"} 6\$'" ||
+    fail "zkpipe-pipeline: no proved partitions in /metrics"
+"$probe" get 127.0.0.1 "$port" /metrics >"$tmp/engine.txt"
+grep -q '^zkpipe_partition_prove_seconds_count 6$' "$tmp/engine.txt" || fail "no prove histogram"
+if have promtool; then
+    promtool check metrics <"$tmp/engine.txt" || fail "promtool rejects zkpipe-pipeline's /metrics"
+fi
+"$probe" json 127.0.0.1 "$port" /status || fail "zkpipe-pipeline: /status"
+wait "$engine_pid" || fail "zkpipe-pipeline failed: $(cat "$tmp/engine.err")"
+"$probe" jsonfile "$tmp/engine.json" || fail "zkpipe-pipeline's trace is not JSON"
+if have rsvg-convert; then
+    rsvg-convert -o "$tmp/engine.png" "$tmp/engine.svg" || fail "rsvg-convert: engine plot"
+fi
+# 5. zkpipe-prove: quiet unless asked, its phases with --progress.
+fx=$(dirname "$0")/interop/fixtures/bn128/multiplier
+"$prove" "$fx/circuit.zkey" "$fx/witness.wtns" "$tmp/p.json" "$tmp/q.json" 2>"$tmp/quiet"
+[ ! -s "$tmp/quiet" ] || fail "zkpipe-prove printed unasked: $(cat "$tmp/quiet")"
+"$prove" --progress --full-check "$fx/circuit.zkey" "$fx/witness.wtns" "$tmp/p.json" \
+    "$tmp/q.json" 2>"$tmp/loud"
+grep -q '^zkpipe-prove: 5/5 writing the proof' "$tmp/loud" || fail "zkpipe-prove: no progress"
+echo "PASS"
