@@ -365,6 +365,14 @@ int main(int argc, char **argv)
         check_s = now() - t0 - open_s;
     }
     zkpipe_groth16_proof proof;
+    zkpipe_zkey_info zinfo;
+    zkpipe_zkey_info_get(&zinfo, r.zkey);
+    if (zkpipe_wtns_curve(r.wtns) != zinfo.curve) {
+        snprintf(detail, sizeof detail, "the witness is for %s, the zkey for %s",
+                 zkpipe_curve_name(zkpipe_wtns_curve(r.wtns)), zkpipe_curve_name(zinfo.curve));
+        fail(o.wtns, ZKPIPE_EMISMATCH, detail);
+        goto out;
+    }
     zkpipe_groth16_vk *vk;
     if ((st = zkpipe_zkey_vk(&vk, r.zkey, NULL)) == ZKPIPE_OK) {
         st = zkpipe_groth16_pvk_create(&r.pvk, vk, NULL);

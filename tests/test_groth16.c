@@ -18,6 +18,7 @@
 #include "core/alloc_internal.h"
 #include "core/bytes.h"
 #include "groth16/prove.h"
+#include "prove_synth.h"
 #include "poly/ntt.h"
 #include "sanitize.h"
 #include "zkpipe/testcircuit.h"
@@ -27,28 +28,6 @@
  * fail_thread_create is set it fails, and counts the calls it failed. */
 int __real_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
 int __wrap_pthread_create(pthread_t *t, const pthread_attr_t *a, void *(*fn)(void *), void *arg);
-
-/* A uniform non-zero Fr element of `curve` (Montgomery form). */
-static zkpipe_status random_scalar(uint64_t *out, zkpipe_curve curve)
-{
-    return zkpipe__fr_random(out, zkpipe__curve_ops_for(curve));
-}
-
-/* The engine's entry, the one prover, on a synthesis result with given r and s (Montgomery),
- * on a backend resolved here (res is freed when it cannot be). */
-static zkpipe_status prove_synth(zkpipe_groth16_proof *out, size_t *first_failing,
-                                 zkpipe_groth16_timings *timings, const zkpipe_groth16_pk *pk,
-                                 zkpipe__synth_result *res, const uint64_t *r, const uint64_t *s,
-                                 zkpipe_pool *pool, zkpipe_backend backend)
-{
-    const zkpipe__g16_backend *be;
-    if (zkpipe__g16_backend_resolve(&be, backend, NULL) != ZKPIPE_OK) {
-        zkpipe__synth_free(res);
-        return ZKPIPE_ENODEVICE;
-    }
-    zkpipe__g16_prove_args args = {r, s, pool, be, NULL, timings, first_failing, NULL, 0};
-    return zkpipe__g16_prove(out, pk, res, &args);
-}
 
 static int fail_thread_create, failed_thread_creates;
 

@@ -184,7 +184,8 @@ ZKPIPE_API zkpipe_status zkpipe_groth16_prove(zkpipe_groth16_proof *out, size_t 
  *        memory as ZKPIPE_KIND_DEVICE), moves to ZKPIPE_STAGE_FINALIZE to assemble the proof
  *        and releases everything it charged before returning; the caller closes it.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL argument, a closed ledger, an unknown backend),
- *         ZKPIPE_EUNSUPPORTED (a key that is not a zkey's), ZKPIPE_ENODEVICE, ZKPIPE_EDEVICE,
+ *         ZKPIPE_EUNSUPPORTED (a key that is not a zkey's), ZKPIPE_ENONCANONICAL (a witness
+ *         value not below r), ZKPIPE_ENODEVICE, ZKPIPE_EDEVICE,
  *         ZKPIPE_EMISMATCH (another curve, count not the key's variables), ZKPIPE_EUNSATISFIED,
  *         ZKPIPE_ENOTINSUBGROUP (a proof point outside the subgroup: only for a zkey opened
  *         with ZKPIPE_IO_DEFER_SUBGROUP whose query points are not all in it), ZKPIPE_ENOMEM,

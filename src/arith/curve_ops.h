@@ -177,7 +177,6 @@ typedef struct zkpipe__curve_ops {
                                    const zkpipe_allocator *allocator);
     void (*domain_destroy)(zkpipe__domain *d);
     size_t (*domain_bytes)(unsigned log_n);
-    zkpipe_status (*ntt)(uint64_t *v, const zkpipe__domain *d, zkpipe_pool *pool);
     zkpipe_status (*intt)(uint64_t *v, const zkpipe__domain *d, zkpipe_pool *pool);
     zkpipe_status (*coset_ntt)(uint64_t *v, const zkpipe__domain *d, const uint64_t *shift,
                                zkpipe_pool *pool);

@@ -521,11 +521,6 @@ static size_t domain_bytes(unsigned log_n)
     return NTTF(domain_estimate)(log_n);
 }
 
-static zkpipe_status ntt(uint64_t *v, const zkpipe__domain *d, zkpipe_pool *pool)
-{
-    return NTTF(ntt)((FR *)v, (const DOMAIN *)d, pool);
-}
-
 static zkpipe_status intt(uint64_t *v, const zkpipe__domain *d, zkpipe_pool *pool)
 {
     return NTTF(intt)((FR *)v, (const DOMAIN *)d, pool);
@@ -636,7 +631,6 @@ const zkpipe__curve_ops CO_CAT(zkpipe__curve_ops_, CO_C) = {
     .domain_create = domain_create,
     .domain_destroy = domain_destroy,
     .domain_bytes = domain_bytes,
-    .ntt = ntt,
     .intt = intt,
     .coset_ntt = coset_ntt,
     .coset_intt = coset_intt,

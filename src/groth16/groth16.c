@@ -53,6 +53,12 @@ static zkpipe_status prove_witness(zkpipe_groth16_proof *out, zkpipe_groth16_tim
         return zkpipe__fail(detail, cap, ZKPIPE_EMISMATCH,
                             "the witness has %zu values, the key %zu variables", count,
                             pk->num_inputs + pk->num_aux);
+    /* A witness of another curve's field can hold values this field does not have. */
+    for (size_t i = 0; i < count; i++)
+        if (!zkpipe__limbs_below(witness[i].l, pk->c->r, ZKPIPE__FR_LIMBS))
+            return zkpipe__fail(detail, cap, ZKPIPE_ENONCANONICAL,
+                                "witness value %zu is not below the field order of %s", i,
+                                zkpipe_curve_name(pk->c->curve));
     double t0 = zkpipe__seconds();
     zkpipe__synth_result res;
     zkpipe_status st = zkpipe__g16_witness_abc(&res, pk, witness[0].l, ledger, &pk->allocator);
