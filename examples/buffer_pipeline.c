@@ -463,25 +463,29 @@ int main(int argc, char **argv)
         return parsed == 1 ? 0 : 2;
     }
     pipeline p = {.opt = &o};
+    static const char prog[] = "zkpipe-buffer-pipeline";
     zkpipe_status st = setup(&p, &o);
-    zkpipe_reporter *reporter = NULL;
-    if (st == ZKPIPE_OK && o.report_ms > 0)
-        st = zkpipe_reporter_start(p.acct, (uint32_t)o.report_ms, stderr, NULL, NULL, NULL,
-                                   &reporter);
     if (st != ZKPIPE_OK) {
         fprintf(stderr, "zkpipe-buffer-pipeline: setup: %s\n", zkpipe_status_str(st));
-        zkpipe_reporter_stop(reporter);
         teardown(&p);
         return 1;
     }
-    static const char prog[] = "zkpipe-buffer-pipeline";
     cli_observe obs;
     p.t0_ms = now_ms();
-    int started = cli_observe_start(&obs, &o.obs, prog, p.acct, progress, &p) == 0;
-    if (!started || cli_observe_attach(&obs, prog, "buffer_pipeline", provide, &p) != 0) {
-        if (started)
-            cli_observe_finish(&obs, prog, "", 0);
+    if (cli_observe_start(&obs, &o.obs, prog, p.acct, progress, &p) != 0) {
+        teardown(&p);
+        return 1;
+    }
+    /* Reporter lines go through the progress line's printer, so the two never mix. */
+    zkpipe_reporter *reporter = NULL;
+    if (o.report_ms > 0)
+        st = zkpipe_reporter_start(p.acct, (uint32_t)o.report_ms, NULL, cli_observe_report, &obs,
+                                   NULL, &reporter);
+    if (st != ZKPIPE_OK || cli_observe_attach(&obs, prog, "buffer_pipeline", provide, &p) != 0) {
+        if (st != ZKPIPE_OK)
+            fprintf(stderr, "zkpipe-buffer-pipeline: reporter: %s\n", zkpipe_status_str(st));
         zkpipe_reporter_stop(reporter);
+        cli_observe_finish(&obs, prog, "", 0);
         teardown(&p);
         return 1;
     }

@@ -2,6 +2,7 @@
 #include "cli_files.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,38 +10,45 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-char *cli_read_file(const char *path, size_t *len)
+char *cli_read_file(const char *path, size_t max, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
         return NULL;
     size_t cap = 4096, n = 0;
     char *buf = malloc(cap);
-    while (buf != NULL) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (ferror(f)) {
-            free(buf);
-            buf = NULL;
-            errno = EIO;
-            break;
+    int err = buf == NULL ? ENOMEM : 0;
+    while (err == 0) {
+        if (n == cap - 1) { /* full: grow, up to max + 2 bytes (max + 1 read, and the NUL) */
+            size_t want = cap - 1 > max / 2 ? max + 2 : cap * 2;
+            char *bigger = want > cap ? realloc(buf, want) : NULL;
+            if (bigger == NULL) {
+                err = want > cap ? ENOMEM : EFBIG;
+                break;
+            }
+            buf = bigger;
+            cap = want;
         }
-        if (feof(f))
+        ssize_t r = read(fd, buf + n, cap - 1 - n);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0)
+            err = errno;
+        else if (r == 0)
             break;
-        char *bigger = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-        if (bigger == NULL) {
-            free(buf);
-            buf = NULL;
-            errno = ENOMEM;
-            break;
-        }
-        buf = bigger;
-        cap *= 2;
+        else
+            n += (size_t)r;
+        if (n > max)
+            err = EFBIG;
     }
-    fclose(f);
-    if (buf != NULL) {
-        buf[n] = '\0';
-        *len = n;
+    close(fd);
+    if (err != 0) {
+        free(buf);
+        errno = err;
+        return NULL;
     }
+    buf[n] = '\0';
+    *len = n;
     return buf;
 }
 

@@ -6,8 +6,10 @@
 #include <stddef.h>
 
 /* The whole file at `path` (NUL-terminated, *len excludes the NUL) in a malloc'd buffer the
- * caller frees; NULL with errno set on failure. */
-char *cli_read_file(const char *path, size_t *len);
+ * caller frees, if it holds at most `max` bytes: no more than max + 1 are ever read, so a
+ * device or a FIFO without end is refused too. NULL with errno set on failure: EFBIG when
+ * the file holds more than `max` bytes. */
+char *cli_read_file(const char *path, size_t max, size_t *len);
 
 /* A staged output: the text is in `tmp` until cli_commit renames it to `path`. */
 typedef struct cli_output {

@@ -111,6 +111,7 @@ int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const ch
 {
     memset(obs, 0, sizeof *obs);
     obs->opt = opt;
+    obs->report_to = stderr;
     obs->progress = progress;
     obs->progress_ctx = progress_ctx;
     zkpipe_status st = ZKPIPE_OK;
@@ -124,7 +125,10 @@ int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const ch
         cfg.prom.flags = ZKPIPE_PROM_OMIT_ZERO;
         st = zkpipe_http_start(&obs->http, &cfg);
         if (st != ZKPIPE_OK) {
-            fprintf(stderr, "%s: --listen %s: %s\n", prog, opt->listen, zkpipe_status_str(st));
+            fprintf(stderr, "%s: --listen %s: %s\n", prog, opt->listen,
+                    st == ZKPIPE_EUNSUPPORTED ? "unsupported: zkpipe was built without "
+                                                "libmicrohttpd (ZKPIPE_HTTP)"
+                                              : zkpipe_status_str(st));
             return -1;
         }
         fprintf(stderr, "%s: serving http://%s%s%s:%u/metrics\n", prog,
@@ -153,6 +157,12 @@ int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const ch
         return -1;
     }
     return 0;
+}
+
+void cli_observe_report(const char *line, void *ctx)
+{
+    cli_observe *obs = ctx;
+    cli_progress_print(&obs->ticker, obs->report_to, line);
 }
 
 int cli_observe_attach(cli_observe *obs, const char *prog, const char *name,

@@ -36,6 +36,7 @@ typedef struct cli_observe {
     cli_progress_fn progress;
     void *progress_ctx;
     cli_progress ticker; /* flushes the trace, draws the progress line */
+    FILE *report_to;     /* where cli_observe_report writes; stderr unless set */
 } cli_observe;
 
 /* Starts what the options ask for on registry `acct`: the endpoint (its address printed on
@@ -44,6 +45,10 @@ typedef struct cli_observe {
  * Returns 0, or -1 after printing why on stderr (then nothing is left running). */
 int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const char *prog,
                       zkpipe_acct *acct, cli_progress_fn progress, void *progress_ctx);
+
+/* A zkpipe_reporter_fn (ctx: the cli_observe, started): writes the reporter's line on
+ * obs->report_to without mixing it with the progress line. */
+void cli_observe_report(const char *line, void *ctx);
 
 /* Attaches a provider to the endpoint, when there is one; 0 or -1 (printed). */
 int cli_observe_attach(cli_observe *obs, const char *prog, const char *name,

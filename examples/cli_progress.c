@@ -15,6 +15,7 @@ static void draw(cli_progress *p, int last)
     int phase = p->line(buf, sizeof buf, p->ctx);
     if (phase < 0)
         return;
+    pthread_mutex_lock(&p->out);
     if (p->tty) {
         fprintf(stderr, "\r\033[K%s%s", buf, last ? "\n" : "");
         p->drawn = !last;
@@ -24,6 +25,20 @@ static void draw(cli_progress *p, int last)
     }
     p->phase = phase;
     fflush(stderr);
+    pthread_mutex_unlock(&p->out);
+}
+
+void cli_progress_print(cli_progress *p, FILE *f, const char *line)
+{
+    pthread_mutex_lock(&p->out);
+    if (p->drawn) {
+        fputs("\r\033[K", stderr);
+        fflush(stderr);
+        p->drawn = 0;
+    }
+    fprintf(f, "%s\n", line);
+    fflush(f);
+    pthread_mutex_unlock(&p->out);
 }
 
 static void *run(void *arg)
@@ -63,15 +78,18 @@ int cli_progress_start(cli_progress *p, cli_progress_fn line, cli_tick_fn tick, 
     p->tty = isatty(STDERR_FILENO);
     p->on = line != NULL && (forced || p->tty);
     p->phase = -1;
-    if (pthread_mutex_init(&p->lock, NULL) != 0)
+    if (pthread_mutex_init(&p->out, NULL) != 0)
         return -1;
-    if (pthread_cond_init(&p->wake, NULL) != 0) {
-        pthread_mutex_destroy(&p->lock);
+    if (pthread_mutex_init(&p->lock, NULL) != 0) {
+        pthread_mutex_destroy(&p->out);
         return -1;
     }
-    if (pthread_create(&p->thread, NULL, run, p) != 0) {
-        pthread_cond_destroy(&p->wake);
+    int cond = pthread_cond_init(&p->wake, NULL) == 0;
+    if (!cond || pthread_create(&p->thread, NULL, run, p) != 0) {
+        if (cond)
+            pthread_cond_destroy(&p->wake);
         pthread_mutex_destroy(&p->lock);
+        pthread_mutex_destroy(&p->out);
         return -1;
     }
     p->started = 1;
@@ -92,4 +110,5 @@ void cli_progress_stop(cli_progress *p)
     p->started = 0;
     if (p->on)
         draw(p, 1);
+    pthread_mutex_destroy(&p->out);
 }

@@ -7,6 +7,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 
 /* Writes the current progress line (no newline) into `buf` and returns its phase (lines of
  * one phase are drawn over each other), or -1 when there is nothing to show yet. */
@@ -24,6 +25,7 @@ typedef struct cli_progress {
     int phase;
     unsigned long since_ms; /* since the last plain line */
     int drawn;              /* something is on the terminal's line */
+    pthread_mutex_t out;    /* the line and cli_progress_print take turns */
     pthread_mutex_t lock;
     pthread_cond_t wake;
     int stopping;
@@ -35,6 +37,11 @@ typedef struct cli_progress {
  * terminal, or `forced`, and `line` is not NULL). Returns 0, or -1 (no thread). */
 int cli_progress_start(cli_progress *p, cli_progress_fn line, cli_tick_fn tick, void *ctx,
                        int forced);
+
+/* Prints `line` and a newline on `f` (stdout or stderr) so that it does not mix with the
+ * progress line: on a terminal the progress line is erased first and redrawn at the next
+ * tick. Any thread. */
+void cli_progress_print(cli_progress *p, FILE *f, const char *line);
 
 /* Stops the ticker and draws the final line (ended by a newline). NULL-safe when not started. */
 void cli_progress_stop(cli_progress *p);

@@ -112,8 +112,7 @@ static uint64_t *map_words(size_t bytes)
 
 /* A buffer of `bytes` charged to the ledger as `kind`, every word written; NULL when it could
  * not be mapped or charged. */
-static uint64_t *take(zkpipe_ledger *ledger, uint32_t kind, size_t bytes, size_t p,
-                      uint64_t *sum)
+static uint64_t *take(zkpipe_ledger *ledger, uint32_t kind, size_t bytes, size_t p, uint64_t *sum)
 {
     uint64_t *w = map_words(bytes);
     if (w == NULL)
@@ -310,8 +309,8 @@ static int parse_args(int argc, char **argv, options *o)
             ok = parse_ulong(optarg, 0, 1ul << 24, &o->budget_mib);
             break;
         case 'r':
-            c->release = strcmp(optarg, "early") == 0 ? ZKPIPE_RELEASE_EARLY
-                                                      : ZKPIPE_RELEASE_DELIVERY;
+            c->release =
+                strcmp(optarg, "early") == 0 ? ZKPIPE_RELEASE_EARLY : ZKPIPE_RELEASE_DELIVERY;
             ok = strcmp(optarg, "early") == 0 || strcmp(optarg, "delivery") == 0;
             break;
         case 'm':

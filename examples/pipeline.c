@@ -391,7 +391,10 @@ static zkpipe_status batch_open(batch *b, const options *o)
     zkpipe_groth16_vk *vk = NULL;
     zkpipe_zkey_info info;
     zkpipe_status st = zkpipe_pool_create(&pool, o->cfg.prover_threads, NULL);
-    zkpipe_io_options io = {.pool = pool, .flags = o->full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP};
+    zkpipe_io_options io;
+    zkpipe_io_options_init(&io);
+    io.pool = pool;
+    io.flags = o->full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
     if (st == ZKPIPE_OK &&
         (st = zkpipe_zkey_open(&b->zkey, detail, sizeof detail, o->zkey_path, &io)) != ZKPIPE_OK)
         fprintf(stderr, "zkpipe-pipeline: %s: %s (%s)\n", o->zkey_path, detail,
@@ -589,6 +592,11 @@ int main(int argc, char **argv)
         st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
     }
     o.cfg.report_file = stdout;
+    if (observing) { /* reporter lines through the progress line's printer */
+        obs.report_to = stdout;
+        o.cfg.report_fn = cli_observe_report;
+        o.cfg.report_ctx = &obs;
+    }
     o.cfg.trace = observing ? obs.trace : NULL;
     if (st == ZKPIPE_OK)
         st = zkpipe_engine_create(&e, &o.cfg);

@@ -334,8 +334,11 @@ int main(int argc, char **argv)
         run_free(&r);
         return 1;
     }
-    zkpipe_io_options io = {
-        .pool = r.pool, .acct = r.acct, .flags = o.full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP};
+    zkpipe_io_options io;
+    zkpipe_io_options_init(&io);
+    io.pool = r.pool;
+    io.acct = r.acct;
+    io.flags = o.full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
     zkpipe_groth16_timings t = {0};
     double t0 = now(), open_s, check_s = 0;
     progress pg = {PHASE_ZKEY, o.full_check, t0, {t0}, r.acct, {0}};

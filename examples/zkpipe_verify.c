@@ -3,7 +3,9 @@
  *   zkpipe-verify <verification_key.json> <public.json> <proof.json>
  *
  * Prints "OK" and exits 0 when the proof verifies; otherwise prints one line on stderr naming
- * the file and the problem and exits 1 (2 for a usage error). */
+ * the file and the problem and exits 1 (2 for a usage error). The proof may be rapidsnark's
+ * (no "curve": the key's is taken). Each file is read up to its kind's limit in zkpipe/io.h;
+ * a larger one is refused (ZKPIPE_ETOOBIG). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,12 +46,30 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: expected 3 files, got %d (see --help)\n", prog, npos);
         return 2;
     }
+    /* Each file is read up to its kind's limit, so that no input (/dev/zero, say) is read
+     * without end; the parsers refuse the same sizes. */
+    static const struct {
+        size_t max;
+        const char *name, *kind;
+    } limits[3] = {
+        {ZKPIPE_SNARKJS_VK_MAX_BYTES, "ZKPIPE_SNARKJS_VK_MAX_BYTES", "verification_key.json"},
+        {ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES, "ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES", "public.json"},
+        {ZKPIPE_SNARKJS_PROOF_MAX_BYTES, "ZKPIPE_SNARKJS_PROOF_MAX_BYTES", "proof.json"},
+    };
     char *text[3] = {NULL, NULL, NULL};
     size_t len[3];
     for (int i = 0; i < 3; i++) {
-        text[i] = cli_read_file(pos[i], &len[i]);
+        text[i] = cli_read_file(pos[i], limits[i].max, &len[i]);
         if (text[i] == NULL) {
-            fprintf(stderr, "%s: %s: cannot read: %s\n", prog, pos[i], strerror(errno));
+            if (errno == EFBIG) {
+                char detail[ZKPIPE_IO_DETAIL_MAX];
+                snprintf(detail, sizeof detail,
+                         "larger than %s = %zu bytes, the most a %s may have", limits[i].name,
+                         limits[i].max, limits[i].kind);
+                fail(pos[i], ZKPIPE_ETOOBIG, detail);
+            } else {
+                fprintf(stderr, "%s: %s: cannot read: %s\n", prog, pos[i], strerror(errno));
+            }
             for (int k = 0; k < i; k++)
                 free(text[k]);
             return 1;
@@ -67,13 +87,10 @@ int main(int argc, char **argv)
         fail(pos[0], st, detail);
         goto out;
     }
-    if ((st = zkpipe_snarkjs_proof_parse(&proof, detail, sizeof detail, text[2], len[2])) !=
-        ZKPIPE_OK) {
+    /* On the key's curve: rapidsnark's proofs do not name theirs. */
+    if ((st = zkpipe_snarkjs_proof_parse(&proof, detail, sizeof detail, zkpipe_groth16_vk_curve(vk),
+                                         text[2], len[2])) != ZKPIPE_OK) {
         fail(pos[2], st, detail);
-        goto out;
-    }
-    if (proof.curve != zkpipe_groth16_vk_curve(vk)) {
-        fail(pos[2], ZKPIPE_EMISMATCH, "the proof is for another curve than the key");
         goto out;
     }
     size_t want = zkpipe_groth16_vk_num_inputs(vk) - 1;

@@ -8,7 +8,10 @@
  *                                     once and a client that never reads; exit 0 when each got
  *                                     its code or was dropped and /healthz still answers
  *   probe query HOST PORT PROMQL      Prometheus's /api/v1/query: one line per result,
- *                                     "<labels> <value>"; exit 0 when the query succeeded */
+ *                                     "<labels> <value>"; exit 0 when the query succeeded
+ *   probe scrape HOST PORT MS         GET /metrics and /status every MS milliseconds until the
+ *                                     server is gone; prints the scrapes (the benchmark's
+ *                                     scrape loop) */
 #include <arpa/inet.h>
 #include <ctype.h>
 #include <netinet/in.h>
@@ -194,6 +197,26 @@ static int query(const char *host, uint16_t port, const char *promql)
     return 0;
 }
 
+static int scrape(const char *host, uint16_t port, int ms)
+{
+    long scrapes = 0;
+    for (int misses = 0; misses < 20;) {
+        http_reply r;
+        int ok = http_simple(host, port, "GET", "/metrics", &r) == 0;
+        if (ok)
+            http_reply_free(&r);
+        ok = ok && http_simple(host, port, "GET", "/status", &r) == 0;
+        if (ok)
+            http_reply_free(&r);
+        /* Before the server is up and after it is gone: misses, 20 in a row end the loop. */
+        misses = ok ? 0 : misses + (scrapes > 0 ? 20 : 1);
+        scrapes += ok;
+        poll(NULL, 0, ms);
+    }
+    printf("%ld scrapes\n", scrapes);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 2 && strcmp(argv[1], "freeport") == 0)
@@ -209,6 +232,8 @@ int main(int argc, char **argv)
         return get(argv[2], port, argv[4], 1);
     if (argc == 4 && strcmp(argv[1], "hostile") == 0)
         return hostile(argv[2], port);
+    if (argc == 5 && strcmp(argv[1], "scrape") == 0)
+        return scrape(argv[2], port, atoi(argv[4]));
     if (argc == 5 && strcmp(argv[1], "query") == 0)
         return query(argv[2], port, argv[4]);
     return fail("usage: see the top of tests/probe.c");

@@ -419,6 +419,36 @@ static void move_carries_every_kind(void **state)
     zkpipe_acct_destroy(acct);
 }
 
+/* acct.h: an open ledger may be moved by memcpy between calls; the old copy is forgotten. */
+static void open_ledger_moves_by_memcpy(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    zkpipe_ledger *first = test_malloc(sizeof *first);
+    assert_int_equal(zkpipe_ledger_open(first, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(first, ZKPIPE_KIND_ABC, 4096), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(first, ZKPIPE_KIND_AUX, 64), ZKPIPE_OK);
+    zkpipe_ledger moved[3];
+    memcpy(&moved[1], first, sizeof *first);
+    memset(first, 0xa5, sizeof *first);
+    test_free(first);
+
+    assert_int_equal(zkpipe_ledger_move(&moved[1], ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_release(&moved[1], ZKPIPE_KIND_AUX, 64), ZKPIPE_OK);
+    memcpy(&moved[2], &moved[1], sizeof moved[1]);
+    assert_int_equal(zkpipe_ledger_charge(&moved[2], ZKPIPE_KIND_H, 100), ZKPIPE_OK);
+    zkpipe_snapshot s = snap_of(acct);
+    assert_int_equal(s.live_items, 1);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_QUEUED].live_bytes, 4196);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].live_items, 0);
+    zkpipe_ledger_close(&moved[2]);
+    s = snap_of(acct);
+    assert_int_equal(s.live_items, 0);
+    assert_int_equal(s.live_bytes, 0);
+    assert_int_equal(s.stage[ZKPIPE_STAGE_QUEUED].live_buffers, 0);
+    zkpipe_acct_destroy(acct);
+}
+
 static void peaks_hold_until_reset(void **state)
 {
     (void)state;
@@ -689,6 +719,7 @@ int main(void)
         cmocka_unit_test(charge_overflow),
         cmocka_unit_test(charged_allocator),
         cmocka_unit_test(move_carries_every_kind),
+        cmocka_unit_test(open_ledger_moves_by_memcpy),
         cmocka_unit_test(peaks_hold_until_reset),
         cmocka_unit_test(snapshot_rejects_null),
         cmocka_unit_test(exporters_reject_bad_arguments),

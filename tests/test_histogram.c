@@ -148,7 +148,7 @@ static void exporters_write_the_family(void **state)
     assert_int_equal(need, len);
 
     zkpipe_prom_label l[] = {{"gpu", "1"}};
-    zkpipe_prom_options o = {"", l, 1, 0};
+    zkpipe_prom_options o = {.prefix = "", .labels = l, .label_count = 1};
     assert_int_equal(zkpipe_histogram_prometheus(buf, sizeof buf, &len, "job_seconds", "x", &s, &o),
                      ZKPIPE_OK);
     assert_non_null(strstr(buf, "\njob_seconds_bucket{gpu=\"1\",le=\"2.5\"} 2\n"));
@@ -239,7 +239,7 @@ static void snapshot_prometheus_options(void **state)
     assert_int_equal(zkpipe_snapshot_prometheus_ex(buf, sizeof buf, &len, &snap, NULL), ZKPIPE_OK);
     assert_int_equal(len, plain);
     /* 5 stages x 8 kinds x 4 families without the option; one pair with it. */
-    zkpipe_prom_options o = {NULL, NULL, 0, ZKPIPE_PROM_OMIT_ZERO};
+    zkpipe_prom_options o = {.flags = ZKPIPE_PROM_OMIT_ZERO};
     assert_int_equal(zkpipe_snapshot_prometheus_ex(buf, sizeof buf, &len, &snap, &o), ZKPIPE_OK);
     assert_true(len < plain);
     int kind_series = 0;
@@ -255,7 +255,7 @@ static void snapshot_prometheus_options(void **state)
     assert_non_null(strstr(buf, "zkpipe_peak_buffer_bytes{stage=\"pending\",kind=\"h\"} 64\n"));
 
     zkpipe_prom_label labels[] = {{"instance", "host:9100"}, {"gpu", "0"}};
-    zkpipe_prom_options named = {"fleet:prover", labels, 2, 0};
+    zkpipe_prom_options named = {.prefix = "fleet:prover", .labels = labels, .label_count = 2};
     assert_int_equal(zkpipe_snapshot_prometheus_ex(buf, sizeof buf, &len, &snap, &named),
                      ZKPIPE_OK);
     assert_non_null(strstr(buf,
@@ -263,21 +263,21 @@ static void snapshot_prometheus_options(void **state)
                            "fleet:prover_inflight_items{instance=\"host:9100\",gpu=\"0\"} 1\n"));
     assert_non_null(strstr(buf, "fleet:prover_stage_items{instance=\"host:9100\",gpu=\"0\","
                                 "stage=\"pending\"} 1\n"));
-    zkpipe_prom_options bad = {"1x", NULL, 0, 0};
+    zkpipe_prom_options bad = {.prefix = "1x"};
     assert_int_equal(zkpipe_snapshot_prometheus_ex(buf, sizeof buf, &len, &snap, &bad),
                      ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_prom_options_check(&bad), ZKPIPE_EINVAL);
-    bad = (zkpipe_prom_options){NULL, NULL, 1, 0};
+    bad = (zkpipe_prom_options){.label_count = 1};
     assert_int_equal(zkpipe_prom_options_check(&bad), ZKPIPE_EINVAL);
-    bad = (zkpipe_prom_options){NULL, NULL, 0, 2};
+    bad = (zkpipe_prom_options){.flags = 2};
     assert_int_equal(zkpipe_prom_options_check(&bad), ZKPIPE_EINVAL);
     zkpipe_prom_label nul[] = {{"a", NULL}};
-    bad = (zkpipe_prom_options){NULL, nul, 1, 0};
+    bad = (zkpipe_prom_options){.labels = nul, .label_count = 1};
     assert_int_equal(zkpipe_prom_options_check(&bad), ZKPIPE_EINVAL);
     char longp[ZKPIPE_PROM_PREFIX_MAX + 2];
     memset(longp, 'a', sizeof longp - 1);
     longp[sizeof longp - 1] = '\0';
-    bad = (zkpipe_prom_options){longp, NULL, 0, 0};
+    bad = (zkpipe_prom_options){.prefix = longp};
     assert_int_equal(zkpipe_prom_options_check(&bad), ZKPIPE_EINVAL);
     longp[ZKPIPE_PROM_PREFIX_MAX] = '\0';
     assert_int_equal(zkpipe_prom_options_check(&bad), ZKPIPE_OK);

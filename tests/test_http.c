@@ -473,7 +473,7 @@ static void hostile_clients(void **state)
     const char *stuck_req = "GET /status HTTP/1.1\r\nHost: x\r\n\r\n";
     assert_int_equal(send(stuck, stuck_req, strlen(stuck_req), 0), (ssize_t)strlen(stuck_req));
 
-    /* 200 connections at once against a limit of 16: the extra ones are closed. */
+    /* 200 connections at once against a limit of 16: at most 16 are open at the server. */
     enum { CLIENTS = 200 };
     int fds[CLIENTS];
     int opened = 0;

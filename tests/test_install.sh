@@ -1,32 +1,98 @@
 #!/bin/sh
-# Installs the build tree ($1) into a temporary prefix, then checks what a user gets: the shared
-# library exports only public zkpipe_ names, and a program builds and runs against the install
-# with find_package(zkpipe) (shared and static targets) and with pkg-config.
+# Installs the build tree ($1) into a temporary prefix, then checks what a user gets: programs
+# build and run against the install with find_package(zkpipe) while the CUDA toolkit is hidden
+# (the static library of a CUDA build then needs the `cuda` component, which finds it), and
+# with pkg-config seeing nothing but zkpipe's own .pc; neither adds jansson or CUDA flags.
+# usage: test_install.sh <build dir> <source dir>
 set -eu
 build=$1
 src=$2
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*" >&2; exit 1; }
+fail() {
+    echo "FAIL: $*" >&2
+    exit 1
+}
+prefix=$tmp/prefix
 
-cmake --install "$build" --prefix "$tmp/prefix" >/dev/null
-lib=$(find "$tmp/prefix" -name 'libzkpipe.so' | head -n 1)
+cmake --install "$build" --prefix "$prefix" >/dev/null
+lib=$(find "$prefix" -name 'libzkpipe.so' | head -n 1)
 [ -n "$lib" ] || fail "no libzkpipe.so installed"
 libdir=$(dirname "$lib")
 [ -f "$libdir/libzkpipe.a" ] || fail "no libzkpipe.a installed"
+soname=$(objdump -p "$lib" | awk '$1 == "SONAME" {print $2}')
+[ -e "$libdir/$soname" ] || fail "the soname $soname is not installed"
+if [ -f "$libdir/cmake/zkpipe/zkpipe-cuda-targets.cmake" ]; then cuda=ON; else cuda=OFF; fi
+echo "installed $soname (CUDA backend $cuda)"
 
-leaked=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -v '^zkpipe_[a-z0-9]' || true)
-[ -z "$leaked" ] || fail "symbols exported beyond the public API: $leaked"
-nm -D --defined-only "$lib" | grep -q ' zkpipe_version_string$' || fail "public API not exported"
+# Flags a consumer gets must not mention jansson or CUDA (nor zkpipe's private -lm, -lpthread).
+no_private_flags() { # <what> <file>
+    if grep -n -i 'jansson\|cjson\|cuda\|-lm\b\|pthread' "$2" >&2; then
+        fail "$1 carries zkpipe's private dependencies"
+    fi
+}
 
-cmake -S "$src/tests/install" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
-cmake --build "$tmp/consumer" >/dev/null
-LD_LIBRARY_PATH="$libdir" "$tmp/consumer/consumer_shared"
-"$tmp/consumer/consumer_static"
+echo "== find_package, CUDA toolkit hidden"
+static=ON
+[ "$cuda" = OFF ] || static=OFF
+cmake -S "$src/tests/install" -B "$tmp/hidden" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCONSUMER_STATIC=$static \
+    -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$tmp/log" 2>&1 || {
+    cat "$tmp/log" >&2
+    fail "configuring against the install without the CUDA toolkit"
+}
+cmake --build "$tmp/hidden" >"$tmp/log" 2>&1 || {
+    cat "$tmp/log" >&2
+    fail "building against the install without the CUDA toolkit"
+}
+no_private_flags "the compile command" "$tmp/hidden/compile_commands.json"
+no_private_flags "the shared consumer's link" "$tmp/hidden/CMakeFiles/consumer_shared.dir/link.txt"
+"$tmp/hidden/consumer_shared"
+[ "$static" = OFF ] || "$tmp/hidden/consumer_static"
 
-PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --exists zkpipe || fail "zkpipe.pc not found"
-# shellcheck disable=SC2046
-cc -o "$tmp/consumer_pc" "$src/tests/install/consumer.c" \
-    $(PKG_CONFIG_PATH="$libdir/pkgconfig" pkg-config --cflags --libs zkpipe)
+if [ "$cuda" = ON ]; then
+    echo "== find_package, the static library of a CUDA build"
+    if cmake -S "$src/tests/install" -B "$tmp/nocuda" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON >"$tmp/log" 2>&1; then
+        fail "the cuda component was found without the CUDA toolkit"
+    fi
+    grep -q 'component `cuda` needs the CUDA toolkit' "$tmp/log" || {
+        cat "$tmp/log" >&2
+        fail "no clear message for the cuda component without the toolkit"
+    }
+    cmake -S "$src/tests/install" -B "$tmp/static" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/log" 2>&1 &&
+        cmake --build "$tmp/static" >"$tmp/log" 2>&1 || {
+        cat "$tmp/log" >&2
+        fail "linking the static library with the cuda component"
+    }
+    "$tmp/static/consumer_static"
+fi
+
+echo "== pkg-config, nothing but zkpipe.pc visible"
+# PKG_CONFIG_LIBDIR replaces the default search path: no other package's .pc can be read.
+pc() { PKG_CONFIG_LIBDIR="$libdir/pkgconfig" PKG_CONFIG_PATH='' pkg-config "$@"; }
+flags=$(pc --cflags --libs zkpipe) || fail "pkg-config --cflags --libs zkpipe"
+echo "flags: $flags"
+inc=$(cd "$prefix/include" && pwd -P)
+real_libdir=$(cd "$libdir" && pwd -P)
+for flag in $flags; do
+    case $flag in
+    -I*) [ "$(cd "${flag#-I}" && pwd -P)" = "$inc" ] || fail "unexpected $flag" ;;
+    -L*) [ "$(cd "${flag#-L}" && pwd -P)" = "$real_libdir" ] || fail "unexpected $flag" ;;
+    -lzkpipe) ;;
+    *) fail "unexpected flag $flag" ;;
+    esac
+done
+# shellcheck disable=SC2086
+${CC:-cc} -o "$tmp/consumer_pc" "$src/tests/install/consumer.c" $flags
 LD_LIBRARY_PATH="$libdir" "$tmp/consumer_pc"
+# A static link takes the private libraries from Libs.private.
+static_libs=$(pc --static --libs zkpipe | sed "s|-lzkpipe\b|$libdir/libzkpipe.a|")
+echo "static: $static_libs"
+# shellcheck disable=SC2086
+${CC:-cc} -o "$tmp/consumer_pc_static" "$src/tests/install/consumer.c" $(pc --cflags zkpipe) \
+    $static_libs
+objdump -p "$tmp/consumer_pc_static" | grep -q 'NEEDED.*libzkpipe' &&
+    fail "the static link still needs libzkpipe.so"
+"$tmp/consumer_pc_static"
 echo "install check passed"

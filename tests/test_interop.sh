@@ -7,9 +7,17 @@
 #     a tampered proof and a wrong public.json are refused.
 #   test_interop.sh bad PROVE VERIFY: every case of interop/make-bad.sh is refused with a
 #     non-zero exit (not a signal), one line on stderr naming an input, and no output left.
+#   test_interop.sh verdicts PROVE VERIFY TEST_SNARKJS_JSON: the JSON cases of
+#     tests/test_snarkjs_json.c (--write-variants) get the same verdict from zkpipe-verify as
+#     from snarkjs (when node and tests/interop/node_modules are there), or, where zkpipe is
+#     deliberately stricter, a refusal.
 set -eu
-[ $# -eq 3 ] || { echo "usage: test_interop.sh good|bad ZKPIPE_PROVE ZKPIPE_VERIFY" >&2; exit 2; }
-mode=$1 prove=$2 verify=$3
+if [ $# -lt 3 ] || { [ "$1" = verdicts ] && [ $# -ne 4 ]; }; then
+    echo "usage: test_interop.sh good|bad ZKPIPE_PROVE ZKPIPE_VERIFY" >&2
+    echo "       test_interop.sh verdicts ZKPIPE_PROVE ZKPIPE_VERIFY TEST_SNARKJS_JSON" >&2
+    exit 2
+fi
+mode=$1 prove=$2 verify=$3 writer=${4:-}
 interop=$(cd "$(dirname "$0")/interop" && pwd)
 fixtures=$interop/fixtures
 tmp=$(mktemp -d)
@@ -114,6 +122,19 @@ good() {
         for p in proof.json proof_det.json; do
             accepted "$name: verify snarkjs's $p" "$verify" "$vk" "$dir/public.json" "$dir/$p"
         done
+        # rapidsnark's proof.json has no "curve": the key's is taken.
+        for p in "$out/proof.json" "$dir/proof.json"; do
+            if ! "$interop/json-tamper.sh" rapidsnark "$p" "$out/rapidsnark.json"; then
+                fail "$name: $p has no pi_a, pi_b, pi_c"
+                continue
+            fi
+            accepted "$name: verify $p in rapidsnark's shape" "$verify" "$vk" \
+                "$dir/public.json" "$out/rapidsnark.json"
+            if [ "$have_snarkjs" -eq 1 ]; then
+                snarkjs_says "$name: snarkjs on $p in rapidsnark's shape" ok "$vk" \
+                    "$dir/public.json" "$out/rapidsnark.json"
+            fi
+        done
 
         if ! "$interop/json-tamper.sh" swap-ac "$out/proof.json" "$out/tampered.json"; then
             fail "$name: our proof.json has no pi_a, pi_b, pi_c to tamper with"
@@ -197,15 +218,65 @@ bad() {
     for f in "$p" "$q" "$tmp/proof.json"; do
         [ ! -e "$f" ] || fail "a refused command line left $f"
     done
+    # Inputs without end or over the limits: refused without reading them whole.
+    vk=$dir/verification_key.json pub=$dir/public.json proof=$dir/proof.json
+    head -c 65537 /dev/zero | tr '\0' ' ' >"$tmp/big-proof.json"
+    refused "verify /dev/zero as proof.json" /dev/zero "$verify" "$vk" "$pub" /dev/zero
+    case $(cat "$tmp/stderr") in *65536*) ;; *) fail "/dev/zero: the limit is not named" ;; esac
+    refused "verify /dev/zero as public.json" /dev/zero "$verify" "$vk" /dev/zero "$proof"
+    refused "verify /dev/zero as the key" /dev/zero "$verify" /dev/zero "$pub" "$proof"
+    refused "verify a proof.json over 64 KiB" "$tmp/big-proof.json" \
+        "$verify" "$vk" "$pub" "$tmp/big-proof.json"
+    refused "verify a folder as the key" "$tmp" "$verify" "$tmp" "$pub" "$proof"
     refused "prove into a missing folder" "$tmp/no-such-dir/proof.json" \
         "$prove" "$zkey" "$wtns" "$tmp/no-such-dir/proof.json" "$tmp/public.json"
     [ ! -e "$tmp/public.json" ] || fail "prove into a missing folder left public.json"
     echo "$n bad inputs tried"
 }
 
+# zkpipe_says LABEL CMD...: sets $got to ok (exit 0) or no (refused: exit below 128).
+zkpipe_says() {
+    run "$@"
+    if [ "$status" -eq 0 ]; then got=ok; else got=no; fi
+    [ "$status" -lt 128 ] || fail "$1: exit $status (a signal or a crash)"
+}
+
+verdicts() {
+    export ZKPIPE_SOURCE_DIR="${ZKPIPE_SOURCE_DIR:-$(cd "$interop/../.." && pwd)}"
+    mkdir "$tmp/variants"
+    "$writer" --write-variants "$tmp/variants" || { fail "cannot write the variants"; return; }
+    if [ "$have_snarkjs" -eq 1 ]; then
+        (cd "$interop" && node verify-many.cjs "$tmp/variants/cases") >"$tmp/snarkjs" ||
+            fail "verify-many.cjs failed"
+    else
+        echo "note: node or tests/interop/node_modules missing (npm ci there): zkpipe alone"
+    fi
+    n=0 stricter=0
+    while read -r expect name vk pub proof; do
+        zkpipe_says "$name" "$verify" "$vk" "$pub" "$proof"
+        theirs=$(awk -v n="$name" '$1 == n { print $2 }' "$tmp/snarkjs" 2>/dev/null || true)
+        case $expect in
+        ok | no)
+            [ "$got" = "$expect" ] || fail "$name: zkpipe-verify said $got, expected $expect"
+            [ -z "$theirs" ] || [ "$theirs" = "$expect" ] ||
+                fail "$name: snarkjs said $theirs, expected $expect"
+            ;;
+        stricter)
+            [ "$got" = no ] || fail "$name: zkpipe-verify took it"
+            [ "$theirs" != ok ] || stricter=$((stricter + 1))
+            ;;
+        *) fail "$name: unknown expectation $expect" ;;
+        esac
+        n=$((n + 1))
+    done <"$tmp/variants/cases"
+    [ "$n" -gt 0 ] || fail "no variants"
+    echo "$n JSON variants: the same verdict as snarkjs but for $stricter that zkpipe refuses"
+}
+
 case $mode in
 good) good ;;
 bad) bad ;;
+verdicts) verdicts ;;
 *)
     echo "test_interop.sh: unknown mode $mode" >&2
     exit 2

@@ -294,7 +294,10 @@ static void tiny_proves_and_verifies(void **state)
         opened o;
         char d[ZKPIPE_IO_DETAIL_MAX] = "";
         tiny_build(&f, curves[ci]);
-        zkpipe_io_options opts = {pool, acct, NULL, 0, NULL};
+        zkpipe_io_options opts;
+        zkpipe_io_options_init(&opts);
+        opts.pool = pool;
+        opts.acct = acct;
         open_all(&o, &f, &opts);
         zkpipe_zkey_info zi;
         zkpipe_r1cs_info ri;
@@ -374,7 +377,9 @@ static void tiny_proves_and_verifies(void **state)
         assert_int_equal(zkpipe_snarkjs_proof_write(json, sizeof json, &len, &proof), ZKPIPE_OK);
         assert_int_equal(strlen(json), len);
         assert_non_null(strstr(json, ci == 0 ? "\"bls12381\"" : "\"bn128\""));
-        assert_int_equal(zkpipe_snarkjs_proof_parse(&back, d, sizeof d, json, len), ZKPIPE_OK);
+        assert_int_equal(
+            zkpipe_snarkjs_proof_parse(&back, d, sizeof d, ZKPIPE_CURVE_COUNT, json, len),
+            ZKPIPE_OK);
         assert_int_equal(back.curve, proof.curve);
         assert_memory_equal(back.bytes, proof.bytes, proof.size);
         zkpipe_scalar pub[4];
@@ -747,7 +752,9 @@ static void null_arguments_and_accessors(void **state)
     assert_int_equal(zkpipe_zkey_open_mem(NULL, d, sizeof d, "x", 1, NULL), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_wtns_open_mem(&w, d, sizeof d, NULL, 5, NULL), ZKPIPE_EINVAL);
     zkpipe_allocator broken = {NULL, NULL, NULL};
-    zkpipe_io_options bad = {NULL, NULL, &broken, 0, NULL};
+    zkpipe_io_options bad;
+    zkpipe_io_options_init(&bad);
+    bad.allocator = &broken;
     assert_int_equal(zkpipe_r1cs_open_mem(&r, d, sizeof d, "x", 1, &bad), ZKPIPE_EINVAL);
     zkpipe_zkey_destroy(NULL);
     zkpipe_wtns_destroy(NULL);
@@ -825,7 +832,9 @@ static void unaligned_sections_are_copied_and_accounted(void **state)
     assert_non_null(wt);
     memcpy(zk + 4, f.zkey.data, f.zkey.len);
     memcpy(wt, f.wtns.data, f.wtns.len);
-    zkpipe_io_options opts = {NULL, acct, NULL, 0, NULL};
+    zkpipe_io_options opts;
+    zkpipe_io_options_init(&opts);
+    opts.acct = acct;
     zkpipe_zkey *z;
     zkpipe_wtns *w;
     assert_int_equal(zkpipe_zkey_open_mem(&z, d, sizeof d, zk + 4, f.zkey.len, &opts), ZKPIPE_OK);
@@ -889,23 +898,28 @@ static void json_errors_are_named(void **state)
     };
     for (size_t i = 0; i < sizeof proofs / sizeof proofs[0]; i++) {
         d[0] = '\0';
-        zkpipe_status st =
-            zkpipe_snarkjs_proof_parse(&p, d, sizeof d, proofs[i].json, strlen(proofs[i].json));
+        zkpipe_status st = zkpipe_snarkjs_proof_parse(&p, d, sizeof d, ZKPIPE_CURVE_COUNT,
+                                                      proofs[i].json, strlen(proofs[i].json));
         if (st != proofs[i].st || strstr(d, proofs[i].has) == NULL)
             fail_msg("proof %zu: %s \"%s\"", i, zkpipe_status_name(st), d);
     }
     /* Infinity (z = 0) reads as such. */
     const char *inf = "{\"curve\":\"bn128\",\"pi_a\":[\"0\",\"1\",\"0\"],\"pi_b\":[[\"0\",\"0\"],"
                       "[\"1\",\"0\"],[\"0\",\"0\"]],\"pi_c\":[\"1\",\"2\",\"1\"]}";
-    assert_int_equal(zkpipe_snarkjs_proof_parse(&p, d, sizeof d, inf, strlen(inf)), ZKPIPE_OK);
+    assert_int_equal(
+        zkpipe_snarkjs_proof_parse(&p, d, sizeof d, ZKPIPE_CURVE_COUNT, inf, strlen(inf)),
+        ZKPIPE_OK);
     size_t len;
     char out[2048];
     assert_int_equal(zkpipe_snarkjs_proof_write(out, sizeof out, &len, &p), ZKPIPE_OK);
     zkpipe_groth16_proof back;
-    assert_int_equal(zkpipe_snarkjs_proof_parse(&back, d, sizeof d, out, len), ZKPIPE_OK);
+    assert_int_equal(zkpipe_snarkjs_proof_parse(&back, d, sizeof d, ZKPIPE_CURVE_COUNT, out, len),
+                     ZKPIPE_OK);
     assert_memory_equal(back.bytes, p.bytes, p.size);
-    assert_int_equal(zkpipe_snarkjs_proof_parse(NULL, d, sizeof d, inf, 3), ZKPIPE_EINVAL);
-    assert_int_equal(zkpipe_snarkjs_proof_parse(&p, d, sizeof d, NULL, 3), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_snarkjs_proof_parse(NULL, d, sizeof d, ZKPIPE_CURVE_COUNT, inf, 3),
+                     ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_snarkjs_proof_parse(&p, d, sizeof d, ZKPIPE_CURVE_COUNT, NULL, 3),
+                     ZKPIPE_EINVAL);
 
     static const struct {
         const char *json, *has;
@@ -955,7 +969,9 @@ static const tiny_files *walk_files;
 static int walk_open_prove(void *arg, const zkpipe_allocator *a)
 {
     (void)arg;
-    zkpipe_io_options opts = {NULL, NULL, a, 0, NULL};
+    zkpipe_io_options opts;
+    zkpipe_io_options_init(&opts);
+    opts.allocator = a;
     zkpipe_zkey *z = NULL;
     zkpipe_wtns *w = NULL;
     zkpipe_r1cs *r = NULL;
@@ -1053,7 +1069,8 @@ static int check_fixture(const char *dir)
     assert_int_equal(
         zkey_prove_rs(&got, NULL, d, sizeof d, z, w, &r, &s, NULL, ZKPIPE_BACKEND_CPU, NULL),
         ZKPIPE_OK);
-    assert_int_equal(zkpipe_snarkjs_proof_parse(&want, d, sizeof d, det, len), ZKPIPE_OK);
+    assert_int_equal(zkpipe_snarkjs_proof_parse(&want, d, sizeof d, ZKPIPE_CURVE_COUNT, det, len),
+                     ZKPIPE_OK);
     if (memcmp(got.bytes, want.bytes, got.size) != 0)
         fail_msg("%s: our proof with r = 11, s = 22 differs from snarkjs's", dir);
     char *vkj = slurp(dir, "verification_key.json", &vlen);
@@ -1061,7 +1078,8 @@ static int check_fixture(const char *dir)
     assert_non_null(vkj);
     assert_non_null(pj);
     assert_int_equal(zkpipe_snarkjs_vk_parse(&vk, d, sizeof d, vkj, vlen, NULL), ZKPIPE_OK);
-    assert_int_equal(zkpipe_snarkjs_proof_parse(&theirs, d, sizeof d, pj, plen), ZKPIPE_OK);
+    assert_int_equal(zkpipe_snarkjs_proof_parse(&theirs, d, sizeof d, ZKPIPE_CURVE_COUNT, pj, plen),
+                     ZKPIPE_OK);
     size_t np = (zkpipe_groth16_vk_num_inputs(vk) - 1);
     zkpipe_scalar *in = calloc(np + 1, sizeof *in);
     assert_non_null(in);
@@ -1150,7 +1168,7 @@ static int write_seeds(const char *dir)
             zkpipe_snarkjs_proof_write(json, sizeof json, &len, &proof) != ZKPIPE_OK)
             rc = -1;
         snprintf(name, sizeof name, "proof-%s", ci == 0 ? "bls12381" : "bn128");
-        rc |= write_seed(dir, "json", name, "\x01\x00", json, len);
+        rc |= write_seed(dir, "json", name, "\x01\x02", json, len);
         zkpipe_snarkjs_public_write(json, sizeof json, &len, in, TINY_PUBLIC);
         snprintf(name, sizeof name, "public-%s", ci == 0 ? "bls12381" : "bn128");
         rc |= write_seed(dir, "json", name, ci == 0 ? "\x02\x00" : "\x02\x01", json, len);

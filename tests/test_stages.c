@@ -23,6 +23,8 @@
 #include "zkpipe/zkpipe.h"
 
 #define PATIENCE_MS 20000
+/* The first published stage operations ended with discard. */
+#define OPS_MIN_SIZE (offsetof(zkpipe_stage_ops, discard) + sizeof(void (*)(void)))
 
 /* ---- a host's own operations ---- */
 
@@ -317,8 +319,9 @@ static void host_waist_is_bounded_under_a_reader(void **state)
     cfg.permits = 2;
     cfg.capacity = 1;
     cfg.prover_workers = 2;
-    reader rd = {acct, cfg.permits + cfg.capacity,
-                 cfg.permits + cfg.capacity + cfg.prover_workers, 0, 0, 0, 0};
+    reader rd = {
+        acct, cfg.permits + cfg.capacity, cfg.permits + cfg.capacity + cfg.prover_workers, 0, 0, 0,
+        0};
     pthread_t t;
     assert_int_equal(pthread_create(&t, NULL, read_loop, &rd), 0);
     zkpipe_engine *e;
@@ -555,7 +558,7 @@ static void tables_and_configs_carry_their_size(void **state)
     assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_OK);
 
     zkpipe_stage_ops old = host_ops;
-    old.struct_size = ZKPIPE_STAGE_OPS_MIN_SIZE; /* result_free and validate lie beyond */
+    old.struct_size = OPS_MIN_SIZE; /* result_free and validate lie beyond */
     old.validate = refuse;
     zkpipe_partition parts[2] = {{&old, &h, {0, 0}}, {&old, &h, {0, 0}}};
     zkpipe_job *job = NULL;
@@ -581,7 +584,7 @@ static void tables_and_configs_carry_their_size(void **state)
     assert_int_equal(zkpipe_engine_submit(e, &job, parts, 2, NULL, NULL), ZKPIPE_ESTATE);
     assert_null(job);
     bad = host_ops;
-    bad.struct_size = ZKPIPE_STAGE_OPS_MIN_SIZE - 1;
+    bad.struct_size = OPS_MIN_SIZE - 1;
     assert_int_equal(zkpipe_engine_submit(e, &job, parts, 1, NULL, NULL), ZKPIPE_EINVAL);
     bad = host_ops;
     bad.prove = NULL;
@@ -664,7 +667,9 @@ static int zkey_fixture_through_engine(const char *curve, const char *circuit, z
              curve, circuit);
     zkpipe_zkey *zkey;
     zkpipe_wtns *wtns;
-    zkpipe_io_options io = {.flags = ZKPIPE_IO_DEFER_SUBGROUP};
+    zkpipe_io_options io;
+    zkpipe_io_options_init(&io);
+    io.flags = ZKPIPE_IO_DEFER_SUBGROUP;
     assert_int_equal(zkpipe_zkey_open(&zkey, d, sizeof d, zkey_path, &io), ZKPIPE_OK);
     assert_int_equal(zkpipe_wtns_open(&wtns, d, sizeof d, wtns_path, NULL), ZKPIPE_OK);
     zkpipe_zkey_info info;
@@ -716,16 +721,18 @@ static int zkey_fixture_through_engine(const char *curve, const char *circuit, z
 
     /* With r = 11 and s = 22, byte for byte what zkpipe-prove computes, and snarkjs's. */
     zkpipe_groth16_proof prove_rs, det;
-    assert_int_equal(zkpipe__g16_prove_witness_rs(
-                         &prove_rs, d, sizeof d, zkpipe_zkey_pk(zkey), zkpipe_wtns_values(wtns),
-                         zkpipe_wtns_count(wtns), pvk, &blinding[0], &blinding[1], NULL,
-                         &zkpipe__g16_backend_cpu, NULL),
+    assert_int_equal(zkpipe__g16_prove_witness_rs(&prove_rs, d, sizeof d, zkpipe_zkey_pk(zkey),
+                                                  zkpipe_wtns_values(wtns), zkpipe_wtns_count(wtns),
+                                                  pvk, &blinding[0], &blinding[1], NULL,
+                                                  &zkpipe__g16_backend_cpu, NULL),
                      ZKPIPE_OK);
     assert_memory_equal(r[1].proof.bytes, prove_rs.bytes, prove_rs.size);
     size_t len;
     char *json = slurp(det_path, &len);
     if (json != NULL) {
-        assert_int_equal(zkpipe_snarkjs_proof_parse(&det, d, sizeof d, json, len), ZKPIPE_OK);
+        assert_int_equal(
+            zkpipe_snarkjs_proof_parse(&det, d, sizeof d, ZKPIPE_CURVE_COUNT, json, len),
+            ZKPIPE_OK);
         assert_memory_equal(r[1].proof.bytes, det.bytes, det.size);
         free(json);
     }
@@ -778,7 +785,9 @@ static void zkey_estimate_is_the_exact_peak(void **state)
         zkpipe_acct *acct;
         assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
         zkpipe_zkey *zkey;
-        zkpipe_io_options io = {.flags = ZKPIPE_IO_DEFER_SUBGROUP};
+        zkpipe_io_options io;
+        zkpipe_io_options_init(&io);
+        io.flags = ZKPIPE_IO_DEFER_SUBGROUP;
         assert_int_equal(zkpipe_zkey_open(&zkey, d, sizeof d, zp, &io), ZKPIPE_OK);
         zkpipe_zkey_source *src;
         assert_int_equal(zkpipe_zkey_source_create(&src, zkey, NULL), ZKPIPE_OK);
@@ -832,7 +841,9 @@ static void r1cs_circuits_prove_with_the_zkey_key(void **state)
             zkpipe_wtns *wtns;
             zkpipe_r1cs *r1cs;
             zkpipe_cs *cs;
-            zkpipe_io_options io = {.flags = ZKPIPE_IO_DEFER_SUBGROUP};
+            zkpipe_io_options io;
+            zkpipe_io_options_init(&io);
+            io.flags = ZKPIPE_IO_DEFER_SUBGROUP;
             assert_int_equal(zkpipe_zkey_open(&zkey, d, sizeof d, zp, &io), ZKPIPE_OK);
             assert_int_equal(zkpipe_wtns_open(&wtns, d, sizeof d, wp, NULL), ZKPIPE_OK);
             assert_int_equal(zkpipe_r1cs_open(&r1cs, d, sizeof d, rp, NULL), ZKPIPE_OK);
@@ -847,7 +858,7 @@ static void r1cs_circuits_prove_with_the_zkey_key(void **state)
             zkpipe__synth_result res;
             assert_int_equal(zkpipe__synth(&res, cs, NULL, NULL), ZKPIPE_OK);
             zkpipe_groth16_proof from_cs, from_wtns;
-            zkpipe__g16_prove_args args = {r, s, NULL, &zkpipe__g16_backend_cpu, NULL, NULL,
+            zkpipe__g16_prove_args args = {r,    s, NULL,    &zkpipe__g16_backend_cpu, NULL, NULL,
                                            NULL, d, sizeof d};
             assert_int_equal(zkpipe__g16_prove(&from_cs, pk, &res, &args), ZKPIPE_OK);
             assert_int_equal(zkpipe__g16_prove_witness_rs(&from_wtns, d, sizeof d, pk,

@@ -59,7 +59,12 @@ typedef struct zkpipe_acct zkpipe_acct;
  * another synchronising operation); calls on different ledgers of one registry may run
  * concurrently from any threads. Each ledger operation is a few atomic updates (tens of
  * nanoseconds) that never wait for other ledger operations; they only wait while a snapshot
- * or peak reset of the registry is copying counters. No ledger function allocates. */
+ * or peak reset of the registry is copying counters. No ledger function allocates.
+ * A ledger holds no pointer to itself and the registry keeps none to it (its address only
+ * picks which counter stripe an operation enters, within that one call), so an open ledger
+ * may be moved (memcpy) to other storage between calls, e.g. with the item that embeds it or
+ * by a language that moves values by copying them (Rust). The copy left behind must then be
+ * forgotten, never used or closed: closing both would release the item twice. */
 typedef struct zkpipe_ledger {
     zkpipe_acct *acct;                 /* registry; NULL when the ledger is closed */
     uint32_t stage;                    /* current stage */
@@ -234,7 +239,9 @@ typedef struct zkpipe_prom_label {
 } zkpipe_prom_label;
 
 /* How the Prometheus exposition is written, so that two registries (or two provers of a
- * fleet) never collide. A zero-filled struct means: prefix "zkpipe", no labels, every series. */
+ * fleet) never collide. A zero-filled struct means: prefix "zkpipe", no labels, every series.
+ * Its size is fixed (it is embedded in zkpipe_http_config): fields added later take reserved
+ * space, where zero keeps today's behaviour, so reserved must be zero (checked). */
 typedef struct zkpipe_prom_options {
     /* NULL: "zkpipe"; "": no prefix; else [a-zA-Z_:][a-zA-Z0-9_:]*, up to
      * ZKPIPE_PROM_PREFIX_MAX characters. Families are named <prefix>_<name>. */
@@ -242,10 +249,12 @@ typedef struct zkpipe_prom_options {
     const zkpipe_prom_label *labels; /* added to every sample; may be NULL when count is 0 */
     size_t label_count;              /* 0..ZKPIPE_PROM_LABELS_MAX */
     unsigned flags;                  /* 0 or ZKPIPE_PROM_OMIT_ZERO */
+    uint64_t reserved[4];            /* zero */
 } zkpipe_prom_options;
 
 /*! zkpipe_prom_options_check() : ZKPIPE_OK when `opts` is valid as described above (NULL is),
- * else ZKPIPE_EINVAL. Thread safety: any thread. Does not allocate. */
+ * else ZKPIPE_EINVAL (also for non-zero reserved space). Thread safety: any thread. Does not
+ * allocate. */
 ZKPIPE_API zkpipe_status zkpipe_prom_options_check(const zkpipe_prom_options *opts);
 
 /*! zkpipe_snapshot_prometheus_ex() : zkpipe_snapshot_prometheus with a prefix, constant labels

@@ -26,9 +26,11 @@ ZKPIPE_EXTERN_C_BEGIN
  * zkpipe_chan_destroy. */
 typedef struct zkpipe_chan zkpipe_chan;
 
-/* Channel settings; start from zkpipe_chan_config_init. Callbacks may be NULL. Each gets the
- * item and `ctx`. */
+/* Channel settings; start from zkpipe_chan_config_init, which sets struct_size to the size
+ * the caller was compiled with: a later library gives the fields a caller's older struct lacks
+ * their defaults (see README.md, ABI). Callbacks may be NULL. Each gets the item and `ctx`. */
 typedef struct zkpipe_chan_config {
+    size_t struct_size;  /* sizeof(zkpipe_chan_config), set by zkpipe_chan_config_init */
     size_t capacity;     /* slots, >= 1 */
     uint32_t recv_stage; /* stage an item's ledger enters on receive (ZKPIPE_STAGE_PROVING) */
     /* The item's ledger, or NULL when the item is not accounted (also when the callback is
@@ -57,20 +59,23 @@ typedef struct zkpipe_chan_counters {
     uint64_t waiting_senders;   /* threads blocked in a send now */
     uint64_t waiting_receivers; /* threads blocked in a receive now */
     uint64_t closed;            /* 1 once closed */
+    uint64_t reserved[8];       /* zero; room for counters added later */
 } zkpipe_chan_counters;
 
-/*! zkpipe_chan_config_init() : fills `config` with defaults: `capacity` slots, recv_stage
- * ZKPIPE_STAGE_PROVING, no callbacks, the C library allocator. NULL is a no-op.
+/*! zkpipe_chan_config_init() : fills `config` with defaults: struct_size, `capacity` slots,
+ * recv_stage ZKPIPE_STAGE_PROVING, no callbacks, the C library allocator. NULL is a no-op.
  * Thread safety: any thread. */
 ZKPIPE_API void zkpipe_chan_config_init(zkpipe_chan_config *config, size_t capacity);
 
 /*! zkpipe_chan_create() : a new, open, empty channel.
  * @param out receives the channel; the caller frees it with zkpipe_chan_destroy.
  * @param config copied; not needed after the call.
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, capacity 0, recv_stage >= ZKPIPE_STAGE_MAX,
- *         incomplete allocator), ZKPIPE_EOVERFLOW (capacity too large to size), ZKPIPE_ENOMEM
- *         (memory, mutex or condition variable), ZKPIPE_EUNSUPPORTED (no condition variables
- *         on CLOCK_MONOTONIC). On error nothing is leaked and *out is unchanged.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, a struct_size this library does not know: not set
+ *         by zkpipe_chan_config_init or from newer headers; capacity 0, recv_stage >=
+ *         ZKPIPE_STAGE_MAX, incomplete allocator), ZKPIPE_EOVERFLOW (capacity too large to
+ *         size), ZKPIPE_ENOMEM (memory, mutex or condition variable), ZKPIPE_EUNSUPPORTED (no
+ *         condition variables on CLOCK_MONOTONIC). On error nothing is leaked and *out is
+ *         unchanged.
  * Thread safety: any thread. Allocates one block of about 320 + 8 * capacity bytes. */
 ZKPIPE_API zkpipe_status zkpipe_chan_create(zkpipe_chan **out, const zkpipe_chan_config *config);
 

@@ -139,8 +139,8 @@ typedef struct zkpipe_stage_call {
  * whichever thread gives the item up; calls for different partitions run concurrently, so the
  * functions must be thread-safe across partitions. */
 typedef struct zkpipe_stage_ops {
-    /* sizeof(zkpipe_stage_ops) as the host compiled it: fields beyond it read as NULL. At
-     * least up to `discard` (ZKPIPE_STAGE_OPS_MIN_SIZE). */
+    /* sizeof(zkpipe_stage_ops) as the host compiled it: fields beyond it read as NULL. It
+     * must reach at least through `discard` (the first published table ended there). */
     size_t struct_size;
     const char *name; /* for messages and traces; may be NULL */
     /* The most bytes the partition's ledger will hold at once, for the byte budget; NULL: 0.
@@ -163,8 +163,6 @@ typedef struct zkpipe_stage_ops {
      * thread; must not block. */
     zkpipe_status (*validate)(void *ctx, size_t partition);
 } zkpipe_stage_ops;
-
-#define ZKPIPE_STAGE_OPS_MIN_SIZE (offsetof(zkpipe_stage_ops, discard) + sizeof(void (*)(void)))
 
 /* One partition of a job: its operations and their context (both must stay valid until the
  * job has finished). */
@@ -235,7 +233,7 @@ ZKPIPE_API zkpipe_backend zkpipe_engine_backend(const zkpipe_engine *engine, con
  * @param out receives the job; the caller owns it (zkpipe_job_destroy).
  * @param done NULL, or called once when every partition has ended (see zkpipe_job_done_fn).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL engine, out or parts, count 0, a partition without
- *         ops, ops with a struct_size below ZKPIPE_STAGE_OPS_MIN_SIZE or without synthesize,
+ *         ops, ops whose struct_size does not reach `discard`, or without synthesize,
  *         prove or discard, non-zero reserved fields), an error of an operations' validate,
  *         ZKPIPE_ECLOSED (the engine is closed: nothing was queued), ZKPIPE_EOVERFLOW,
  *         ZKPIPE_ENOMEM, ZKPIPE_EUNSUPPORTED.

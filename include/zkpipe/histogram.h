@@ -34,6 +34,7 @@ typedef struct zkpipe_histogram_snapshot {
     uint64_t bounds[ZKPIPE_HISTOGRAM_BUCKETS_MAX]; /* upper bounds (value <= bound), rising */
     /* cumulative[i]: observations <= bounds[i]; cumulative[bucket_count]: all (+Inf). */
     uint64_t cumulative[ZKPIPE_HISTOGRAM_BUCKETS_MAX + 1];
+    uint64_t reserved[4]; /* zero; room for fields added later */
 } zkpipe_histogram_snapshot;
 
 /*! zkpipe_histogram_create() : an empty histogram.

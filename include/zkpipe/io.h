@@ -1,6 +1,6 @@
 /*! zkpipe/io.h : circom/snarkjs interoperability: readers for the iden3 binary formats (.r1cs,
  * .wtns, Groth16 .zkey) on BLS12-381 ("bls12381") and BN254 ("bn128"), and snarkjs's JSON files
- * (proof.json, public.json, verification_key.json).
+ * (proof.json, public.json, verification_key.json; rapidsnark's proof.json too).
  *
  * Readers. Each is opened from a path (mapped read-only with mmap, never read whole) or from a
  * caller's buffer, which is borrowed: it must stay valid and unchanged until the reader is
@@ -54,9 +54,12 @@ ZKPIPE_EXTERN_C_BEGIN
  * (ZKPIPE_ENOTINSUBGROUP) but never makes it return an invalid proof. */
 #define ZKPIPE_IO_DEFER_SUBGROUP 1u
 
-/* How a reader is opened. A zero-filled struct (or NULL) means: no pool, no accounting, the C
- * library's allocator, every check. */
+/* How a reader is opened; start from zkpipe_io_options_init, which sets struct_size to the
+ * size the caller was compiled with (a later library gives the fields an older struct lacks
+ * their defaults; see README.md, ABI). NULL options mean the defaults: no pool, no
+ * accounting, the C library's allocator, every check. */
 typedef struct zkpipe_io_options {
+    size_t struct_size;                /* sizeof(zkpipe_io_options), set by _init */
     zkpipe_pool *pool;                 /* runs the point checks; NULL: the caller alone */
     zkpipe_acct *acct;                 /* accounts the reader's bytes; NULL: not accounted */
     const zkpipe_allocator *allocator; /* NULL: the C library; copied */
@@ -68,6 +71,10 @@ typedef struct zkpipe_io_options {
     zkpipe_ledger *ledger;
 } zkpipe_io_options;
 
+/*! zkpipe_io_options_init() : fills `opts` with the defaults (struct_size, everything else
+ * zero). NULL is a no-op. Thread safety: any thread. */
+ZKPIPE_API void zkpipe_io_options_init(zkpipe_io_options *opts);
+
 typedef struct zkpipe_r1cs zkpipe_r1cs;
 typedef struct zkpipe_wtns zkpipe_wtns;
 typedef struct zkpipe_zkey zkpipe_zkey;
@@ -76,7 +83,9 @@ typedef struct zkpipe_zkey zkpipe_zkey;
  * @param out receives the reader (the caller owns it; free it with the matching destroy).
  * @param path a file to map; `data`, `len`: a borrowed buffer instead (data may be NULL only
  *        when len is 0).
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (out or path NULL, allocator incomplete), ZKPIPE_EIO (the
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (out or path NULL, allocator incomplete, an options
+ *         struct_size this library does not know: not set by zkpipe_io_options_init or from
+ *         newer headers), ZKPIPE_EIO (the
  *         file cannot be opened, read or mapped), ZKPIPE_EFORMAT (magic, version, sections,
  *         sizes, counts, indices, an unknown prime), ZKPIPE_ENONCANONICAL (a value or
  *         coordinate not below its prime), ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP (zkey),
@@ -93,6 +102,7 @@ typedef struct zkpipe_r1cs_info {
     zkpipe_curve curve;
     uint32_t num_wires, num_outputs, num_pub_inputs, num_prv_inputs, num_constraints;
     uint64_t num_labels;
+    uint64_t reserved[4]; /* zero; room for fields added later */
 } zkpipe_r1cs_info;
 
 /*! zkpipe_r1cs_open() / zkpipe_r1cs_open_mem() : an .r1cs reader (header and constraints
@@ -159,6 +169,7 @@ typedef struct zkpipe_zkey_info {
     uint32_t domain_size;  /* a power of two */
     uint32_t num_coeffs;   /* entries of the A and B coefficient section */
     uint64_t copied_bytes; /* aligned copies made at open (0 when every section was aligned) */
+    uint64_t reserved[4];  /* zero; room for fields added later */
 } zkpipe_zkey_info;
 
 /*! zkpipe_zkey_open() / zkpipe_zkey_open_mem() : a Groth16 .zkey reader (sections 1 to 9
@@ -194,40 +205,81 @@ ZKPIPE_API const zkpipe_groth16_pk *zkpipe_zkey_pk(const zkpipe_zkey *zkey);
 ZKPIPE_API zkpipe_status zkpipe_zkey_vk(zkpipe_groth16_vk **out, const zkpipe_zkey *zkey,
                                         const zkpipe_allocator *allocator);
 
+/* The JSON readers below (verification_key.json, proof.json, public.json).
+ * Agreement with snarkjs, which reads these files with JavaScript's JSON.parse: the text is
+ * parsed as strictly as JSON.parse parses it (RFC 8259: no comments, no trailing commas,
+ * only space, tab, CR and LF as whitespace), and refused with ZKPIPE_EFORMAT where JSON.parse
+ * refuses it or would read it differently: bytes other than whitespace after the value, and
+ * an object with a duplicate key (JSON.parse keeps the last). What zkpipe refuses and snarkjs
+ * takes is deliberate: values that are not canonical decimal strings (hex, leading zeros,
+ * values not below the field's prime), z coordinates other than "0" and "1", invalid UTF-8
+ * or lone surrogates in a string, nesting deeper than 2048, numbers beyond a double.
+ * Limits. Each reader refuses a text larger than its kind's byte limit, before parsing it,
+ * with ZKPIPE_ETOOBIG and a detail line naming the limit; zkpipe-verify reads at most that
+ * many bytes of a file plus one. A scan that does not parse also bounds the number of JSON
+ * values, weighing arrays and objects by what they cost, so that the parse tree, which
+ * jansson builds through its allocator (the C library's malloc unless the program has set
+ * another with json_set_alloc_funcs) and the call frees before returning, takes at most
+ * about 27 MB for public.json and 132 MB for a key however the text is crafted (100 bytes a
+ * value; the key of the most IC points, as snarkjs writes it, takes 122 MB). The limits come
+ * from the largest files snarkjs writes, with room for other layouts of the same content. */
+/* Public signals a key (nPublic, IC points less one) and a public.json may have. */
+#define ZKPIPE_SNARKJS_MAX_PUBLIC 262144
+/* proof.json: about 1.2 KB for BLS12-381 as snarkjs indents it. */
+#define ZKPIPE_SNARKJS_PROOF_MAX_BYTES (64u << 10)
+/* public.json: 2^18 signals of 77 digits take 21.5 MB as snarkjs writes them (82 bytes each). */
+#define ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES (64u << 20)
+/* verification_key.json: 2^18 + 1 BLS12-381 IC points take 68 MB as snarkjs writes them (260
+ * bytes each). */
+#define ZKPIPE_SNARKJS_VK_MAX_BYTES (128u << 20)
+
 /*! zkpipe_snarkjs_vk_parse() : a verifying key from the text of a snarkjs
- * verification_key.json ("protocol" "groth16", "curve", "nPublic", vk_alpha_1, vk_beta_2,
- * vk_gamma_2, vk_delta_2, IC with nPublic + 1 points; other members are ignored). Points are
+ * verification_key.json ("protocol" "groth16" when present, "curve", "nPublic", vk_alpha_1,
+ * vk_beta_2, vk_gamma_2, vk_delta_2, IC with nPublic + 1 points; other members are ignored).
+ * "curve" is read as snarkjs reads it: case and characters other than letters and digits
+ * ignored, "bn128", "bn254" and "alt_bn128" for BN254, "bls12381" for BLS12-381. Points are
  * validated (z coordinate 1, or 0 for infinity; canonical, on the curve, in the subgroup).
  * Verify with it through zkpipe_groth16_pvk_create and zkpipe_groth16_verify (nPublic inputs).
  * @param json, len: the text (need not be NUL-terminated).
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, allocator incomplete), ZKPIPE_EFORMAT (not JSON, a
- *         member missing or of the wrong type, an unknown curve or protocol), ZKPIPE_ENONCANONICAL,
- *         ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP, ZKPIPE_ENOMEM; with the detail line.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, allocator incomplete), ZKPIPE_ETOOBIG (over the
+ *         limits above), ZKPIPE_EFORMAT (not JSON as snarkjs reads it, a member missing or of
+ *         the wrong type, an unknown curve or protocol, nPublic over
+ *         ZKPIPE_SNARKJS_MAX_PUBLIC), ZKPIPE_ENONCANONICAL, ZKPIPE_ENOTONCURVE,
+ *         ZKPIPE_ENOTINSUBGROUP, ZKPIPE_ENOMEM; with the detail line.
  * Allocates the key (about 100 + 96 (nPublic + 4) bytes) through `allocator`
- * (zkpipe_groth16_vk_destroy), and a parse tree through cJSON's allocator (the C library's
- * malloc), freed before returning. Any thread. */
+ * (zkpipe_groth16_vk_destroy), and the parse tree (see above), freed before returning. Any
+ * thread. */
 ZKPIPE_API zkpipe_status zkpipe_snarkjs_vk_parse(zkpipe_groth16_vk **out, char *detail,
                                                  size_t detail_cap, const char *json, size_t len,
                                                  const zkpipe_allocator *allocator);
 
-/*! zkpipe_snarkjs_proof_parse() : a proof from the text of a snarkjs proof.json (pi_a, pi_b,
- * pi_c, "protocol": "groth16", "curve"), validated as zkpipe_snarkjs_vk_parse validates points.
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL), ZKPIPE_EFORMAT, ZKPIPE_ENONCANONICAL,
- *         ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP, ZKPIPE_ENOMEM (the parse tree); with the
- *         detail line. *out untouched on error.
- * Allocates only cJSON's parse tree, freed before returning. Any thread. */
+/*! zkpipe_snarkjs_proof_parse() : a proof from the text of a proof.json: pi_a, pi_b, pi_c,
+ * "protocol" ("groth16" when present) and "curve" as snarkjs writes it, or without "curve" as
+ * rapidsnark writes it; points validated as zkpipe_snarkjs_vk_parse validates them.
+ * @param curve the curve of the verifying key the proof is for (snarkjs takes the curve from
+ *        the key alone): a proof without "curve" is read on it, and one whose "curve" names
+ *        another is refused. ZKPIPE_CURVE_COUNT when no key is at hand: then "curve" must be
+ *        there.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, curve not a zkpipe_curve nor
+ *         ZKPIPE_CURVE_COUNT), ZKPIPE_ETOOBIG (over ZKPIPE_SNARKJS_PROOF_MAX_BYTES),
+ *         ZKPIPE_EFORMAT, ZKPIPE_EMISMATCH ("curve" names another curve than `curve`),
+ *         ZKPIPE_ENONCANONICAL, ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP, ZKPIPE_ENOMEM (the
+ *         parse tree); with the detail line. *out untouched on error.
+ * Allocates only the parse tree, freed before returning. Any thread. */
 ZKPIPE_API zkpipe_status zkpipe_snarkjs_proof_parse(zkpipe_groth16_proof *out, char *detail,
-                                                    size_t detail_cap, const char *json,
-                                                    size_t len);
+                                                    size_t detail_cap, zkpipe_curve curve,
+                                                    const char *json, size_t len);
 
 /*! zkpipe_snarkjs_public_parse() : the scalars of a snarkjs public.json (an array of decimal
  * strings), each checked below `curve`'s r.
  * @param out receives up to `cap` scalars; may be NULL when cap is 0.
  * @param out_n receives the number of entries in the file (call with cap 0 to size `out`).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (out_n or json NULL, out NULL with cap > 0, unknown
- *         curve), ZKPIPE_ELIMIT (more entries than cap; *out_n says how many), ZKPIPE_EFORMAT,
- *         ZKPIPE_ENONCANONICAL, ZKPIPE_ENOMEM (the parse tree); with the detail line.
- * Allocates only cJSON's parse tree, freed before returning. Any thread. */
+ *         curve), ZKPIPE_ETOOBIG (over ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES, or more than
+ *         ZKPIPE_SNARKJS_MAX_PUBLIC entries), ZKPIPE_ELIMIT (more entries than cap; *out_n
+ *         says how many), ZKPIPE_EFORMAT, ZKPIPE_ENONCANONICAL, ZKPIPE_ENOMEM (the parse
+ *         tree); with the detail line.
+ * Allocates only the parse tree, freed before returning. Any thread. */
 ZKPIPE_API zkpipe_status zkpipe_snarkjs_public_parse(zkpipe_scalar *out, size_t cap, size_t *out_n,
                                                      char *detail, size_t detail_cap,
                                                      zkpipe_curve curve, const char *json,

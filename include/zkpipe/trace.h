@@ -44,8 +44,8 @@ typedef void (*zkpipe_trace_sample_fn)(uint64_t time_ns, const zkpipe_snapshot *
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL out or path, allocator incomplete), ZKPIPE_EIO (the
  *         file cannot be created or written), ZKPIPE_ENOMEM (memory or the lock). On error
  *         *out is untouched and nothing is left open.
- * Thread safety: any thread. Allocates one block of about 8 KiB (it holds the snapshot that
- * zkpipe_trace_counters takes) and its 64 KiB event buffer. */
+ * Thread safety: any thread. Allocates one block of about 74 KiB: the 64 KiB event buffer
+ * and the snapshot that counter samples take. */
 ZKPIPE_API zkpipe_status zkpipe_trace_open(zkpipe_trace **out, const char *path,
                                            const zkpipe_allocator *allocator);
 

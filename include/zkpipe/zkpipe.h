@@ -18,6 +18,7 @@
 #include "zkpipe/trace.h"
 #include "zkpipe/engine.h"
 #include "zkpipe/io.h"
+#include "zkpipe/http.h"
 #include "zkpipe/stages.h"
 
 ZKPIPE_EXTERN_C_BEGIN

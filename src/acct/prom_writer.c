@@ -54,6 +54,9 @@ zkpipe_status zkpipe_prom_options_check(const zkpipe_prom_options *o)
         o->label_count > ZKPIPE_PROM_LABELS_MAX || (o->label_count > 0 && o->labels == NULL) ||
         (o->flags & ~ZKPIPE_PROM_OMIT_ZERO) != 0)
         return ZKPIPE_EINVAL;
+    for (size_t i = 0; i < sizeof o->reserved / sizeof o->reserved[0]; i++)
+        if (o->reserved[i] != 0)
+            return ZKPIPE_EINVAL;
     for (size_t i = 0; i < o->label_count; i++) {
         if (!label_name_valid(o->labels[i].name) || o->labels[i].value == NULL)
             return ZKPIPE_EINVAL;

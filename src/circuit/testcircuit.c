@@ -3,6 +3,7 @@
 
 #include "core/alloc_internal.h"
 #include "circuit/cs_internal.h"
+#include "zkpipe/testcircuit.h"
 
 #define WORD_BITS 32
 #define ROUNDS_PER_WORD 8

@@ -120,6 +120,9 @@ static zkpipe_status start_threads(zkpipe_engine *e)
     return ZKPIPE_OK;
 }
 
+/* The first published stage operations ended with discard. */
+#define OPS_MIN_SIZE (offsetof(zkpipe_stage_ops, discard) + sizeof(void (*)(void)))
+
 /* The first layout with struct_size: anything shorter was never published. */
 #define CONFIG_MIN_SIZE sizeof(zkpipe_engine_config)
 
@@ -187,9 +190,9 @@ zkpipe_status zkpipe_engine_submit(zkpipe_engine *engine, zkpipe_job **out,
         return ZKPIPE_EINVAL;
     for (size_t i = 0; i < count; i++) {
         const zkpipe_stage_ops *ops = parts[i].ops;
-        if (ops == NULL || ops->struct_size < ZKPIPE_STAGE_OPS_MIN_SIZE ||
-            ops->synthesize == NULL || ops->prove == NULL || ops->discard == NULL ||
-            parts[i].reserved[0] != 0 || parts[i].reserved[1] != 0)
+        if (ops == NULL || ops->struct_size < OPS_MIN_SIZE || ops->synthesize == NULL ||
+            ops->prove == NULL || ops->discard == NULL || parts[i].reserved[0] != 0 ||
+            parts[i].reserved[1] != 0)
             return ZKPIPE_EINVAL;
         /* validate lies past the minimum: only a table that long has one. */
         zkpipe_status (*validate)(void *, size_t) =

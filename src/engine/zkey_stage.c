@@ -91,7 +91,7 @@ static zkpipe_status synthesize(const zkpipe_stage_call *call, void **item)
     if (zi == NULL)
         return zkpipe__fail(detail, cap, ZKPIPE_ENOMEM, "%s: out of memory", p->wtns_path);
     zkpipe_io_options opts;
-    memset(&opts, 0, sizeof opts);
+    zkpipe_io_options_init(&opts);
     opts.allocator = call->allocator;
     opts.ledger = call->ledger;
     char why[ZKPIPE_DETAIL_MAX];

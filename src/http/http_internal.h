@@ -18,6 +18,10 @@ struct zkpipe_http_out {
     const zkpipe_allocator *allocator;
 };
 
+/* The caller's config as this library's struct (README.md, ABI): ZKPIPE_EINVAL for a NULL
+ * config or a struct_size this library does not know. */
+zkpipe_status zkpipe__http_config_in(zkpipe_http_config *dst, const zkpipe_http_config *caller);
+
 /* Empties `out` for a new response in `format` (keeps the buffer). */
 void zkpipe__http_out_reset(zkpipe_http_out *out, zkpipe_http_format format);
 

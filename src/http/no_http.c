@@ -1,9 +1,10 @@
 /* The server in a zkpipe built without libmicrohttpd: every call says so or does nothing. */
 #include "http/http_internal.h"
 
-zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *config)
+zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *caller)
 {
-    if (out == NULL || config == NULL)
+    zkpipe_http_config config;
+    if (out == NULL || zkpipe__http_config_in(&config, caller) != ZKPIPE_OK)
         return ZKPIPE_EINVAL;
     return ZKPIPE_EUNSUPPORTED;
 }

@@ -257,9 +257,11 @@ static int parse_address(struct sockaddr_storage *ss, const char *address, uint1
     return 0;
 }
 
-zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *config)
+zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *caller)
 {
-    if (out == NULL || config == NULL)
+    zkpipe_http_config cfg;
+    const zkpipe_http_config *config = &cfg;
+    if (out == NULL || zkpipe__http_config_in(&cfg, caller) != ZKPIPE_OK)
         return ZKPIPE_EINVAL;
     const zkpipe_allocator *a = zkpipe__allocator_or_default(config->allocator);
     struct sockaddr_storage ss;

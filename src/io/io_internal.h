@@ -41,7 +41,8 @@ zkpipe_status zkpipe__io_src_open(zkpipe__io_src *src, char *detail, size_t cap,
 void zkpipe__io_src_close(zkpipe__io_src *src);
 
 /* Opens a reader: a struct of `size` bytes whose first member is its zkpipe__io_src, set up
- * over the file or buffer, then `parse` fills in the rest. On error nothing is left. */
+ * over the file or buffer, then `parse` fills in the rest. On error nothing is left. `opts`
+ * may be NULL; src_open and parse get this library's copy of them, never NULL. */
 typedef zkpipe_status (*zkpipe__io_parse_fn)(void *reader, char *detail, size_t cap,
                                              const zkpipe_io_options *opts);
 zkpipe_status zkpipe__io_reader_open(void **out, size_t size, const char *kind,

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "core/alloc_internal.h"
+#include "core/struct_size_internal.h"
 #include "io/io_internal.h"
 
 static zkpipe_status map_file(zkpipe__io_src *src, char *detail, size_t cap, const char *path)
@@ -44,8 +45,6 @@ zkpipe_status zkpipe__io_src_open(zkpipe__io_src *src, char *detail, size_t cap,
                                   const void *data, size_t len, const char *kind,
                                   const zkpipe_io_options *opts)
 {
-    static const zkpipe_io_options none = {0};
-    opts = opts != NULL ? opts : &none;
     const zkpipe_allocator *a = zkpipe__allocator_or_default(opts->allocator);
     if (a == NULL || (path == NULL && data == NULL && len > 0))
         return zkpipe__fail(detail, cap, ZKPIPE_EINVAL, "invalid argument");
@@ -107,14 +106,33 @@ static zkpipe_ledger *src_ledger(zkpipe__io_src *src)
     return zkpipe_ledger_is_open(&src->ledger) ? &src->ledger : NULL;
 }
 
+void zkpipe_io_options_init(zkpipe_io_options *opts)
+{
+    if (opts == NULL)
+        return;
+    memset(opts, 0, sizeof *opts);
+    opts->struct_size = sizeof *opts;
+}
+
 zkpipe_status zkpipe__io_reader_open(void **out, size_t size, const char *kind,
                                      zkpipe__io_parse_fn parse, char *detail, size_t cap,
                                      const char *path, const void *data, size_t len,
-                                     const zkpipe_io_options *opts)
+                                     const zkpipe_io_options *caller)
 {
     zkpipe__io_src src;
     if (out == NULL)
         return zkpipe__fail(detail, cap, ZKPIPE_EINVAL, "invalid argument");
+    /* The caller's options as this library's struct (README.md, ABI); the first published
+     * layout ended with `flags`. */
+    zkpipe_io_options options, *opts = &options;
+    zkpipe_io_options_init(opts);
+    if (caller != NULL &&
+        zkpipe__struct_in(opts, sizeof options, caller,
+                          ZKPIPE__SIZE_THROUGH(zkpipe_io_options, flags)) != ZKPIPE_OK)
+        return zkpipe__fail(detail, cap, ZKPIPE_EINVAL,
+                            "options: struct_size %zu is not a size this zkpipe knows "
+                            "(set it with zkpipe_io_options_init)",
+                            caller->struct_size);
     zkpipe_status st = zkpipe__io_src_open(&src, detail, cap, path, data, len, kind, opts);
     if (st != ZKPIPE_OK)
         return st;

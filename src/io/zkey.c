@@ -156,9 +156,7 @@ static zkpipe_status coefficients(zkpipe_zkey *z, char *detail, size_t cap)
 
 static zkpipe_status parse(void *reader, char *detail, size_t cap, const zkpipe_io_options *opts)
 {
-    static const zkpipe_io_options none = {0};
     zkpipe_zkey *z = (zkpipe_zkey *)reader;
-    opts = opts != NULL ? opts : &none;
     const uint8_t *p;
     zkpipe_status st = zkpipe__io_sections(&z->src, detail, cap, "zkey", 1);
     if (st == ZKPIPE_OK)

@@ -11,6 +11,7 @@
 
 #include "core/alloc_internal.h"
 #include "core/clock_internal.h"
+#include "core/struct_size_internal.h"
 #include "sync/wait_internal.h"
 
 struct zkpipe_chan {
@@ -31,27 +32,35 @@ void zkpipe_chan_config_init(zkpipe_chan_config *config, size_t capacity)
     if (config == NULL)
         return;
     memset(config, 0, sizeof *config);
+    config->struct_size = sizeof *config;
     config->capacity = capacity;
     config->recv_stage = ZKPIPE_STAGE_PROVING;
 }
 
-zkpipe_status zkpipe_chan_create(zkpipe_chan **out, const zkpipe_chan_config *config)
+/* The first published layout of zkpipe_chan_config ended with `allocator`. */
+#define CHAN_CONFIG_V1_SIZE ZKPIPE__SIZE_THROUGH(zkpipe_chan_config, allocator)
+
+zkpipe_status zkpipe_chan_create(zkpipe_chan **out, const zkpipe_chan_config *caller)
 {
-    if (out == NULL || config == NULL || config->capacity == 0 ||
-        config->recv_stage >= ZKPIPE_STAGE_MAX)
+    zkpipe_chan_config config;
+    if (out == NULL || caller == NULL)
         return ZKPIPE_EINVAL;
-    const zkpipe_allocator *a = zkpipe__allocator_or_default(config->allocator);
+    zkpipe_chan_config_init(&config, 0);
+    if (zkpipe__struct_in(&config, sizeof config, caller, CHAN_CONFIG_V1_SIZE) != ZKPIPE_OK ||
+        config.capacity == 0 || config.recv_stage >= ZKPIPE_STAGE_MAX)
+        return ZKPIPE_EINVAL;
+    const zkpipe_allocator *a = zkpipe__allocator_or_default(config.allocator);
     if (a == NULL)
         return ZKPIPE_EINVAL;
-    if (config->capacity > (SIZE_MAX - sizeof(zkpipe_chan)) / sizeof(void *))
+    if (config.capacity > (SIZE_MAX - sizeof(zkpipe_chan)) / sizeof(void *))
         return ZKPIPE_EOVERFLOW;
-    zkpipe_chan *ch = zkpipe__alloc(a, sizeof(zkpipe_chan) + config->capacity * sizeof(void *),
+    zkpipe_chan *ch = zkpipe__alloc(a, sizeof(zkpipe_chan) + config.capacity * sizeof(void *),
                                     _Alignof(zkpipe_chan));
     if (ch == NULL)
         return ZKPIPE_ENOMEM;
     memset(ch, 0, sizeof *ch);
     ch->allocator = *a;
-    ch->config = *config;
+    ch->config = config;
     ch->config.allocator = NULL;
     zkpipe_status st = ZKPIPE_ENOMEM;
     if (pthread_mutex_init(&ch->lock, NULL) != 0)

@@ -1,6 +1,7 @@
 /* libFuzzer target: the snarkjs JSON readers. The first byte picks verification_key.json,
- * proof.json or public.json (on a curve the second byte picks); a proof that parses is
- * written back and must parse to the same bytes. */
+ * proof.json or public.json; the second the curve a proof is read on (BLS12-381, BN254, or
+ * the one it names) or public signals are read on (BLS12-381 or BN254). A proof that parses
+ * is written back and must parse to the same bytes. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +28,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         zkpipe_groth16_proof p, back;
         char out[4096];
         size_t n;
-        if (zkpipe_snarkjs_proof_parse(&p, detail, sizeof detail, json, len) != ZKPIPE_OK)
+        zkpipe_curve known = (zkpipe_curve)(data[1] % 3); /* ZKPIPE_CURVE_COUNT is 2 */
+        if (zkpipe_snarkjs_proof_parse(&p, detail, sizeof detail, known, json, len) != ZKPIPE_OK)
             break;
         if (zkpipe_snarkjs_proof_write(out, sizeof out, &n, &p) != ZKPIPE_OK || n >= sizeof out ||
-            zkpipe_snarkjs_proof_parse(&back, detail, sizeof detail, out, n) != ZKPIPE_OK ||
+            zkpipe_snarkjs_proof_parse(&back, detail, sizeof detail, ZKPIPE_CURVE_COUNT, out, n) !=
+                ZKPIPE_OK ||
             back.size != p.size || memcmp(back.bytes, p.bytes, p.size) != 0)
             abort();
         break;

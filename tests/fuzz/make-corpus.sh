@@ -4,7 +4,8 @@
 # curves): valid files, so that fuzzing starts deep in the readers.
 #   make-corpus.sh TEST_IO [FIXTURES_DIR]
 # A json seed starts with fuzz_json.c's two selector bytes: the file kind (0 verifying key,
-# 1 proof, 2 public signals), then the curve of the public signals (0 BLS12-381, 1 BN254).
+# 1 proof, 2 public signals), then the curve to read a proof on (0 BLS12-381, 1 BN254, 2 the
+# one it names) or public signals on (0, 1).
 set -eu
 [ $# -ge 1 ] || { echo "usage: make-corpus.sh TEST_IO [FIXTURES_DIR]" >&2; exit 2; }
 test_io=$1
@@ -33,7 +34,7 @@ for curve in bls12381 bn128; do
     byte=0
     [ "$curve" = bn128 ] && byte=1
     seed 0 0 "$d/verification_key.json" "vk-$curve-multiplier"
-    seed 1 0 "$d/proof.json" "proof-$curve-multiplier"
+    seed 1 2 "$d/proof.json" "proof-$curve-multiplier"
     "$tamper" rapidsnark "$d/proof.json" "$tmp/rapidsnark.json"
     seed 1 "$byte" "$tmp/rapidsnark.json" "proof-rapidsnark-$curve-multiplier"
     seed 2 "$byte" "$d/public.json" "public-$curve-multiplier"

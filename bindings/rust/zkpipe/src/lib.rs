@@ -1,0 +1,34 @@
+//! Safe wrappers of zkpipe's accounting and narrow waist for Rust hosts.
+//!
+//! - [`Registry`]: counters per (stage, kind), the process-wide default one or a private one.
+//! - [`Ledger`]: one in-flight item's accounting; `charge`, `release`, `move_to`, closed on drop.
+//! - [`Semaphore`] and [`Permit`]: counts or bytes, FIFO; a permit is released on drop.
+//! - [`Channel<T>`]: the bounded channel at the narrow waist, carrying Rust values with their
+//!   ledgers; a permit handed to [`Channel::send`] is held until the value is delivered.
+//! - [`Snapshot`]: a consistent copy of a registry's counters, with the summary, JSON and
+//!   Prometheus exporters.
+//!
+//! Everything here is a thin layer over the C library (see `zkpipe-sys`); each type's C header
+//! documents the guarantees. Errors are the library's status codes ([`Error`]).
+#![deny(unsafe_op_in_unsafe_fn)]
+// SendError gives the value, its ledger and the permit back, as std's channels give the value.
+#![allow(clippy::result_large_err)]
+
+mod acct;
+mod chan;
+mod error;
+mod sem;
+mod snapshot;
+
+pub use acct::{Kind, Ledger, Registry, Stage};
+pub use chan::{Channel, ChannelStats, Received, SendError};
+pub use error::{Error, Result};
+pub use sem::{Permit, Semaphore};
+pub use snapshot::{KindCounters, Snapshot, StageCounters};
+pub use zkpipe_sys as sys;
+
+/// The library's version as built, e.g. "0.1.0".
+pub fn version() -> &'static str {
+    // SAFETY: a static NUL-terminated string (zkpipe.h).
+    unsafe { error::static_str(sys::zkpipe_version_string()) }
+}
