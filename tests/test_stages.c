@@ -330,11 +330,13 @@ static void host_waist_is_bounded_under_a_reader(void **state)
     fill(parts, N, &h);
     zkpipe_job *job;
     assert_int_equal(zkpipe_engine_submit(e, &job, parts, N, NULL, NULL), ZKPIPE_OK);
-    /* The waist fills to its bound while both provers wait at the gate. */
+    /* The waist fills to its bound while both provers wait at the gate: one item in the
+     * channel, and a synthesized item's worker blocked sending with its permit held. */
     zkpipe_engine_counters n;
     for (long waited = 0; waited < PATIENCE_MS; waited++) {
         assert_int_equal(zkpipe_engine_stats(e, &n), ZKPIPE_OK);
-        if (n.in_flight == rd.bound && n.proving == cfg.prover_workers)
+        if (n.in_flight == rd.bound && n.proving == cfg.prover_workers &&
+            n.channel_items == cfg.capacity && n.waiting_senders >= 1)
             break;
         nap_ms(1);
     }
