@@ -5,8 +5,12 @@
  *                [--full-check] [--progress] <circuit.zkey> <witness.wtns> <proof.json>
  *                <public.json>
  *
- * Exits 0 when both files are written; otherwise prints one line on stderr naming the file and
- * the problem, exits non-zero and leaves nothing at the output paths. A proof that does not
+ * Exits 0 when every output is written; otherwise prints one line on stderr naming the file and
+ * the problem, exits non-zero and leaves every output path as it was. The output paths are
+ * checked before any work; the outputs are written as one set (cli_files.h: metrics, then
+ * public.json, then proof.json, each renamed into place, or written through to a device, a
+ * FIFO or standard output, `-`). A mapped input truncated while in use is reported as an I/O
+ * error naming it (cli_mapped.h). A proof that does not
  * verify against the zkey's verification key is never written (the witness does not satisfy
  * the circuit); --r1cs also checks every constraint first and names the first that fails.
  * Every zkey point is checked to be on the curve; subgroup checks of the query points (most of
@@ -17,6 +21,7 @@
  * proving phase's steps (a, b, c and h; the MSMs; the check of the proof) are read from the
  * ledger the prover charges. Scripts, whose stderr is no terminal, see no change. */
 #include <errno.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +29,7 @@
 #include <time.h>
 
 #include "cli_files.h"
+#include "cli_mapped.h"
 #include "cli_progress.h"
 #include "zkpipe/io.h"
 #include "zkpipe/zkpipe.h"
@@ -198,6 +204,15 @@ static int fail(const char *file, zkpipe_status st, const char *detail)
     return 1;
 }
 
+static int output_failed(const cli_output *set, const cli_error *e)
+{
+    if (e->err != 0)
+        fprintf(stderr, "%s: %s: %s: %s\n", prog, set[e->index].path, e->what, strerror(e->err));
+    else
+        fprintf(stderr, "%s: %s: %s\n", prog, set[e->index].path, e->what);
+    return 1;
+}
+
 /* Everything the run holds, released in one place. */
 typedef struct run {
     zkpipe_acct *acct;
@@ -210,13 +225,10 @@ typedef struct run {
     zkpipe_ledger ledger;
     zkpipe_backend backend; /* resolved: cpu or cuda */
     char *proof_json, *public_json, *metrics_json;
-    cli_output outs[3];
-    size_t nouts;
 } run;
 
 static void run_free(run *r)
 {
-    cli_discard(r->outs, r->nouts);
     zkpipe_ledger_close(&r->ledger);
     zkpipe_groth16_pvk_destroy(r->pvk);
     zkpipe_cs_destroy(r->cs);
@@ -319,6 +331,21 @@ int main(int argc, char **argv)
     run r;
     memset(&r, 0, sizeof r);
     char detail[ZKPIPE_IO_DETAIL_MAX];
+    /* Metrics first and proof.json last: a proof.json that is new means the rest is too. */
+    cli_output outs[3] = {{o.metrics, NULL, 0}, {o.pub, NULL, 0}, {o.proof, NULL, 0}};
+    cli_output *set = o.metrics != NULL ? outs : outs + 1;
+    size_t nset = o.metrics != NULL ? 3 : 2;
+    cli_error oe;
+    if (cli_outputs_check(set, nset, &oe) != 0)
+        return output_failed(set, &oe);
+    /* A file size limit (ulimit -f) makes writes fail with EFBIG, reported, instead of
+     * killing the process with SIGXFSZ. */
+    signal(SIGXFSZ, SIG_IGN);
+    const char *inputs[3] = {o.zkey, o.wtns, o.r1cs};
+    if (cli_mapped_guard(prog, inputs, 3) != 0) {
+        fprintf(stderr, "%s: cannot watch the mapped inputs: %s\n", prog, strerror(errno));
+        return 1;
+    }
     const char *why = NULL;
     zkpipe_status st = zkpipe_backend_resolve(&r.backend, o.backend, &why);
     if (st != ZKPIPE_OK) {
@@ -413,17 +440,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: cannot render the output: %s\n", prog, zkpipe_status_str(st));
         goto out;
     }
-    const char *paths[3] = {o.proof, o.pub, o.metrics};
-    const char *texts[3] = {r.proof_json, r.public_json, r.metrics_json};
-    for (size_t i = 0; i < (o.metrics != NULL ? 3u : 2u); i++, r.nouts++) {
-        if (cli_stage(&r.outs[i], paths[i], texts[i], strlen(texts[i])) != 0) {
-            fprintf(stderr, "%s: %s: cannot write: %s\n", prog, paths[i], strerror(errno));
-            goto out;
-        }
-    }
-    const cli_output *bad;
-    if (cli_commit(r.outs, r.nouts, &bad) != 0) {
-        fprintf(stderr, "%s: %s: cannot write: %s\n", prog, bad->path, strerror(errno));
+    outs[0].text = r.metrics_json;
+    outs[1].text = r.public_json;
+    outs[2].text = r.proof_json;
+    for (size_t i = 0; i < 3; i++)
+        outs[i].len = outs[i].text != NULL ? strlen(outs[i].text) : 0;
+    if (cli_outputs_write(set, nset, &oe) != 0) {
+        output_failed(set, &oe);
         goto out;
     }
     rc = 0;

@@ -13,6 +13,18 @@
  * The zkey's point sections are used in place by the prover when their offset in the file is a
  * multiple of 8 (the limbs' alignment); a section that is not gets one aligned copy, made at
  * open. The witness values likewise.
+ * Mapped files: the contract SQLite and LMDB state for theirs. A file opened by path must stay
+ * as it is until its reader is destroyed: it is validated once, at open, and later calls read
+ * the mapping without validating it again, so a change made in place is seen unchecked, and a
+ * file truncated in place (or whose storage fails) makes the next read of the lost pages raise
+ * SIGBUS in the thread making it. The library does not catch that signal: its disposition
+ * belongs to the whole program, which may have a handler of its own. Replacing a file by
+ * writing a new one and renaming it onto the name is safe (the reader keeps the old one). A
+ * program that cannot rule out changes in place opens copies it holds (the _open_mem
+ * functions) or handles SIGBUS itself, as the example binaries do (examples/cli_mapped.h:
+ * an I/O error naming the file, exit status 1). Mapping is kept because zkeys run to many
+ * gigabytes: reading them would double the memory and the start-up time of a proof, and the
+ * page cache shares one mapping among concurrent provers.
  *
  * Errors. Every open, parse and prove call takes `detail` and `detail_cap`: on failure it
  * writes one human-readable line there (NUL-terminated, truncated to fit; no newline), e.g.
