@@ -431,6 +431,35 @@ static int output_path(char *out, size_t cap, const char *dir, const char *w, co
     return n > 0 && (size_t)n < cap;
 }
 
+/* Refuses, before any work, output paths that cli_outputs_write would refuse, two witnesses
+ * whose outputs would land on the same files among them (a.wtns in two folders). */
+static int check_outputs(const options *o)
+{
+    const char *dir = o->out_dir != NULL ? o->out_dir : ".";
+    cli_output *outs = calloc(2 * o->nwtns, sizeof *outs);
+    char *paths = calloc(2 * o->nwtns, 4096);
+    int rc = outs != NULL && paths != NULL ? 0 : -1;
+    if (rc != 0)
+        fprintf(stderr, "zkpipe-pipeline: out of memory\n");
+    for (size_t i = 0; rc == 0 && i < 2 * o->nwtns; i++) {
+        outs[i].path = paths + i * 4096;
+        if (!output_path(paths + i * 4096, 4096, dir, o->wtns[i / 2],
+                         i % 2 != 0 ? "proof.json" : "public.json")) {
+            fprintf(stderr, "zkpipe-pipeline: %s: the output path is too long\n", o->wtns[i / 2]);
+            rc = -1;
+        }
+    }
+    cli_error e;
+    if (rc == 0 && cli_outputs_check(outs, 2 * o->nwtns, &e) != 0) {
+        fprintf(stderr, "zkpipe-pipeline: %s: %s: %s\n", outs[e.index].path, e.what,
+                strerror(e.err));
+        rc = -1;
+    }
+    free(paths);
+    free(outs);
+    return rc;
+}
+
 /* Writes witness i's proof.json and public.json (each staged, then both renamed). */
 static zkpipe_status write_outputs(const options *o, const batch *b, size_t i,
                                    const zkpipe_groth16_proof *proof, char *why, size_t cap)
@@ -456,14 +485,11 @@ static zkpipe_status write_outputs(const options *o, const batch *b, size_t i,
     if (st != ZKPIPE_OK) {
         snprintf(why, cap, "cannot render the outputs: %s", zkpipe_status_str(st));
     } else {
-        cli_output outs[2];
-        const cli_output *bad = &outs[0];
-        memset(outs, 0, sizeof outs);
-        if (cli_stage(&outs[0], proof_path, proof_json, plen) != 0 ||
-            (bad = &outs[1], cli_stage(&outs[1], public_path, public_json, qlen)) != 0 ||
-            cli_commit(outs, 2, &bad) != 0) {
-            snprintf(why, cap, "%s: cannot write: %s", bad->path, strerror(errno));
-            cli_discard(outs, 2);
+        /* proof.json last, as zkpipe-prove: a proof.json that is new means public.json is. */
+        cli_output outs[2] = {{public_path, public_json, qlen}, {proof_path, proof_json, plen}};
+        cli_error e;
+        if (cli_outputs_write(outs, 2, &e) != 0) {
+            snprintf(why, cap, "%s: %s: %s", outs[e.index].path, e.what, strerror(e.err));
             st = ZKPIPE_EIO;
         }
     }
@@ -568,6 +594,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (o.zkey_path != NULL && check_outputs(&o) != 0)
+        return 1;
     keys k[MAX_CURVES];
     batch b;
     memset(k, 0, sizeof k);

@@ -159,7 +159,7 @@ static void enter(progress *p, int phase)
     atomic_store(&p->phase, phase);
 }
 
-/* The prover's step, from what its ledger holds (zkpipe_zkey_prove documents the order):
+/* The prover's step, from what its ledger holds (zkpipe_groth16_prove_witness documents the order):
  * 0..3, its name in *name. */
 static int prove_step(progress *p, const char **name)
 {

@@ -55,7 +55,7 @@ for curve in bn128 bls12381; do
         grep -q "ZKPIPE_EUNSATISFIED" "$out/stderr" || fail "$curve/$circuit: $(cat "$out/stderr")"
         [ ! -e "$out/bad.proof.json" ] && [ ! -e "$out/bad.public.json" ] ||
             fail "$curve/$circuit: the bad witness left outputs"
-        ls "$out" | grep -q 'tmp' && fail "$curve/$circuit: temporary files left: $(ls "$out")"
+        ls "$out" | grep -q 'zkpipe-new\|zkpipe-old' && fail "$curve/$circuit: temporary files left: $(ls "$out")"
         for n in a b c; do
             [ -s "$out/$n.proof.json" ] && [ -s "$out/$n.public.json" ] ||
                 fail "$curve/$circuit: no outputs for $n"
@@ -85,6 +85,22 @@ for bad in "--zkey $d/circuit.zkey" "--out $tmp" "$d/witness.wtns" "--full-check
     if "$bin" $bad >/dev/null 2>"$tmp/usage"; then fail "'$bad' was accepted"; else rc=$?; fi
     [ "$rc" -eq 2 ] || fail "'$bad' exited with $rc, not 2"
 done
+# Outputs refused before any work: two witnesses named alike in two folders (their outputs
+# would be one pair of files), and an --out folder that does not exist.
+mkdir -p "$tmp/x" "$tmp/y" "$tmp/same"
+cp "$d/witness.wtns" "$tmp/x/w.wtns"
+cp "$d/witness.wtns" "$tmp/y/w.wtns"
+status=0
+"$bin" --zkey "$d/circuit.zkey" --out "$tmp/same" --report-ms 0 "$tmp/x/w.wtns" "$tmp/y/w.wtns" \
+    >"$tmp/out" 2>"$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "w.public.json" "$tmp/err" ||
+    fail "two witnesses onto one output: exit $status: $(cat "$tmp/err")"
+[ -z "$(ls "$tmp/same")" ] || fail "a refused set wrote: $(ls "$tmp/same")"
+[ ! -s "$tmp/out" ] || fail "a refused set did work: $(cat "$tmp/out")"
+status=0
+"$bin" --zkey "$d/circuit.zkey" --out "$tmp/nowhere" "$d/witness.wtns" >/dev/null 2>"$tmp/err" ||
+    status=$?
+[ "$status" -eq 1 ] && grep -q "nowhere" "$tmp/err" || fail "a missing --out folder: exit $status"
 status=0
 "$bin" --zkey "$tmp/missing.zkey" "$d/witness.wtns" >/dev/null 2>"$tmp/err" || status=$?
 [ "$status" -eq 1 ] && grep -q "missing.zkey" "$tmp/err" || fail "a missing zkey: exit $status"
