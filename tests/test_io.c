@@ -676,6 +676,25 @@ static void wtns_and_r1cs_contents_are_checked(void **state)
     expect_edit(&f, 2, rh + 60, v, 4, ZKPIPE_EFORMAT, "after the last constraint");
     u32_bytes(v, 3);
     expect_edit(&f, 2, section_at(&f.r1cs, 3) - 8, v, 4, ZKPIPE_EFORMAT, "after the last section");
+    /* nLabels (header offset 52): at least one label per wire, at most 2^53, and above every
+     * label the wire-to-label map holds. */
+    static const uint8_t all_ones[8] = {0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff};
+    uint8_t l8[8] = {0};
+    expect_edit(&f, 2, rh + 52, all_ones, 8, ZKPIPE_EFORMAT, "labels");
+    l8[0] = 1, l8[6] = 0x20; /* 2^53 + 1 */
+    expect_edit(&f, 2, rh + 52, l8, 8, ZKPIPE_EFORMAT, "labels");
+    memset(l8, 0, 8);
+    l8[6] = 0x20;
+    expect_edit(&f, 2, rh + 52, l8, 8, ZKPIPE_OK, "");
+    l8[6] = 0;
+    l8[0] = TINY_VARS - 1;
+    expect_edit(&f, 2, rh + 52, l8, 8, ZKPIPE_EFORMAT, "labels");
+    l8[0] = 0xe8, l8[1] = 0x03; /* 1000: labels of removed signals need no bytes */
+    expect_edit(&f, 2, rh + 52, l8, 8, ZKPIPE_OK, "");
+    memset(l8, 0, 8);
+    l8[0] = TINY_VARS; /* wire 5's label: nLabels itself */
+    expect_edit(&f, 2, section_at(&f.r1cs, 3) + 8 * (TINY_VARS - 1), l8, 8, ZKPIPE_EFORMAT,
+                "wire 5");
     tiny_free(&f);
 }
 

@@ -113,6 +113,10 @@ typedef struct zkpipe_zkey zkpipe_zkey;
 typedef struct zkpipe_r1cs_info {
     zkpipe_curve curve;
     uint32_t num_wires, num_outputs, num_pub_inputs, num_prv_inputs, num_constraints;
+    /* Labels (the circuit's signals, those the compiler removed included): at least
+     * num_wires, at most 2^53, and above every label of the wire-to-label map when the file
+     * has one. Removed signals leave no bytes in the file, so nothing tighter is checked: a
+     * program that allocates per label should bound it by what it reads them from (.sym). */
     uint64_t num_labels;
     uint64_t reserved[4]; /* zero; room for fields added later */
 } zkpipe_r1cs_info;

@@ -4,6 +4,9 @@
 #include "core/alloc_internal.h"
 #include "io/io_internal.h"
 
+/* The most labels an .r1cs may declare: 2^53. */
+#define ZKPIPE__R1CS_MAX_LABELS (UINT64_C(1) << 53)
+
 struct zkpipe_r1cs {
     zkpipe__io_src src; /* first: zkpipe__io_reader_open sets it up */
     const zkpipe__curve_ops *curve;
@@ -72,10 +75,25 @@ static zkpipe_status parse(void *reader, char *detail, size_t cap, const zkpipe_
                             "section 1: %u wires cannot hold the one, %u outputs and %u inputs",
                             (unsigned)i->num_wires, (unsigned)i->num_outputs,
                             (unsigned)(i->num_pub_inputs + i->num_prv_inputs));
-    if (r->src.size[3] != UINT64_MAX &&
-        (st = zkpipe__io_section(&labels, NULL, &r->src, detail, cap, 3,
-                                 (uint64_t)i->num_wires * 8)) != ZKPIPE_OK)
-        return st;
+    /* Every wire is a signal with its own label; signals the compiler removed have labels
+     * too but no bytes here, so nothing in the file bounds nLabels from above beyond the map
+     * below: 2^53 is what snarkjs (a JavaScript number) reads exactly. */
+    if (i->num_labels < i->num_wires || i->num_labels > ZKPIPE__R1CS_MAX_LABELS)
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT,
+                            "section 1: %llu labels for %u wires (at least one a wire, at most "
+                            "2^53)",
+                            (unsigned long long)i->num_labels, (unsigned)i->num_wires);
+    if (r->src.size[3] != UINT64_MAX) {
+        if ((st = zkpipe__io_section(&labels, NULL, &r->src, detail, cap, 3,
+                                     (uint64_t)i->num_wires * 8)) != ZKPIPE_OK)
+            return st;
+        for (uint32_t w = 0; w < i->num_wires; w++)
+            if (zkpipe__get_le64(labels + 8 * (size_t)w) >= i->num_labels)
+                return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT,
+                                    "section 3: wire %u has label %llu of %llu", (unsigned)w,
+                                    (unsigned long long)zkpipe__get_le64(labels + 8 * (size_t)w),
+                                    (unsigned long long)i->num_labels);
+    }
     st = zkpipe__io_section(&r->constraints, &size, &r->src, detail, cap, 2, UINT64_MAX);
     uint64_t pos = 0;
     for (size_t row = 0; row < i->num_constraints && st == ZKPIPE_OK; row++)
