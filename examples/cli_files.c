@@ -1,8 +1,13 @@
 /* See cli_files.h. */
 #include "cli_files.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,62 +57,462 @@ char *cli_read_file(const char *path, size_t max, size_t *len)
     return buf;
 }
 
-int cli_stage(cli_output *o, const char *path, const char *text, size_t len)
+/* ---- Output sets ---- */
+
+/* How one output of a set is written, decided before anything is. */
+typedef struct plan {
+    int fd;     /* >= 0: a descriptor the text is written to */
+    int own;    /* fd was opened here */
+    int file;   /* a file replaced by rename */
+    int exists; /* ... which exists: `st` is its status */
+    struct stat st;
+    struct stat dir_st;    /* of its folder: two outputs onto one name are refused */
+    char target[PATH_MAX]; /* the name renamed onto: the path, links followed */
+    char dir[PATH_MAX];
+    const char *base; /* in target */
+    char fresh[PATH_MAX + 32], old[PATH_MAX + 32];
+    volatile sig_atomic_t staged; /* `fresh` exists */
+    volatile sig_atomic_t linked; /* `old` exists */
+} plan;
+
+/* The set being written, for the signal handlers. A handler that finds the gate open (0)
+ * closes it (2), removes the new files and kills the process; one that finds the writer in a
+ * step that must not be cut (1) leaves the signal for the writer to act on when the step
+ * ends. */
+static plan *volatile active;
+static volatile size_t active_n;
+static atomic_int gate;
+static volatile sig_atomic_t pending;
+
+static const int fatal_signals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM,   SIGUSR1,
+                                    SIGUSR2, SIGALRM, SIGXCPU, SIGVTALRM, SIGPROF};
+#define NFATAL (sizeof fatal_signals / sizeof fatal_signals[0])
+static struct sigaction saved_fatal[NFATAL], saved_pipe, saved_xfsz;
+static int installed[NFATAL];
+
+void cli_outputs_abandon(void)
 {
-    o->path = path;
-    o->staged = 0;
-    if (snprintf(o->tmp, sizeof o->tmp, "%s.tmp-XXXXXX", path) >= (int)sizeof o->tmp) {
+    plan *p = active;
+    for (size_t i = 0; p != NULL && i < active_n; i++)
+        if (p[i].staged) {
+            unlink(p[i].fresh);
+            p[i].staged = 0;
+        }
+}
+
+/* Ends the process by `sig` as its default action would. */
+static void die_by(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig); /* in a handler: delivered when it returns, the signal being blocked till then */
+}
+
+static void on_fatal(int sig)
+{
+    int open = 0;
+    if (!atomic_compare_exchange_strong(&gate, &open, 2)) {
+        if (open == 1)
+            pending = sig; /* the writer is in a step that must not be cut */
+        return;            /* 2: another thread is already cleaning up */
+    }
+    cli_outputs_abandon();
+    die_by(sig);
+}
+
+/* A step the handlers must not cut: they defer to its end. */
+static void step_begin(void)
+{
+    int open = 0;
+    while (!atomic_compare_exchange_weak(&gate, &open, 1)) {
+        if (open == 2) /* a handler is cleaning up and about to kill the process */
+            for (;;)
+                pause();
+        open = 0;
+    }
+}
+
+static void step_end(void)
+{
+    atomic_store(&gate, 0);
+    int sig = pending;
+    if (sig != 0) {
+        int open = 0;
+        if (atomic_compare_exchange_strong(&gate, &open, 2)) {
+            cli_outputs_abandon();
+            die_by(sig);
+        }
+    }
+}
+
+static void handlers_install(plan *p, size_t n)
+{
+    active = p;
+    active_n = n;
+    pending = 0;
+    atomic_store(&gate, 0);
+    struct sigaction sa, ign;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < NFATAL; i++)
+        sigaddset(&sa.sa_mask, fatal_signals[i]);
+    for (size_t i = 0; i < NFATAL; i++) {
+        installed[i] = 0;
+        if (sigaction(fatal_signals[i], NULL, &saved_fatal[i]) != 0 ||
+            saved_fatal[i].sa_handler == SIG_IGN) /* ignored, e.g. under nohup: left so */
+            continue;
+        installed[i] = sigaction(fatal_signals[i], &sa, NULL) == 0;
+    }
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    sigaction(SIGPIPE, &ign, &saved_pipe);
+    sigaction(SIGXFSZ, &ign, &saved_xfsz);
+}
+
+static void handlers_restore(void)
+{
+    for (size_t i = 0; i < NFATAL; i++)
+        if (installed[i])
+            sigaction(fatal_signals[i], &saved_fatal[i], NULL);
+    sigaction(SIGPIPE, &saved_pipe, NULL);
+    sigaction(SIGXFSZ, &saved_xfsz, NULL);
+    step_begin();
+    active = NULL;
+    active_n = 0;
+    step_end();
+}
+
+static int refuse(cli_error *e, size_t index, int err, const char *what)
+{
+    e->index = index;
+    e->err = err;
+    e->what = what;
+    return -1;
+}
+
+/* The descriptor a path names directly, or -1. */
+static int named_fd(const char *path)
+{
+    if (strcmp(path, "-") == 0 || strcmp(path, "/dev/stdout") == 0)
+        return 1;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return 2;
+    const char *num = strncmp(path, "/dev/fd/", 8) == 0          ? path + 8
+                      : strncmp(path, "/proc/self/fd/", 14) == 0 ? path + 14
+                                                                 : NULL;
+    if (num == NULL || *num < '0' || *num > '9')
+        return -1;
+    char *end;
+    long fd = strtol(num, &end, 10);
+    return *end == '\0' && fd <= INT_MAX ? (int)fd : -1;
+}
+
+/* `path` with its final component's symbolic links followed to a name that is not one. */
+static int follow(char *out, const char *path)
+{
+    char cur[PATH_MAX], link[PATH_MAX], next[PATH_MAX];
+    if (strlen(path) >= sizeof cur) {
         errno = ENAMETOOLONG;
         return -1;
     }
-    int fd = mkstemp(o->tmp);
-    if (fd < 0)
-        return -1;
-    fchmod(fd, 0644); /* mkstemp's 0600 is meant for secrets; these are outputs */
-    size_t done = 0;
-    while (done < len) {
-        ssize_t w = write(fd, text + done, len - done);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0)
-            break;
-        done += (size_t)w;
-    }
-    int err = done == len ? 0 : (errno != 0 ? errno : EIO);
-    if (close(fd) != 0 && err == 0)
-        err = errno;
-    if (err != 0) {
-        unlink(o->tmp);
-        errno = err;
-        return -1;
-    }
-    o->staged = 1;
-    return 0;
-}
-
-int cli_commit(cli_output *outs, size_t n, const cli_output **failed)
-{
-    for (size_t i = 0; i < n; i++) {
-        if (rename(outs[i].tmp, outs[i].path) == 0) {
-            outs[i].staged = 0;
-            continue;
+    strcpy(cur, path);
+    for (int hops = 0; hops < 40; hops++) {
+        struct stat st;
+        if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode)) {
+            strcpy(out, cur);
+            return 0;
         }
-        int err = errno;
-        *failed = &outs[i];
-        for (size_t k = 0; k < i; k++)
-            unlink(outs[k].path);
-        cli_discard(outs, n);
-        errno = err;
-        return -1;
+        ssize_t n = readlink(cur, link, sizeof link - 1);
+        if (n < 0)
+            return -1;
+        link[n] = '\0';
+        const char *slash = strrchr(cur, '/');
+        int len = link[0] == '/' || slash == NULL
+                      ? snprintf(next, sizeof next, "%s", link)
+                      : snprintf(next, sizeof next, "%.*s/%s", (int)(slash - cur), cur, link);
+        if (len < 0 || (size_t)len >= sizeof next) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        strcpy(cur, next);
     }
+    errno = ELOOP;
+    return -1;
+}
+
+static int plan_one(plan *p, size_t i, const char *path, int open_devices, cli_error *e)
+{
+    p->fd = -1;
+    if (path == NULL || path[0] == '\0')
+        return refuse(e, i, ENOENT, "has no name");
+    int fd = named_fd(path);
+    if (fd >= 0) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0)
+            return refuse(e, i, errno, "is not an open descriptor");
+        if ((fl & O_ACCMODE) == O_RDONLY)
+            return refuse(e, i, EBADF, "is not open for writing");
+        p->fd = fd;
+        return 0;
+    }
+    if (path[strlen(path) - 1] == '/')
+        return refuse(e, i, EISDIR, "cannot write there");
+    if (follow(p->target, path) != 0)
+        return refuse(e, i, errno, "cannot follow its links");
+    if (lstat(p->target, &p->st) == 0) {
+        if (S_ISDIR(p->st.st_mode))
+            return refuse(e, i, EISDIR, "cannot write there");
+        if (S_ISSOCK(p->st.st_mode))
+            return refuse(e, i, ENXIO, "cannot write to a socket");
+        if (!S_ISREG(p->st.st_mode)) { /* a device or a FIFO: written through */
+            if (!open_devices)
+                return access(p->target, W_OK) == 0 ? 0 : refuse(e, i, errno, "cannot open it");
+            /* O_NONBLOCK: a FIFO nobody reads fails (ENXIO) instead of blocking */
+            p->fd = open(p->target, O_WRONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
+            if (p->fd < 0)
+                return refuse(e, i, errno,
+                              errno == ENXIO ? "no process reads this FIFO" : "cannot open it");
+            p->own = 1;
+            fcntl(p->fd, F_SETFL, fcntl(p->fd, F_GETFL) & ~O_NONBLOCK);
+            return 0;
+        }
+        p->exists = 1;
+    } else if (errno != ENOENT) {
+        return refuse(e, i, errno, "cannot look at it");
+    }
+    p->file = 1;
+    char *slash = strrchr(p->target, '/');
+    if (slash == NULL) {
+        strcpy(p->dir, ".");
+        p->base = p->target;
+    } else {
+        snprintf(p->dir, sizeof p->dir, "%.*s", slash == p->target ? 1 : (int)(slash - p->target),
+                 p->target);
+        p->base = slash + 1;
+    }
+    if (stat(p->dir, &p->dir_st) != 0 || access(p->dir, W_OK | X_OK) != 0)
+        return refuse(e, i, errno, "cannot create a file in its folder");
+    long pid = (long)getpid();
+    if (strlen(p->base) + 32 > NAME_MAX ||
+        snprintf(p->fresh, sizeof p->fresh, "%s.zkpipe-new-%ld", p->target, pid) >=
+            (int)sizeof p->fresh ||
+        snprintf(p->old, sizeof p->old, "%s.zkpipe-old-%ld", p->target, pid) >= (int)sizeof p->old)
+        return refuse(e, i, ENAMETOOLONG, "cannot create a file beside it");
     return 0;
 }
 
-void cli_discard(cli_output *outs, size_t n)
+static void close_owned(plan *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
-        if (outs[i].staged) {
-            unlink(outs[i].tmp);
-            outs[i].staged = 0;
+        if (p[i].own) {
+            close(p[i].fd);
+            p[i].own = 0;
         }
+}
+
+static int plan_all(plan *p, const cli_output *outs, size_t n, int open_devices, cli_error *e)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (plan_one(&p[i], i, outs[i].path, open_devices, e) != 0) {
+            close_owned(p, i + 1);
+            return -1;
+        }
+        for (size_t k = 0; k < i && p[i].file; k++)
+            if (p[k].file && p[k].dir_st.st_dev == p[i].dir_st.st_dev &&
+                p[k].dir_st.st_ino == p[i].dir_st.st_ino && strcmp(p[k].base, p[i].base) == 0) {
+                close_owned(p, i + 1);
+                return refuse(e, i, 0, "is the same file as another output");
+            }
+    }
+    return 0;
+}
+
+int cli_outputs_check(const cli_output *outs, size_t n, cli_error *e)
+{
+    plan *p = calloc(n > 0 ? n : 1, sizeof *p);
+    if (p == NULL)
+        return refuse(e, 0, ENOMEM, "cannot check it");
+    int rc = plan_all(p, outs, n, 0, e);
+    free(p);
+    return rc;
+}
+
+static int write_all(int fd, const char *text, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, text, len);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) { /* a non-blocking stdout */
+            struct pollfd pfd = {fd, POLLOUT, 0};
+            poll(&pfd, 1, -1);
+            continue;
+        }
+        if (w <= 0)
+            return -1;
+        text += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* Each file's text into its new file, synced. */
+static int stage(plan *p, const cli_output *outs, size_t n, cli_error *e)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].file)
+            continue;
+        step_begin();
+        unlink(p[i].fresh); /* left by an earlier process of the same id, which is gone */
+        int fd = open(p[i].fresh, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        p[i].staged = fd >= 0;
+        int err = errno;
+        step_end();
+        if (fd < 0)
+            return refuse(e, i, err, "cannot create a file beside it");
+        if (p[i].exists) { /* keep the replaced file's mode and, where allowed, its owner */
+            fchmod(fd, p[i].st.st_mode & 07777);
+            if (fchown(fd, p[i].st.st_uid, p[i].st.st_gid) != 0)
+                fchmod(fd, p[i].st.st_mode & 0777);
+        }
+        int bad = write_all(fd, outs[i].text, outs[i].len) != 0 || fsync(fd) != 0;
+        err = errno;
+        if (close(fd) != 0 && !bad) {
+            bad = 1;
+            err = errno;
+        }
+        if (bad)
+            return refuse(e, i, err, "cannot write");
+    }
+    return 0;
+}
+
+static int write_devices(plan *p, const cli_output *outs, size_t n, cli_error *e)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (p[i].fd < 0)
+            continue;
+        if (write_all(p[i].fd, outs[i].text, outs[i].len) != 0)
+            return refuse(e, i, errno, "cannot write");
+        if (p[i].own) {
+            p[i].own = 0;
+            if (close(p[i].fd) != 0)
+                return refuse(e, i, errno, "cannot write");
+        }
+    }
+    return 0;
+}
+
+/* Puts back what the renames before `upto` replaced: the previous version where one was
+ * kept, no file where there was none (a file replaced without a link stays new). */
+static void undo(plan *p, size_t upto)
+{
+    for (size_t k = 0; k < upto; k++) {
+        if (!p[k].file)
+            continue;
+        if (p[k].linked && rename(p[k].old, p[k].target) == 0)
+            p[k].linked = 0;
+        else if (!p[k].exists)
+            unlink(p[k].target);
+    }
+}
+
+static void drop_links(plan *p, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        if (p[k].linked && unlink(p[k].old) == 0)
+            p[k].linked = 0;
+}
+
+static int commit(plan *p, size_t n, cli_error *e)
+{
+    step_begin();
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].file || !p[i].exists)
+            continue;
+        unlink(p[i].old);
+        if (link(p[i].target, p[i].old) == 0) {
+            p[i].linked = 1;
+        } else if (errno != EPERM && errno != EOPNOTSUPP && errno != EXDEV && errno != EMLINK) {
+            /* (those say the file system has no hard links: replaced without a way back) */
+            int err = errno;
+            drop_links(p, n);
+            step_end();
+            return refuse(e, i, err, "cannot keep its previous version");
+        }
+    }
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].file)
+            continue;
+        if (rename(p[i].fresh, p[i].target) != 0) {
+            int err = errno;
+            undo(p, i);
+            drop_links(p, n);
+            step_end();
+            return refuse(e, i, err, "cannot rename onto it");
+        }
+        p[i].staged = 0;
+    }
+    for (size_t i = 0; i < n; i++) { /* the renames themselves, on disk */
+        int fd = p[i].file ? open(p[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+        if (fd >= 0) {
+            fsync(fd);
+            close(fd);
+        }
+    }
+    drop_links(p, n);
+    step_end();
+    return 0;
+}
+
+/* Removes, beside each file written, the new and old files of processes that are gone. */
+static void sweep(const plan *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].file)
+            continue;
+        DIR *d = opendir(p[i].dir);
+        struct dirent *de;
+        size_t blen = strlen(p[i].base);
+        while (d != NULL && (de = readdir(d)) != NULL) {
+            const char *s = de->d_name;
+            if (strncmp(s, p[i].base, blen) != 0 || (strncmp(s + blen, ".zkpipe-new-", 12) != 0 &&
+                                                     strncmp(s + blen, ".zkpipe-old-", 12) != 0))
+                continue;
+            char *end;
+            long pid = strtol(s + blen + 12, &end, 10);
+            if (s[blen + 12] >= '0' && s[blen + 12] <= '9' && *end == '\0' && pid > 0 &&
+                pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+                unlinkat(dirfd(d), s, 0);
+        }
+        if (d != NULL)
+            closedir(d);
+    }
+}
+
+int cli_outputs_write(const cli_output *outs, size_t n, cli_error *e)
+{
+    plan *p = calloc(n > 0 ? n : 1, sizeof *p);
+    if (p == NULL)
+        return refuse(e, 0, ENOMEM, "cannot start writing");
+    int rc = plan_all(p, outs, n, 1, e);
+    if (rc == 0) {
+        handlers_install(p, n);
+        rc = stage(p, outs, n, e);
+        if (rc == 0)
+            rc = write_devices(p, outs, n, e);
+        if (rc == 0)
+            rc = commit(p, n, e);
+        step_begin();
+        cli_outputs_abandon(); /* the new files left after a failure */
+        step_end();
+        handlers_restore();
+        if (rc == 0)
+            sweep(p, n);
+        close_owned(p, n);
+    }
+    free(p);
+    return rc;
 }

@@ -1,5 +1,6 @@
-/* File helpers zkpipe-prove and zkpipe-verify share: whole-file reads and all-or-nothing
- * writes (a temporary file in the target's folder, renamed into place). */
+/* File helpers the example binaries share: bounded whole-file reads, and a set of named
+ * outputs written as one (cli_outputs_write), for zkpipe-prove, zkpipe-verify and any other
+ * binary that writes several files a failed run must not leave half replaced. */
 #ifndef ZKPIPE_EXAMPLES_CLI_FILES_H
 #define ZKPIPE_EXAMPLES_CLI_FILES_H
 
@@ -11,21 +12,63 @@
  * the file holds more than `max` bytes. */
 char *cli_read_file(const char *path, size_t max, size_t *len);
 
-/* A staged output: the text is in `tmp` until cli_commit renames it to `path`. */
+/* One output of a set: where it goes and what it holds. */
 typedef struct cli_output {
-    const char *path;
-    char tmp[4096];
-    int staged;
+    const char *path; /* see cli_outputs_write; "-" is standard output */
+    const char *text; /* len bytes; not read by cli_outputs_check */
+    size_t len;
 } cli_output;
 
-/* Writes `len` bytes to a new temporary file beside `path`. Returns 0, or -1 with errno set
- * (nothing left behind). */
-int cli_stage(cli_output *o, const char *path, const char *text, size_t len);
-/* Renames every staged output into place, in order; on a failure removes the ones already
- * renamed and the remaining temporaries. Returns 0, or -1 with errno set and *failed the
- * output that failed. */
-int cli_commit(cli_output *outs, size_t n, const cli_output **failed);
-/* Removes whatever temporaries remain. */
-void cli_discard(cli_output *outs, size_t n);
+/* Why a set was refused or not written: the output, the errno value and what was being
+ * done (a static phrase such as "is a folder" or "cannot write"), for one line on stderr:
+ * "prog: <outs[index].path>: <what>: <strerror(err)>". */
+typedef struct cli_error {
+    size_t index;
+    int err;
+    const char *what;
+} cli_error;
+
+/*! cli_outputs_write() : writes every output of the set, or none of the files among them.
+ * Where each goes, decided for all of them before anything is written:
+ *   - a regular file, or a name that does not exist yet: the text goes to a new file beside
+ *     it, `<name>.zkpipe-new-<pid>` (mode: the replaced file's, else 0666 less the umask),
+ *     synced, then renamed onto the name. A symbolic link is followed to its final target,
+ *     which is replaced, so the link stays a link.
+ *   - "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to that open
+ *     descriptor; a character or block device or a FIFO: opened and written through. Nothing
+ *     is renamed onto these.
+ *   - refused (nothing written): a folder, a socket, a FIFO with no reader, a file whose
+ *     folder is missing or not writable, a name too long, two outputs onto the same file.
+ * Then the texts are written to the new files; then the devices and descriptors are written,
+ * in order; then the files are renamed into place, in the order of the set. Before the renames
+ * each file being replaced gets a hard link `<name>.zkpipe-old-<pid>`, so that when a rename
+ * fails the ones done are undone and every file is as it was; the links are removed once all
+ * renames are done.
+ * A failure at any step before the renames (a refusal, ENOSPC, EFBIG under `ulimit -f`, a
+ * device that will not take the text) leaves every file as it was and removes the new files;
+ * what was written to a device or descriptor before the failure cannot be taken back.
+ * Signals: while it runs, SIGPIPE and SIGXFSZ are ignored (writes fail with EPIPE or EFBIG
+ * instead), and SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGUSR1, SIGUSR2, SIGALRM, SIGXCPU,
+ * SIGVTALRM and SIGPROF remove the new files, then kill the process as they would have (a
+ * signal that comes during the renames waits until they are done). The previous
+ * dispositions are restored before it returns.
+ * A crash that no handler sees (SIGKILL, power loss) during the renames can leave some
+ * outputs new and some old: each file not yet replaced has its text in
+ * `<name>.zkpipe-new-<pid>`, each one replaced its previous text in `<name>.zkpipe-old-<pid>`
+ * (rename those onto the names to finish or to undo). A later successful write of the same
+ * output removes what processes that no longer exist left beside it.
+ * @return 0, or -1 with *e filled in.
+ * Thread safety: one set at a time in a process (the signal handlers share one record of it);
+ * other threads may run meanwhile. */
+int cli_outputs_write(const cli_output *outs, size_t n, cli_error *e);
+
+/*! cli_outputs_check() : the checks cli_outputs_write makes before writing anything, without
+ * writing or opening anything, so a binary can refuse a bad output path before its work
+ * instead of after it. @return 0, or -1 with *e filled in. */
+int cli_outputs_check(const cli_output *outs, size_t n, cli_error *e);
+
+/*! cli_outputs_abandon() : removes the new files of a set being written, if there is one.
+ * Async-signal-safe: for a handler that ends the process (see cli_mapped.h). */
+void cli_outputs_abandon(void);
 
 #endif

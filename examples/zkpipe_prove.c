@@ -5,8 +5,12 @@
  *                [--full-check] [--progress] <circuit.zkey> <witness.wtns> <proof.json>
  *                <public.json>
  *
- * Exits 0 when both files are written; otherwise prints one line on stderr naming the file and
- * the problem, exits non-zero and leaves nothing at the output paths. A proof that does not
+ * Exits 0 when every output is written; otherwise prints one line on stderr naming the file and
+ * the problem, exits non-zero and leaves every output path as it was. The output paths are
+ * checked before any work; the outputs are written as one set (cli_files.h: metrics, then
+ * public.json, then proof.json, each renamed into place, or written through to a device, a
+ * FIFO or standard output, `-`). A mapped input truncated while in use is reported as an I/O
+ * error naming it (cli_mapped.h). A proof that does not
  * verify against the zkey's verification key is never written (the witness does not satisfy
  * the circuit); --r1cs also checks every constraint first and names the first that fails.
  * Every zkey point is checked to be on the curve; subgroup checks of the query points (most of
@@ -17,6 +21,7 @@
  * proving phase's steps (a, b, c and h; the MSMs; the check of the proof) are read from the
  * ledger the prover charges. Scripts, whose stderr is no terminal, see no change. */
 #include <errno.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,6 +29,7 @@
 #include <time.h>
 
 #include "cli_files.h"
+#include "cli_mapped.h"
 #include "cli_progress.h"
 #include "zkpipe/io.h"
 #include "zkpipe/zkpipe.h"
@@ -153,7 +159,7 @@ static void enter(progress *p, int phase)
     atomic_store(&p->phase, phase);
 }
 
-/* The prover's step, from what its ledger holds (zkpipe_zkey_prove documents the order):
+/* The prover's step, from what its ledger holds (zkpipe_groth16_prove_witness documents the order):
  * 0..3, its name in *name. */
 static int prove_step(progress *p, const char **name)
 {
@@ -198,6 +204,15 @@ static int fail(const char *file, zkpipe_status st, const char *detail)
     return 1;
 }
 
+static int output_failed(const cli_output *set, const cli_error *e)
+{
+    if (e->err != 0)
+        fprintf(stderr, "%s: %s: %s: %s\n", prog, set[e->index].path, e->what, strerror(e->err));
+    else
+        fprintf(stderr, "%s: %s: %s\n", prog, set[e->index].path, e->what);
+    return 1;
+}
+
 /* Everything the run holds, released in one place. */
 typedef struct run {
     zkpipe_acct *acct;
@@ -205,17 +220,18 @@ typedef struct run {
     zkpipe_zkey *zkey;
     zkpipe_wtns *wtns;
     zkpipe_r1cs *r1cs;
+    zkpipe_cs *cs;
+    zkpipe_groth16_pvk *pvk;
     zkpipe_ledger ledger;
     zkpipe_backend backend; /* resolved: cpu or cuda */
     char *proof_json, *public_json, *metrics_json;
-    cli_output outs[3];
-    size_t nouts;
 } run;
 
 static void run_free(run *r)
 {
-    cli_discard(r->outs, r->nouts);
     zkpipe_ledger_close(&r->ledger);
+    zkpipe_groth16_pvk_destroy(r->pvk);
+    zkpipe_cs_destroy(r->cs);
     zkpipe_r1cs_destroy(r->r1cs);
     zkpipe_wtns_destroy(r->wtns);
     zkpipe_zkey_destroy(r->zkey);
@@ -242,9 +258,16 @@ static int check_r1cs(run *r, const options *o, char *detail)
                  (unsigned)zi.num_vars, (unsigned)zi.num_public);
         return fail(o->r1cs, ZKPIPE_EMISMATCH, detail);
     }
-    zkpipe_status st = zkpipe_r1cs_check(NULL, detail, ZKPIPE_IO_DETAIL_MAX, r->r1cs, r->wtns);
+    zkpipe_status st =
+        zkpipe_r1cs_load(&r->cs, detail, ZKPIPE_IO_DETAIL_MAX, r->r1cs, r->wtns, NULL);
     if (st != ZKPIPE_OK)
-        return fail(st == ZKPIPE_EUNSATISFIED ? o->wtns : o->r1cs, st, detail);
+        return fail(st == ZKPIPE_EMISMATCH ? o->wtns : o->r1cs, st, detail);
+    size_t bad;
+    if ((st = zkpipe_cs_check(r->cs, &bad)) != ZKPIPE_OK) {
+        snprintf(detail, ZKPIPE_IO_DETAIL_MAX, "constraint %zu is not satisfied by the witness",
+                 bad);
+        return fail(o->wtns, st, detail);
+    }
     return 0;
 }
 
@@ -268,7 +291,7 @@ static zkpipe_status render(run *r, const zkpipe_groth16_proof *proof, const zkp
     return st;
 }
 
-static zkpipe_status write_metrics(run *r, const zkpipe_zkey_timings *t, double open_s,
+static zkpipe_status write_metrics(run *r, const zkpipe_groth16_timings *t, double open_s,
                                    double check_s)
 {
     zkpipe_snapshot snap;
@@ -282,14 +305,14 @@ static zkpipe_status write_metrics(run *r, const zkpipe_zkey_timings *t, double 
     char *buf = r->metrics_json = malloc(cap);
     if (buf == NULL)
         return ZKPIPE_ENOMEM;
-    int n =
-        snprintf(buf, cap,
-                 "{\"timings\":{\"open\":%.6f,\"r1cs_check\":%.6f,\"abc\":%.6f,\"h\":%.6f,"
-                 "\"msm_a\":%.6f,\"msm_b1\":%.6f,\"msm_c\":%.6f,\"msm_b2\":%.6f,"
-                 "\"verify\":%.6f,\"prove_total\":%.6f},\"threads\":%u,\"backend\":\"%s\","
-                 "\"accounting\":",
-                 open_s, check_s, t->abc, t->h, t->msm_a, t->msm_b1, t->msm_c, t->msm_b2, t->verify,
-                 t->total, zkpipe_pool_threads(r->pool), zkpipe_backend_name(r->backend));
+    int n = snprintf(buf, cap,
+                     "{\"timings\":{\"open\":%.6f,\"r1cs_check\":%.6f,\"abc\":%.6f,\"h\":%.6f,"
+                     "\"msm_a\":%.6f,\"msm_b1\":%.6f,\"msm_c\":%.6f,\"msm_b2\":%.6f,"
+                     "\"verify\":%.6f,\"prove_total\":%.6f},\"threads\":%u,\"backend\":\"%s\","
+                     "\"accounting\":",
+                     open_s, check_s, t->synth, t->h, t->msm_a, t->msm_b1, t->msm_c, t->msm_b2,
+                     t->verify, t->total, zkpipe_pool_threads(r->pool),
+                     zkpipe_backend_name(r->backend));
     size_t len;
     st = zkpipe_snapshot_json(buf + n, cap - (size_t)n, &len, &snap);
     if (st == ZKPIPE_OK) {
@@ -308,6 +331,21 @@ int main(int argc, char **argv)
     run r;
     memset(&r, 0, sizeof r);
     char detail[ZKPIPE_IO_DETAIL_MAX];
+    /* Metrics first and proof.json last: a proof.json that is new means the rest is too. */
+    cli_output outs[3] = {{o.metrics, NULL, 0}, {o.pub, NULL, 0}, {o.proof, NULL, 0}};
+    cli_output *set = o.metrics != NULL ? outs : outs + 1;
+    size_t nset = o.metrics != NULL ? 3 : 2;
+    cli_error oe;
+    if (cli_outputs_check(set, nset, &oe) != 0)
+        return output_failed(set, &oe);
+    /* A file size limit (ulimit -f) makes writes fail with EFBIG, reported, instead of
+     * killing the process with SIGXFSZ. */
+    signal(SIGXFSZ, SIG_IGN);
+    const char *inputs[3] = {o.zkey, o.wtns, o.r1cs};
+    if (cli_mapped_guard(prog, inputs, 3) != 0) {
+        fprintf(stderr, "%s: cannot watch the mapped inputs: %s\n", prog, strerror(errno));
+        return 1;
+    }
     const char *why = NULL;
     zkpipe_status st = zkpipe_backend_resolve(&r.backend, o.backend, &why);
     if (st != ZKPIPE_OK) {
@@ -328,7 +366,7 @@ int main(int argc, char **argv)
     io.pool = r.pool;
     io.acct = r.acct;
     io.flags = o.full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
-    zkpipe_zkey_timings t = {0};
+    zkpipe_groth16_timings t = {0};
     double t0 = now(), open_s, check_s = 0;
     progress pg = {PHASE_ZKEY, o.full_check, t0, {t0}, r.acct, {0}};
     cli_progress ticker;
@@ -357,10 +395,28 @@ int main(int argc, char **argv)
         check_s = now() - t0 - open_s;
     }
     zkpipe_groth16_proof proof;
+    zkpipe_zkey_info zinfo;
+    zkpipe_zkey_info_get(&zinfo, r.zkey);
+    if (zkpipe_wtns_curve(r.wtns) != zinfo.curve) {
+        snprintf(detail, sizeof detail, "the witness is for %s, the zkey for %s",
+                 zkpipe_curve_name(zkpipe_wtns_curve(r.wtns)), zkpipe_curve_name(zinfo.curve));
+        fail(o.wtns, ZKPIPE_EMISMATCH, detail);
+        goto out;
+    }
+    zkpipe_groth16_vk *vk;
+    if ((st = zkpipe_zkey_vk(&vk, r.zkey, NULL)) == ZKPIPE_OK) {
+        st = zkpipe_groth16_pvk_create(&r.pvk, vk, NULL);
+        zkpipe_groth16_vk_destroy(vk);
+    }
+    if (st != ZKPIPE_OK) {
+        fprintf(stderr, "%s: cannot prepare the verifying key: %s\n", prog, zkpipe_status_str(st));
+        goto out;
+    }
     enter(&pg, PHASE_PROVE);
     if ((st = zkpipe_ledger_open(&r.ledger, r.acct, ZKPIPE_STAGE_SYNTH)) == ZKPIPE_OK)
-        st = zkpipe_zkey_prove(&proof, &t, detail, sizeof detail, r.zkey, r.wtns, r.pool, r.backend,
-                               &r.ledger);
+        st = zkpipe_groth16_prove_witness(&proof, &t, detail, sizeof detail, zkpipe_zkey_pk(r.zkey),
+                                          zkpipe_wtns_values(r.wtns), zkpipe_wtns_count(r.wtns),
+                                          r.pvk, r.pool, r.backend, &r.ledger);
     if (st != ZKPIPE_OK) {
         const char *blame = st == ZKPIPE_EMISMATCH || st == ZKPIPE_EUNSATISFIED ? o.wtns
                             : st == ZKPIPE_EDEVICE                              ? "cuda"
@@ -384,17 +440,13 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: cannot render the output: %s\n", prog, zkpipe_status_str(st));
         goto out;
     }
-    const char *paths[3] = {o.proof, o.pub, o.metrics};
-    const char *texts[3] = {r.proof_json, r.public_json, r.metrics_json};
-    for (size_t i = 0; i < (o.metrics != NULL ? 3u : 2u); i++, r.nouts++) {
-        if (cli_stage(&r.outs[i], paths[i], texts[i], strlen(texts[i])) != 0) {
-            fprintf(stderr, "%s: %s: cannot write: %s\n", prog, paths[i], strerror(errno));
-            goto out;
-        }
-    }
-    const cli_output *bad;
-    if (cli_commit(r.outs, r.nouts, &bad) != 0) {
-        fprintf(stderr, "%s: %s: cannot write: %s\n", prog, bad->path, strerror(errno));
+    outs[0].text = r.metrics_json;
+    outs[1].text = r.public_json;
+    outs[2].text = r.proof_json;
+    for (size_t i = 0; i < 3; i++)
+        outs[i].len = outs[i].text != NULL ? strlen(outs[i].text) : 0;
+    if (cli_outputs_write(set, nset, &oe) != 0) {
+        output_failed(set, &oe);
         goto out;
     }
     rc = 0;

@@ -61,6 +61,25 @@ json=$(run --curve bls12-381 --release early --synth-workers 4 --permits 1 --cap
 check "$json"
 case $json in *'"release":"early"'*) ;; *) fail "release is not early: $json" ;; esac
 
+# Throughput counts proofs: every partition failing (2^14 rows, about 2.8 MiB each, against a
+# 1 MiB budget: ETOOBIG at once) makes it 0, and otherwise it is proofs over time.
+status=0
+out=$("$bin" --jobs 2 --partitions 3 --log-constraints 14 --budget-mib 1 --curve bn254 \
+    --report-ms 0 --json 2>"$tmp/errors") || status=$?
+[ "$status" -eq 1 ] || fail "every partition failing: exit $status"
+json=$(printf '%s\n' "$out" | tail -n 1)
+[ "$(field proofs_verified "$json")" -eq 0 ] || fail "failing partitions verified: $json"
+[ "$(field errors "$json")" -eq 6 ] || fail "not 6 errors: $json"
+case $json in *'"throughput_per_s":0.000}'*) ;; *) fail "throughput of failures: $json" ;; esac
+json=$(run --curve bn254)
+check "$json"
+printf '%s\n' "$json" | awk '{
+    v = $0; sub(/.*"proofs_verified":/, "", v); v += 0
+    t = $0; sub(/.*"elapsed_s":/, "", t); t += 0
+    r = $0; sub(/.*"throughput_per_s":/, "", r); r += 0
+    if (t <= 0 || r < 0.99 * v / t || r > 1.01 * v / t) exit 1
+}' || fail "throughput is not proofs over time: $json"
+
 "$bin" --help | grep -q '^usage:' || fail "--help prints no usage"
 for bad in --bogus "--jobs 0" "--jobs x" "--release sometimes" "--curve p256" \
     "--log-constraints 3" "--backend gpu" "--permits=-1" "--trace" extra; do

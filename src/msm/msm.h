@@ -44,7 +44,7 @@
     (ZKPIPE__MSM_MONTGOMERY | ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE | ZKPIPE__MSM_NO_ENDO)
 
 /* A source of uniformly random bytes (the batched subgroup check's coins): fills out[0..n) and
- * returns ZKPIPE_OK, or fails with its own status. zkpipe__g16_os_random is one. */
+ * returns ZKPIPE_OK, or fails with its own status. zkpipe__os_random (core/random.h) is one. */
 typedef zkpipe_status (*zkpipe__msm_coins_fn)(uint8_t *out, size_t n);
 /* Rounds of the batched subgroup check: a point outside the subgroup passes all of them with
  * probability at most 2^-128. */

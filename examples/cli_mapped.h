@@ -1,0 +1,28 @@
+/* For the example binaries whose readers map their input files (zkpipe/io.h): what happens
+ * when a mapped file is truncated, or its storage fails, while it is in use.
+ *
+ * The library's contract (zkpipe/io.h) is that of SQLite's and LMDB's memory maps: a file
+ * opened by path must stay unchanged while its reader exists; when pages of it can no longer
+ * be read, the thread that touches them gets SIGBUS, which the library leaves to the program
+ * (a signal's disposition belongs to the whole process, and a host may have its own). These
+ * binaries own their process, so they take SIGBUS themselves: cli_mapped_guard. */
+#ifndef ZKPIPE_EXAMPLES_CLI_MAPPED_H
+#define ZKPIPE_EXAMPLES_CLI_MAPPED_H
+
+#include <stddef.h>
+
+/* Inputs one guard watches at most. */
+#define CLI_MAPPED_MAX 8
+
+/*! cli_mapped_guard() : installs a SIGBUS handler that reports a mapped input that can no
+ * longer be read as an I/O error and ends the process with exit status 1, instead of dying on
+ * the signal: it writes one line on stderr, "<prog>: <file>: I/O error: ...", naming the
+ * input whose size is now smaller than when the guard was set (every input when none is:
+ * then its storage failed, or it was replaced), removes the new files of an output set being
+ * written (cli_outputs_abandon), and exits.
+ * Call it before opening the inputs. `prog` and the `paths` (NULL entries are skipped, at most
+ * CLI_MAPPED_MAX) must stay valid for the rest of the process.
+ * @return 0, or -1 with errno set (EINVAL: too many paths; or sigaction's). */
+int cli_mapped_guard(const char *prog, const char *const *paths, size_t n);
+
+#endif

@@ -1,0 +1,162 @@
+#!/bin/sh
+# zkpipe-prove's outputs on hostile paths and in hostile conditions (examples/cli_files.h):
+# a failed run leaves every pre-existing output as it was, devices, FIFOs and standard output
+# are written through, symbolic links stay links, `ulimit -f` is an error and not a signal,
+# leftovers of dead runs are swept, and a zkey truncated while mapped is an I/O error naming
+# it (with the LD_PRELOAD shim $3, support/truncate_on_mmap.c).
+#   test_cli_outputs.sh ZKPIPE_PROVE ZKPIPE_VERIFY TRUNCATE_ON_MMAP_SO
+set -eu
+[ $# -eq 3 ] || { echo "usage: test_cli_outputs.sh PROVE VERIFY TRUNCATE_SHIM" >&2; exit 2; }
+prove=$1 verify=$2 shim=$3
+fix=$(cd "$(dirname "$0")/interop/fixtures/bn128/multiplier" && pwd)
+zkey=$fix/circuit.zkey wtns=$fix/witness.wtns vk=$fix/verification_key.json
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 1' HUP INT TERM
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# run LABEL CMD...: $status, $tmp/stdout, $tmp/stderr
+run() {
+    label=$1
+    shift
+    status=0
+    timeout 120 "$@" </dev/null >"$tmp/stdout" 2>"$tmp/stderr" || status=$?
+    [ "$status" -ne 124 ] || fail "$label: still running after 120 s"
+}
+
+# refused LABEL NAMED CMD...: exit 1, one line on stderr that names NAMED
+refused() {
+    label=$1 named=$2
+    shift 2
+    run "$label" "$@"
+    [ "$status" -eq 1 ] || fail "$label: exit $status, expected 1: $(cat "$tmp/stderr")"
+    [ "$(awk 'END { print NR }' "$tmp/stderr")" -eq 1 ] ||
+        fail "$label: not one line on stderr: $(cat "$tmp/stderr")"
+    grep -qF -- "$named" "$tmp/stderr" || fail "$label: $named not named: $(cat "$tmp/stderr")"
+}
+
+accepted() {
+    run "$@"
+    [ "$status" -eq 0 ] || fail "$1: exit $status: $(cat "$tmp/stderr")"
+}
+
+no_leftovers() { # LABEL DIR
+    left=$(find "$2" -name '*.zkpipe-*' | tr '\n' ' ')
+    [ -z "$left" ] || fail "$1: left $left"
+}
+
+same() { # LABEL FILE WANT-TEXT
+    [ "$(cat "$2" 2>/dev/null)" = "$3" ] || fail "$1: $2 changed: $(head -c 100 "$2" 2>&1)"
+}
+
+d=$tmp/run
+mkdir "$d"
+cd "$d"
+# Device nodes to write to. As root, private ones (mknod): a prover that wrongly renames onto
+# a device must not replace the system's /dev/null or /dev/full, which root could.
+if [ "$(id -u)" -eq 0 ] && mknod null c 1 3 2>/dev/null && mknod full c 1 7 2>/dev/null; then
+    null=$d/null full=$d/full
+else
+    null=/dev/null full=/dev/full
+fi
+
+# 1. A bad output path: refused, and every pre-existing output as it was.
+echo "old proof" >proof.json
+mkdir public.json
+refused "public.json a folder" public.json "$prove" "$zkey" "$wtns" proof.json public.json
+same "public.json a folder" proof.json "old proof"
+rmdir public.json
+echo "old public" >public.json
+refused "--metrics in a missing folder" nodir/m.json \
+    "$prove" --metrics nodir/m.json "$zkey" "$wtns" proof.json public.json
+same "--metrics in a missing folder" proof.json "old proof"
+same "--metrics in a missing folder" public.json "old public"
+refused "proof and public onto one file" public.json \
+    "$prove" "$zkey" "$wtns" ./public.json public.json
+same "proof and public onto one file" public.json "old public"
+refused "a full device" "$full" "$prove" "$zkey" "$wtns" "$full" public.json
+same "a full device" public.json "old public"
+[ -c "$full" ] || fail "the full device was replaced"
+no_leftovers "refusals" "$d"
+
+# 2. ulimit -f 0: an error, not SIGXFSZ; nothing replaced, nothing left. (Its stderr goes
+# to a pipe: under the limit it could not be written to a file either.)
+said=$(sh -c 'ulimit -f 0; "$@" 2>&1; echo "exit $?"' sh "$prove" "$zkey" "$wtns" proof.json \
+    public.json </dev/null)
+case $said in
+*"File too large"*"exit 1") ;;
+*) fail "ulimit -f 0: $said" ;;
+esac
+same "ulimit -f 0" proof.json "old proof"
+same "ulimit -f 0" public.json "old public"
+no_leftovers "ulimit -f 0" "$d"
+
+# 3. Written through: standard output, /dev/stdout, a FIFO; devices stay devices.
+accepted "proof on -" "$prove" "$zkey" "$wtns" - public.json
+cp "$tmp/stdout" stdout-proof.json
+accepted "verify the proof from -" "$verify" "$vk" public.json stdout-proof.json
+# (/proc/self/fd/1 rather than /dev/stdout: a prover that wrongly renamed onto that name
+# would replace the system's link as root; under /proc nothing can be created.)
+accepted "proof on /proc/self/fd/1" "$prove" "$zkey" "$wtns" /proc/self/fd/1 public.json
+grep -q '"pi_a"' "$tmp/stdout" || fail "/proc/self/fd/1: no proof on stdout"
+if [ "$(id -u)" -ne 0 ]; then
+    accepted "proof on /dev/stdout" "$prove" "$zkey" "$wtns" /dev/stdout public.json
+    grep -q '"pi_a"' "$tmp/stdout" || fail "/dev/stdout: no proof on stdout"
+fi
+mkfifo fifo
+timeout 20 cat fifo >from-fifo.json &
+reader=$!
+accepted "proof into a FIFO" "$prove" "$zkey" "$wtns" fifo public.json
+wait "$reader" || true
+[ -p fifo ] || fail "the FIFO was replaced"
+accepted "verify the proof from the FIFO" "$verify" "$vk" public.json from-fifo.json
+refused "a FIFO nobody reads" fifo "$prove" "$zkey" "$wtns" fifo public.json
+accepted "proof onto a null device" "$prove" "$zkey" "$wtns" "$null" public.json
+[ -c "$null" ] || fail "the null device was replaced by a file"
+cp public.json public.before
+refused "public onto a full device" "$full" "$prove" "$zkey" "$wtns" proof.json "$full"
+[ -c "$full" ] || fail "the full device was replaced"
+cmp -s public.json public.before || fail "a failed run changed public.json"
+
+# 4. A symbolic link stays a link; its target gets the proof.
+mkdir real
+ln -s real/proof.json link.json
+accepted "proof through a link" "$prove" "$zkey" "$wtns" link.json public.json
+[ -L link.json ] || fail "link.json is no longer a link"
+accepted "verify through the link" "$verify" "$vk" public.json real/proof.json
+no_leftovers "written through" "$d"
+
+# 5. Leftovers of a dead run are swept by the next successful one; a live run's are kept.
+sh -c 'exit 0' &
+dead=$!
+wait "$dead"
+echo stale >"proof.json.zkpipe-new-$dead"
+echo stale >"public.json.zkpipe-old-$dead"
+echo live >"proof.json.zkpipe-new-$$"
+accepted "a run after a dead one" "$prove" "$zkey" "$wtns" proof.json public.json
+[ ! -e "proof.json.zkpipe-new-$dead" ] && [ ! -e "public.json.zkpipe-old-$dead" ] ||
+    fail "a dead run's leftovers were not swept"
+[ -e "proof.json.zkpipe-new-$$" ] || fail "a live process's file was removed"
+rm -f "proof.json.zkpipe-new-$$"
+accepted "verify after the sweep" "$verify" "$vk" public.json proof.json
+
+# 6. A zkey truncated while mapped: an I/O error naming it, not SIGBUS (exit 135).
+cp "$zkey" victim.zkey
+cp proof.json proof.before
+run "truncated zkey" env LD_PRELOAD="$shim" ZKPIPE_TEST_TRUNCATE_ON_MMAP="$d/victim.zkey" \
+    "$prove" "$d/victim.zkey" "$wtns" proof.json public.json
+[ "$(wc -c <victim.zkey)" -eq 0 ] || fail "the shim did not truncate the zkey"
+[ "$status" -eq 1 ] || fail "truncated zkey: exit $status: $(cat "$tmp/stderr")"
+grep -q 'victim.zkey: I/O error' "$tmp/stderr" || fail "truncated zkey: $(cat "$tmp/stderr")"
+cmp -s proof.json proof.before || fail "truncated zkey: proof.json changed"
+no_leftovers "truncated zkey" "$d"
+
+if [ "$failures" -ne 0 ]; then
+    echo "$failures failures" >&2
+    exit 1
+fi
+echo ok
