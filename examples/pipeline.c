@@ -24,6 +24,7 @@
 
 #include "cli_engine.h"
 #include "cli_files.h"
+#include "cli_memory.h"
 #include "cli_observe.h"
 #include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
@@ -577,6 +578,7 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n,
 
 int main(int argc, char **argv)
 {
+    cli_memory_return_freed();
     options o;
     switch (parse_args(argc, argv, &o)) {
     case 1:
