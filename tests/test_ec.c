@@ -375,6 +375,61 @@ TORSION_TESTS(bls12_381_g1, bls12_381_fq, bls12_381_fr)
 TORSION_TESTS(bls12_381_g2, bls12_381_fq2, bls12_381_fr)
 TORSION_TESTS(bn254_g2, bn254_fq2, bn254_fr)
 
+/* G_multi_mul against the sum of plain multiplications: n = 0 .. 19 (across the chunks of
+ * ec/multi_mul.h), scalars at and near 0, 1, lambda, r/2 and r - 1 and random ones, some points
+ * at infinity, and repeated points (P and -P in one chunk). */
+#define MULTI_MUL_TESTS(G, FR, LAMBDA)                                                             \
+    static void G##_multi_mul_matches(void **state)                                                \
+    {                                                                                              \
+        enum { N = 19 };                                                                           \
+        uint64_t seed = 11, lam[4] = {LAMBDA}, k[N][4], one[4] = {1, 0, 0, 0};                     \
+        G##_affine pa[N];                                                                          \
+        G p, want, got, t;                                                                         \
+        (void)state;                                                                               \
+        for (int i = 0; i < N; i++) {                                                              \
+            FR e;                                                                                  \
+            G##_rand_point(&p, &seed);                                                             \
+            G##_to_affine(&pa[i], &p);                                                             \
+            G##_rand_scalar(&e, &seed);                                                            \
+            FR##_to_canonical(k[i], &e);                                                           \
+        }                                                                                          \
+        memset(k[0], 0, sizeof k[0]);                                                              \
+        memcpy(k[1], one, sizeof k[1]);                                                            \
+        memcpy(k[2], FR##_MODULUS, sizeof k[2]); /* r - 1 */                                       \
+        zkpipe__limbs_sub(k[2], k[2], one, 4);                                                     \
+        memcpy(k[3], lam, sizeof k[3]);                                                            \
+        memcpy(k[4], lam, sizeof k[4]); /* lambda + 1 */                                           \
+        zkpipe__limbs_add(k[4], k[4], one, 4);                                                     \
+        memcpy(k[5], FR##_MODULUS, sizeof k[5]); /* (r - 1) / 2 */                                 \
+        zkpipe__limbs_shr1(k[5], k[5], 4);                                                         \
+        memcpy(k[6], FR##_MODULUS, sizeof k[6]); /* r - 2 */                                       \
+        zkpipe__limbs_sub(k[6], k[6], one, 4);                                                     \
+        zkpipe__limbs_sub(k[6], k[6], one, 4);                                                     \
+        G##_affine_set_infinity(&pa[7]);                                                           \
+        G##_affine_neg(&pa[9], &pa[8]);                                                            \
+        pa[10] = pa[8];                                                                            \
+        G##_affine_set_infinity(&pa[17]);                                                          \
+        for (size_t n = 0; n <= N; n++) {                                                          \
+            G##_set_infinity(&want);                                                               \
+            for (size_t i = 0; i < n; i++) {                                                       \
+                G##_from_affine(&t, &pa[i]);                                                       \
+                G##_mul_limbs(&t, &t, k[i], 4);                                                    \
+                G##_add(&want, &want, &t);                                                         \
+            }                                                                                      \
+            G##_multi_mul(&got, pa, k[0], n);                                                      \
+            assert_true(G##_eq(&got, &want));                                                      \
+        }                                                                                          \
+        for (int i = 0; i < N; i++) { /* one point, every scalar */                                \
+            G##_from_affine(&want, &pa[8]);                                                        \
+            G##_mul_limbs(&want, &want, k[i], 4);                                                  \
+            G##_multi_mul(&got, &pa[8], k[i], 1);                                                  \
+            assert_true(G##_eq(&got, &want));                                                      \
+        }                                                                                          \
+    }
+
+MULTI_MUL_TESTS(bls12_381_g1, bls12_381_fr, ZKPIPE__BLS12_381_GLV_LAMBDA)
+MULTI_MUL_TESTS(bn254_g1, bn254_fr, ZKPIPE__BN254_GLV_LAMBDA)
+
 #define GROUP_CASES(G)                                                                             \
     cmocka_unit_test(G##_group_laws), cmocka_unit_test(G##_scalar_mul),                            \
         cmocka_unit_test(G##_batch_affine), cmocka_unit_test(G##_curve_checks),                    \
@@ -422,6 +477,8 @@ int main(void)
         cmocka_unit_test(bls12_381_g1_torsion),
         cmocka_unit_test(bls12_381_g2_torsion),
         cmocka_unit_test(bn254_g2_torsion),
+        cmocka_unit_test(bls12_381_g1_multi_mul_matches),
+        cmocka_unit_test(bn254_g1_multi_mul_matches),
         cmocka_unit_test(zcash_zero_coordinates_are_not_infinity),
         cmocka_unit_test(bn254_twist_coefficient),
     };

@@ -154,6 +154,9 @@ typedef struct zkpipe__curve_ops {
     void (*g1_add)(zkpipe__g1 *out, const zkpipe__g1 *a, const zkpipe__g1 *b);
     void (*g1_add_affine)(zkpipe__g1 *out, const zkpipe__g1 *a, const uint64_t *b);
     void (*g1_mul)(zkpipe__g1 *out, const zkpipe__g1 *p, const uint64_t *k);
+    /* out = sum k_i p_i over n packed affine points in the subgroup (or infinity) with
+     * canonical scalars k_i < r (4 limbs each): ec/multi_mul.h, for a handful of points. */
+    void (*g1_multi_mul)(zkpipe__g1 *out, const uint64_t *affine, const uint64_t *k, size_t n);
     void (*g2_from_affine)(zkpipe__g2 *out, const uint64_t *affine);
     void (*g2_to_affine)(uint64_t *affine, const zkpipe__g2 *p);
     void (*g2_add)(zkpipe__g2 *out, const zkpipe__g2 *a, const zkpipe__g2 *b);

@@ -452,6 +452,13 @@ CO_GROUP_OPS(g1, G1, G1A, zkpipe__g1)
 CO_GROUP_OPS(g2, G2, G2A, zkpipe__g2)
 #undef CO_GROUP_OPS
 
+static void g1_multi_mul(zkpipe__g1 *out, const uint64_t *affine, const uint64_t *k, size_t n)
+{
+    G1 x;
+    G1F(multi_mul)(&x, (const G1A *)affine, k, n);
+    STORE(out->w, G1, x);
+}
+
 static void g1_affine_neg(uint64_t *out, const uint64_t *affine)
 {
     G1A p;
@@ -627,6 +634,7 @@ const zkpipe__curve_ops CO_CAT(zkpipe__curve_ops_, CO_C) = {
     .g1_add = g1_add,
     .g1_add_affine = g1_add_affine,
     .g1_mul = g1_mul,
+    .g1_multi_mul = g1_multi_mul,
     .g2_from_affine = g2_from_affine,
     .g2_to_affine = g2_to_affine,
     .g2_add = g2_add,

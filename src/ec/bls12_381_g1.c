@@ -1,4 +1,6 @@
 #include "ec/bls12_381_g1.h"
+#include "ec/glv.h"
+#include "ec/multi_mul.h"
 
 void bls12_381_g1_b(bls12_381_fq *b)
 {
@@ -24,6 +26,7 @@ void bls12_381_g1_generator(bls12_381_g1_affine *out)
 }
 
 ZKPIPE__EC_DEFINE_GROUP(bls12_381_g1, bls12_381_fq, bls12_381_fr)
+ZKPIPE__EC_DEFINE_MULTI_MUL(bls12_381_g1, bls12_381_glv_split, bls12_381_g1_endo)
 
 ZKPIPE__EC_DEFINE_MUL_U64(bls12_381_g1)
 

@@ -33,6 +33,9 @@ ZKPIPE_HD void bls12_381_g1_endo(bls12_381_g1_affine *r, const bls12_381_g1_affi
 ZKPIPE_EXTERN_C_BEGIN
 
 ZKPIPE__EC_DECLARE_GROUP(bls12_381_g1, bls12_381_fq, bls12_381_fr)
+/* ec/multi_mul.h: r = sum k_i p_i for n subgroup points and canonical scalars below r. */
+void bls12_381_g1_multi_mul(bls12_381_g1 *r, const bls12_381_g1_affine *p, const uint64_t *k,
+                            size_t n);
 
 /* The zcash/IETF encodings (blst, bellman, Filecoin). Flags in the top three bits of the first
  * byte: 0x80 compressed, 0x40 point at infinity, 0x20 sign (y is the larger of y and -y).

@@ -29,6 +29,8 @@ ZKPIPE_HD void bn254_g1_endo(bn254_g1_affine *r, const bn254_g1_affine *p)
 ZKPIPE_EXTERN_C_BEGIN
 
 ZKPIPE__EC_DECLARE_GROUP(bn254_g1, bn254_fq, bn254_fr)
+/* ec/multi_mul.h: r = sum k_i p_i for n subgroup points and canonical scalars below r. */
+void bn254_g1_multi_mul(bn254_g1 *r, const bn254_g1_affine *p, const uint64_t *k, size_t n);
 
 /* The EIP-196 encoding (Ethereum precompiles): x ‖ y, 32 bytes each, big-endian, no flags;
  * the point at infinity is 64 zero bytes ((0, 0) is not on the curve).
