@@ -1,5 +1,6 @@
-/* The CUDA backend's host launchers, for C callers (the Groth16 prover, the tests): NTTs and
- * the quotient over Fr, and G1 MSMs, of BLS12-381 and BN254. Internal; compiled only when
+/* The CUDA backend's host launchers, for C callers (the prover's backend table in
+ * cuda/backend_cuda.c, the tests): NTTs and the prover's h step over Fr, and G1 MSMs, of
+ * BLS12-381 and BN254. Internal; compiled only when
  * the library is built with CUDA (ZKPIPE_HAVE_CUDA).
  *
  * Common rules. Arrays are on the host in the layouts of src/ff and src/ec (scalars: 4 limbs
@@ -35,7 +36,7 @@ typedef enum zkpipe__cuda_ntt_kind {
 const char *zkpipe__cuda_last_error(void);
 
 /* The device milliseconds of this thread's last launcher call that reached the device: the
- * NTT's and the MSM's kernels, transfers excluded; the quotient's kernels with the uploads of
+ * NTT's and the MSM's kernels, transfers excluded; the h step's kernels with the uploads of
  * a, b and c among them. -1 before any such call or when timing failed. */
 double zkpipe__cuda_last_device_ms(void);
 
@@ -45,16 +46,18 @@ double zkpipe__cuda_last_device_ms(void);
  *   Montgomery elements at `a`, in place, as poly/ntt.h's zkpipe__F_ntt, _intt, _coset_ntt
  *   and _coset_intt. shift (coset kinds only, else ignored) must be non-zero (EINVAL).
  *   log_n up to F_TWO_ADICITY and 31 (ETOOBIG).
- * zkpipe__cuda_quotient_F(h, a, b, c, log_n, shift, ledger) : Groth16's quotient, as the CPU
- *   prover computes it (groth16/quotient_impl.h): h's 2^log_n coefficients from the
- *   evaluations a, b, c over the domain (read only) and the coset shift g (g^n != 1, else
- *   EINVAL). Device memory: 4.5 n elements. */
+ * zkpipe__cuda_h_F(h, a, b, c, log_n, shift, coefficients, ledger) : the prover's h step as
+ *   its CPU backend computes it (groth16/backend.c): from the evaluations a, b, c over the
+ *   domain (read only; h may be a, since all three are on the device before h comes back),
+ *   a b - c on the coset shift <w> (g^n != 1, else EINVAL), divided by Z there and brought
+ *   back to its 2^log_n coefficients when `coefficients` (bellman's form), left as those
+ *   values otherwise (snarkjs's). Device memory: 4.5 n elements. */
 #define ZKPIPE__CUDA_NTT_DECLARE(F)                                                                \
     zkpipe_status zkpipe__cuda_ntt_##F(uint64_t *a, unsigned log_n, zkpipe__cuda_ntt_kind kind,    \
                                        const uint64_t *shift, zkpipe_ledger *ledger);              \
-    zkpipe_status zkpipe__cuda_quotient_##F(uint64_t *h, const uint64_t *a, const uint64_t *b,     \
-                                            const uint64_t *c, unsigned log_n,                     \
-                                            const uint64_t *shift, zkpipe_ledger *ledger);
+    zkpipe_status zkpipe__cuda_h_##F(uint64_t *h, const uint64_t *a, const uint64_t *b,            \
+                                     const uint64_t *c, unsigned log_n, const uint64_t *shift,     \
+                                     int coefficients, zkpipe_ledger *ledger);
 
 ZKPIPE__CUDA_NTT_DECLARE(bls12_381_fr)
 ZKPIPE__CUDA_NTT_DECLARE(bn254_fr)

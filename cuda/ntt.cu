@@ -1,4 +1,4 @@
-/* NTT and quotient kernels over Fr of BLS12-381 and BN254, and their launchers. The steps are
+/* NTT and h kernels over Fr of BLS12-381 and BN254, and their launchers. The steps are
  * cuda/ntt_kernel.h's (host-tested); here each becomes one launch, one thread per index.
  *
  * One radix-2 stage per launch re-reads the whole array log_n times: simple and exact, but
@@ -325,12 +325,14 @@ static zkpipe_status ntt(uint64_t *a, unsigned log_n, zkpipe__cuda_ntt_kind kind
     return st;
 }
 
-/* The CPU prover's steps (groth16/quotient_impl.h) with the buffers rotating: each of a, b, c
- * is interpolated and evaluated on the coset, h = (a b - c) / Z lands in the spare buffer, and
- * a coset inverse gives h's coefficients. */
+/* The prover's h step (groth16/prove.h) with the buffers rotating: each of a, b, c is
+ * interpolated and evaluated on the coset, a b - c lands in the spare buffer, and with
+ * `coefficients` it is divided by Z there and a coset inverse gives h's coefficients (bellman's
+ * form); without, h stays as those values (snarkjs's). */
 template <class T>
-static zkpipe_status quotient(uint64_t *h, const uint64_t *a, const uint64_t *b, const uint64_t *c,
-                              unsigned log_n, const uint64_t *shift, zkpipe_ledger *ledger)
+static zkpipe_status h_step(uint64_t *h, const uint64_t *a, const uint64_t *b, const uint64_t *c,
+                            unsigned log_n, const uint64_t *shift, int coefficients,
+                            zkpipe_ledger *ledger)
 {
     typedef typename T::fe fe;
     fe g, g_inv, z, z_inv, one;
@@ -346,6 +348,8 @@ static zkpipe_status quotient(uint64_t *h, const uint64_t *a, const uint64_t *b,
     T::sub(&z, &z, &one);
     if (!T::inv(&g_inv, &g) || !T::inv(&z_inv, &z))
         return ZKPIPE_EINVAL;
+    if (!coefficients)
+        z_inv = one;
     ntt_call<T> call;
     zkpipe_status st = call.begin(4, log_n, ledger);
     if (st != ZKPIPE_OK)
@@ -367,7 +371,7 @@ static zkpipe_status quotient(uint64_t *h, const uint64_t *a, const uint64_t *b,
             buf[3], buf[0], buf[1], buf[2], run->n, z_inv);
         st = run->launched("quotient");
     }
-    if (st == ZKPIPE_OK)
+    if (st == ZKPIPE_OK && coefficients)
         st = run->transform(&buf[3], &buf[0], ZKPIPE__CUDA_COSET_INTT, &g, &g_inv);
     zkpipe__cuda_timer_stop(&timer, run->stream);
     if (st == ZKPIPE_OK)
@@ -383,11 +387,11 @@ static zkpipe_status quotient(uint64_t *h, const uint64_t *a, const uint64_t *b,
     {                                                                                              \
         return ntt<F##_ops>(a, log_n, kind, shift, ledger);                                        \
     }                                                                                              \
-    extern "C" zkpipe_status zkpipe__cuda_quotient_##F(                                            \
+    extern "C" zkpipe_status zkpipe__cuda_h_##F(                                                   \
         uint64_t *h, const uint64_t *a, const uint64_t *b, const uint64_t *c, unsigned log_n,      \
-        const uint64_t *shift, zkpipe_ledger *ledger)                                              \
+        const uint64_t *shift, int coefficients, zkpipe_ledger *ledger)                            \
     {                                                                                              \
-        return quotient<F##_ops>(h, a, b, c, log_n, shift, ledger);                                \
+        return h_step<F##_ops>(h, a, b, c, log_n, shift, coefficients, ledger);                    \
     }
 
 NTT_LAUNCHERS(bls12_381_fr)

@@ -5,4 +5,5 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/sort.cu
     ${CMAKE_CURRENT_LIST_DIR}/ntt.cu
     ${CMAKE_CURRENT_LIST_DIR}/msm_bls12_381_g1.cu
-    ${CMAKE_CURRENT_LIST_DIR}/msm_bn254_g1.cu)
+    ${CMAKE_CURRENT_LIST_DIR}/msm_bn254_g1.cu
+    ${CMAKE_CURRENT_LIST_DIR}/backend_cuda.c)

@@ -6,8 +6,15 @@
  * once per curve before the engine starts. Every partition proves the same circuit and
  * witness; each proof is blinded with fresh randomness.
  *
+ * With --zkey FILE [--out DIR] WTNS...: a batch of circom witnesses instead, each one job of
+ * one partition through the same engine (zkpipe/stages.h's zkey partitions), the zkey opened
+ * once; for each NAME.wtns that proves, DIR/NAME.proof.json and DIR/NAME.public.json (snarkjs
+ * format, each written to a temporary file and renamed), the proof checked against the zkey's
+ * verifying key first. A witness that fails gets one stderr line naming it and writes nothing.
+ *
  * With --json the last stdout line is one JSON object with the figures. Exits 0 only when
  * every partition was proved and verified. */
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,7 +23,9 @@
 #include <time.h>
 
 #include "cli_engine.h"
+#include "cli_files.h"
 #include "cli_observe.h"
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 #define CIRCUIT_SEED 1
@@ -31,15 +40,23 @@ typedef struct options {
     const char *metrics_path;
     int json;
     cli_observe_options obs; /* --listen, --linger-ms, --trace, --plot, --progress */
+    /* --zkey mode: the zkey, the output folder and the witnesses */
+    const char *zkey_path, *out_dir;
+    int full_check;
+    char **wtns;
+    size_t nwtns;
 } options;
 
-/* One curve's keys and the public input every partition's proof must verify against. */
+/* One curve's keys, the public input every partition's proof must verify against, and the
+ * context of its partitions (all of them the same circuit). */
 typedef struct keys {
     zkpipe_curve curve;
     zkpipe_groth16_pk *pk;
     zkpipe_groth16_vk *vk;
     zkpipe_groth16_pvk *pvk;
     zkpipe_scalar input;
+    unsigned log_rows;
+    zkpipe_circuit_partition partition;
 } keys;
 
 static void usage(FILE *f)
@@ -61,7 +78,12 @@ static void usage(FILE *f)
                "  --metrics FILE       Prometheus text of the final counters\n"
                "  --json               last stdout line: one JSON object with the figures\n");
     cli_observe_usage(f);
-    fprintf(f, "  --help               this text\n");
+    fprintf(f, "  --help               this text\n"
+               "       zkpipe-pipeline --zkey FILE [--out DIR] [--full-check] [options] WTNS...\n"
+               "  --zkey FILE          prove each circom witness WTNS with this zkey instead\n"
+               "  --out DIR            where NAME.proof.json and NAME.public.json go "
+               "(default .)\n"
+               "  --full-check         check every zkey point for the subgroup at open\n");
 }
 
 static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
@@ -120,6 +142,12 @@ static int apply(options *o, int flag, const char *v)
     case 'm':
         o->metrics_path = v;
         return 1;
+    case 'z':
+        o->zkey_path = v;
+        return 1;
+    case 'o':
+        o->out_dir = v;
+        return 1;
     }
     /* The rest are engine counts, each stored in its own type. */
     if (!parse_ulong(v, flag == 'R' ? 0 : 1, flag == 'R' ? 3600000 : 1UL << 20, &n))
@@ -172,6 +200,9 @@ static int parse_args(int argc, char **argv, options *o)
         {"progress", no_argument, NULL, 'Q'},
         {"metrics", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'J'},
+        {"zkey", required_argument, NULL, 'z'},
+        {"out", required_argument, NULL, 'o'},
+        {"full-check", no_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -192,11 +223,18 @@ static int parse_args(int argc, char **argv, options *o)
             o->json = 1;
         else if (flag == 'Q')
             o->obs.progress = 1;
+        else if (flag == 'F')
+            o->full_check = 1;
         else if (!apply(o, flag, optarg))
             return 2;
     }
     o->cfg.budget_bytes = (uint64_t)o->budget_mib << 20;
-    return optind == argc ? 0 : 2;
+    o->wtns = argv + optind;
+    o->nwtns = (size_t)(argc - optind);
+    /* Witnesses go with --zkey, and --zkey needs at least one; --out and --full-check too. */
+    if (o->zkey_path == NULL)
+        return o->nwtns == 0 && o->out_dir == NULL && !o->full_check ? 0 : 2;
+    return o->nwtns > 0 ? 0 : 2;
 }
 
 static double now_s(void)
@@ -207,7 +245,7 @@ static double now_s(void)
 static zkpipe_status build_circuit(zkpipe_cs *cs, void *ctx, size_t partition)
 {
     (void)partition;
-    return zkpipe_testcircuit_build(cs, *(const unsigned *)ctx, CIRCUIT_SEED, 1);
+    return zkpipe_testcircuit_build(cs, ((const keys *)ctx)->log_rows, CIRCUIT_SEED, 1);
 }
 
 static zkpipe_status make_keys(keys *k, zkpipe_curve curve, unsigned log_rows)
@@ -229,6 +267,8 @@ static zkpipe_status make_keys(keys *k, zkpipe_curve curve, unsigned log_rows)
         st = zkpipe_groth16_pvk_create(&k->pvk, k->vk, NULL);
     zkpipe_pool_destroy(pool);
     zkpipe_cs_destroy(cs);
+    k->log_rows = log_rows;
+    k->partition = (zkpipe_circuit_partition){build_circuit, k, 0, k->pk};
     return st;
 }
 
@@ -268,9 +308,23 @@ typedef struct tally {
     double elapsed_s;
 } tally;
 
-/* Submits every job, then waits for each in turn and verifies its proofs. */
-static zkpipe_status run(const options *o, zkpipe_engine *e, keys *k, unsigned *log_rows, tally *t,
-                         cli_engine *w)
+/* Counts one partition's end, with a line on stderr when it failed. */
+static void count(tally *t, zkpipe_status st, const char *what, const char *detail)
+{
+    if (st != ZKPIPE_OK)
+        fprintf(stderr, "zkpipe-pipeline: %s%s%s (%s)\n", what != NULL ? what : "",
+                what != NULL ? ": " : "",
+                detail != NULL && detail[0] != '\0' ? detail : zkpipe_status_str(st),
+                zkpipe_status_name(st));
+    t->partitions++;
+    t->verified += st == ZKPIPE_OK;
+    t->errors += st != ZKPIPE_OK;
+}
+
+/* Submits every job of the built-in circuit, then waits for each in turn and verifies its
+ * proofs. */
+static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, tally *t,
+                                  cli_engine *w)
 {
     zkpipe_partition *parts = calloc(o->partitions, sizeof *parts);
     zkpipe_job **jobs = calloc(o->jobs, sizeof *jobs);
@@ -278,9 +332,9 @@ static zkpipe_status run(const options *o, zkpipe_engine *e, keys *k, unsigned *
     double t0 = now_s();
     unsigned long submitted = 0;
     for (; st == ZKPIPE_OK && submitted < o->jobs; submitted++) {
-        const keys *kk = &k[submitted % o->ncurves];
+        keys *kk = &k[submitted % o->ncurves];
         for (unsigned long i = 0; i < o->partitions; i++)
-            parts[i] = (zkpipe_partition){build_circuit, log_rows, 0, kk->pk};
+            parts[i] = (zkpipe_partition){zkpipe_circuit_stage_ops(), &kk->partition, {0, 0}};
         st =
             zkpipe_engine_submit(e, &jobs[submitted], parts, o->partitions, cli_engine_job_done, w);
     }
@@ -289,22 +343,197 @@ static zkpipe_status run(const options *o, zkpipe_engine *e, keys *k, unsigned *
         zkpipe_job_wait(jobs[j]);
         for (size_t i = 0; i < zkpipe_job_partitions(jobs[j]); i++) {
             zkpipe_partition_result r;
+            char what[64];
             zkpipe_job_result(jobs[j], i, &r);
             zkpipe_status v = r.status == ZKPIPE_OK
                                   ? zkpipe_groth16_verify(kk->pvk, &kk->input, 1, &r.proof)
                                   : r.status;
-            if (v != ZKPIPE_OK)
-                fprintf(stderr, "zkpipe-pipeline: job %lu partition %zu: %s\n", j + 1, i,
-                        zkpipe_status_str(v));
-            t->partitions++;
-            t->verified += v == ZKPIPE_OK;
-            t->errors += v != ZKPIPE_OK;
+            snprintf(what, sizeof what, "job %lu partition %zu", j + 1, i);
+            count(t, v, what, r.status != ZKPIPE_OK ? r.detail : NULL);
         }
         zkpipe_job_destroy(jobs[j]);
     }
     t->elapsed_s = now_s() - t0;
     free(jobs);
     free(parts);
+    return st;
+}
+
+/* --zkey mode: the zkey, its source and verifying key, one job per witness. */
+typedef struct batch {
+    zkpipe_zkey *zkey;
+    zkpipe_zkey_source *source;
+    zkpipe_groth16_pvk *pvk;
+    size_t num_public;
+    zkpipe_zkey_partition *parts;
+    zkpipe_scalar *publics; /* num_public per witness */
+    zkpipe_job **jobs;
+} batch;
+
+static void batch_free(batch *b, size_t n)
+{
+    for (size_t i = 0; b->jobs != NULL && i < n; i++)
+        zkpipe_job_destroy(b->jobs[i]);
+    free(b->jobs);
+    free(b->publics);
+    free(b->parts);
+    zkpipe_groth16_pvk_destroy(b->pvk);
+    zkpipe_zkey_source_destroy(b->source);
+    zkpipe_zkey_destroy(b->zkey);
+}
+
+/* Opens the zkey once, for every witness; its query points' subgroup checks are left to the
+ * proofs (each proof's own points are checked, then the proof against the key) unless asked. */
+static zkpipe_status batch_open(batch *b, const options *o)
+{
+    char detail[ZKPIPE_DETAIL_MAX];
+    zkpipe_pool *pool = NULL;
+    zkpipe_groth16_vk *vk = NULL;
+    zkpipe_zkey_info info;
+    zkpipe_status st = zkpipe_pool_create(&pool, o->cfg.prover_threads, NULL);
+    zkpipe_io_options io;
+    zkpipe_io_options_init(&io);
+    io.pool = pool;
+    io.flags = o->full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
+    if (st == ZKPIPE_OK &&
+        (st = zkpipe_zkey_open(&b->zkey, detail, sizeof detail, o->zkey_path, &io)) != ZKPIPE_OK)
+        fprintf(stderr, "zkpipe-pipeline: %s: %s (%s)\n", o->zkey_path, detail,
+                zkpipe_status_name(st));
+    zkpipe_pool_destroy(pool);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_zkey_source_create(&b->source, b->zkey, NULL);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_zkey_vk(&vk, b->zkey, NULL);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_groth16_pvk_create(&b->pvk, vk, NULL);
+    zkpipe_groth16_vk_destroy(vk);
+    if (st == ZKPIPE_OK && (st = zkpipe_zkey_info_get(&info, b->zkey)) == ZKPIPE_OK)
+        b->num_public = info.num_public;
+    if (st == ZKPIPE_OK) {
+        b->parts = calloc(o->nwtns, sizeof *b->parts);
+        b->publics = calloc(o->nwtns * b->num_public + 1, sizeof *b->publics);
+        b->jobs = calloc(o->nwtns, sizeof *b->jobs);
+        if (b->parts == NULL || b->publics == NULL || b->jobs == NULL)
+            st = ZKPIPE_ENOMEM;
+    }
+    return st;
+}
+
+/* "DIR/NAME.SUFFIX" for the witness path w (NAME: its file name without ".wtns"). */
+static int output_path(char *out, size_t cap, const char *dir, const char *w, const char *suffix)
+{
+    const char *base = strrchr(w, '/');
+    base = base != NULL ? base + 1 : w;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".wtns") == 0)
+        len -= 5;
+    int n = snprintf(out, cap, "%s/%.*s.%s", dir, (int)len, base, suffix);
+    return n > 0 && (size_t)n < cap;
+}
+
+/* Refuses, before any work, output paths that cli_outputs_write would refuse, two witnesses
+ * whose outputs would land on the same files among them (a.wtns in two folders). */
+static int check_outputs(const options *o)
+{
+    const char *dir = o->out_dir != NULL ? o->out_dir : ".";
+    cli_output *outs = calloc(2 * o->nwtns, sizeof *outs);
+    char *paths = calloc(2 * o->nwtns, 4096);
+    int rc = outs != NULL && paths != NULL ? 0 : -1;
+    if (rc != 0)
+        fprintf(stderr, "zkpipe-pipeline: out of memory\n");
+    for (size_t i = 0; rc == 0 && i < 2 * o->nwtns; i++) {
+        outs[i].path = paths + i * 4096;
+        if (!output_path(paths + i * 4096, 4096, dir, o->wtns[i / 2],
+                         i % 2 != 0 ? "proof.json" : "public.json")) {
+            fprintf(stderr, "zkpipe-pipeline: %s: the output path is too long\n", o->wtns[i / 2]);
+            rc = -1;
+        }
+    }
+    cli_error e;
+    if (rc == 0 && cli_outputs_check(outs, 2 * o->nwtns, &e) != 0) {
+        fprintf(stderr, "zkpipe-pipeline: %s: %s: %s\n", outs[e.index].path, e.what,
+                strerror(e.err));
+        rc = -1;
+    }
+    free(paths);
+    free(outs);
+    return rc;
+}
+
+/* Writes witness i's proof.json and public.json (each staged, then both renamed). */
+static zkpipe_status write_outputs(const options *o, const batch *b, size_t i,
+                                   const zkpipe_groth16_proof *proof, char *why, size_t cap)
+{
+    char proof_path[4096], public_path[4096];
+    const char *dir = o->out_dir != NULL ? o->out_dir : ".";
+    if (!output_path(proof_path, sizeof proof_path, dir, o->wtns[i], "proof.json") ||
+        !output_path(public_path, sizeof public_path, dir, o->wtns[i], "public.json")) {
+        snprintf(why, cap, "the output path is too long");
+        return ZKPIPE_EINVAL;
+    }
+    char proof_json[4096], public_json_small[4096], *public_json = public_json_small;
+    size_t plen, qlen;
+    const zkpipe_scalar *pub = b->publics + i * b->num_public;
+    zkpipe_status st = zkpipe_snarkjs_proof_write(proof_json, sizeof proof_json, &plen, proof);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_snarkjs_public_write(NULL, 0, &qlen, pub, b->num_public);
+    if (st == ZKPIPE_OK && qlen >= sizeof public_json_small &&
+        (public_json = malloc(qlen + 1)) == NULL)
+        st = ZKPIPE_ENOMEM;
+    if (st == ZKPIPE_OK)
+        st = zkpipe_snarkjs_public_write(public_json, qlen + 1, &qlen, pub, b->num_public);
+    if (st != ZKPIPE_OK) {
+        snprintf(why, cap, "cannot render the outputs: %s", zkpipe_status_str(st));
+    } else {
+        /* proof.json last, as zkpipe-prove: a proof.json that is new means public.json is. */
+        cli_output outs[2] = {{public_path, public_json, qlen}, {proof_path, proof_json, plen}};
+        cli_error e;
+        if (cli_outputs_write(outs, 2, &e) != 0) {
+            snprintf(why, cap, "%s: %s: %s", outs[e.index].path, e.what, strerror(e.err));
+            st = ZKPIPE_EIO;
+        }
+    }
+    if (public_json != public_json_small)
+        free(public_json);
+    return st;
+}
+
+/* Submits one job per witness, then waits for each in order, checks its proof and writes its
+ * outputs. */
+static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tally *t, cli_engine *w)
+{
+    double t0 = now_s();
+    zkpipe_status st = ZKPIPE_OK;
+    size_t submitted = 0;
+    for (; st == ZKPIPE_OK && submitted < o->nwtns; submitted++) {
+        zkpipe_zkey_partition *p = &b->parts[submitted];
+        p->source = b->source;
+        p->wtns_path = o->wtns[submitted];
+        p->public_out = b->publics + submitted * b->num_public;
+        zkpipe_partition part = {zkpipe_zkey_stage_ops(), p, {0, 0}};
+        st = zkpipe_engine_submit(e, &b->jobs[submitted], &part, 1, cli_engine_job_done, w);
+    }
+    for (size_t i = 0; i < submitted; i++) {
+        zkpipe_partition_result r;
+        char why[ZKPIPE_DETAIL_MAX + 64];
+        zkpipe_job_wait(b->jobs[i]);
+        zkpipe_job_result(b->jobs[i], 0, &r);
+        zkpipe_status v = r.status;
+        /* The partition's detail line names its witness already; the lines here add it. */
+        const char *what = NULL;
+        snprintf(why, sizeof why, "%s", r.detail);
+        if (v == ZKPIPE_OK && (v = zkpipe_groth16_verify(b->pvk, b->publics + i * b->num_public,
+                                                         b->num_public, &r.proof)) != ZKPIPE_OK)
+            snprintf(why, sizeof why, "the proof does not verify: %s", zkpipe_status_str(v));
+        if (v == ZKPIPE_OK)
+            v = write_outputs(o, b, i, &r.proof, why, sizeof why);
+        if (r.status == ZKPIPE_OK)
+            what = o->wtns[i];
+        count(t, v, what, why);
+        zkpipe_job_destroy(b->jobs[i]);
+        b->jobs[i] = NULL;
+    }
+    t->elapsed_s = now_s() - t0;
     return st;
 }
 
@@ -317,8 +546,12 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n,
      * run whose partitions all fail at once proves nothing, however fast. */
     double per_s = t->elapsed_s > 0 ? (double)t->verified / t->elapsed_s : 0.0;
     uint64_t rss = peak_rss_bytes();
-    printf("%lu partitions (%lu jobs x %lu) of 2^%lu rows in %.3f s: %.2f proofs/s\n",
-           t->partitions, o->jobs, o->partitions, o->log_constraints, t->elapsed_s, per_s);
+    if (o->zkey_path != NULL)
+        printf("%lu witnesses of %s in %.3f s: %.2f proofs/s\n", t->partitions, o->zkey_path,
+               t->elapsed_s, per_s);
+    else
+        printf("%lu partitions (%lu jobs x %lu) of 2^%lu rows in %.3f s: %.2f proofs/s\n",
+               t->partitions, o->jobs, o->partitions, o->log_constraints, t->elapsed_s, per_s);
     printf("proofs verified: %lu of %lu, errors: %lu\n", t->verified, t->partitions, t->errors);
     printf("release=%s bound=permits+capacity=%llu peak_in_flight=%llu%s\n", release,
            (unsigned long long)n->bound, (unsigned long long)n->peak_in_flight,
@@ -340,12 +573,15 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n,
                "\"peak_accounted_bytes\":%llu,"
                "\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,\"live_items_at_exit\":%llu,"
                "\"live_bytes_at_exit\":%llu,\"elapsed_s\":%.6f,\"throughput_per_s\":%.3f}\n",
-               t->partitions, t->verified, t->errors, o->jobs, o->log_constraints, o->ncurves,
-               release, backend, (unsigned long long)n->bound,
-               (unsigned long long)n->resident_bound, (unsigned long long)n->peak_in_flight,
-               (unsigned long long)peaks->peak_bytes, (unsigned long long)o->cfg.budget_bytes,
-               (unsigned long long)rss, (unsigned long long)end->live_items,
-               (unsigned long long)end->live_bytes, t->elapsed_s, per_s);
+               t->partitions, t->verified, t->errors,
+               o->zkey_path != NULL ? (unsigned long)t->partitions : o->jobs,
+               o->zkey_path != NULL ? 0UL : o->log_constraints,
+               o->zkey_path != NULL ? (size_t)1 : o->ncurves, release, backend,
+               (unsigned long long)n->bound, (unsigned long long)n->resident_bound,
+               (unsigned long long)n->peak_in_flight, (unsigned long long)peaks->peak_bytes,
+               (unsigned long long)o->cfg.budget_bytes, (unsigned long long)rss,
+               (unsigned long long)end->live_items, (unsigned long long)end->live_bytes,
+               t->elapsed_s, per_s);
 }
 
 int main(int argc, char **argv)
@@ -359,17 +595,24 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (o.zkey_path != NULL && check_outputs(&o) != 0)
+        return 1;
     keys k[MAX_CURVES];
+    batch b;
     memset(k, 0, sizeof k);
+    memset(&b, 0, sizeof b);
     unsigned log_rows = (unsigned)o.log_constraints;
     static const char prog[] = "zkpipe-pipeline";
     zkpipe_engine *e = NULL;
     cli_engine w;
     cli_observe obs;
     int observing = 0;
-    zkpipe_status st = cli_engine_init(&w, o.jobs * o.partitions) == 0 ? ZKPIPE_OK : ZKPIPE_ENOMEM;
+    uint64_t total = o.zkey_path != NULL ? (uint64_t)o.nwtns : (uint64_t)o.jobs * o.partitions;
+    zkpipe_status st = cli_engine_init(&w, total) == 0 ? ZKPIPE_OK : ZKPIPE_ENOMEM;
     double t0 = now_s();
-    for (size_t c = 0; c < o.ncurves && st == ZKPIPE_OK; c++)
+    if (st == ZKPIPE_OK && o.zkey_path != NULL)
+        st = batch_open(&b, &o);
+    for (size_t c = 0; o.zkey_path == NULL && c < o.ncurves && st == ZKPIPE_OK; c++)
         st = make_keys(&k[c], o.curves[c], log_rows);
     double setup_s = now_s() - t0;
     if (st == ZKPIPE_OK) {
@@ -398,18 +641,23 @@ int main(int argc, char **argv)
         if (observing)
             cli_observe_finish(&obs, prog, "", 0);
         cli_engine_free(&w);
+        batch_free(&b, 0);
         for (size_t c = 0; c < o.ncurves; c++)
             free_keys(&k[c]);
         return 1;
     }
     const char *why;
     const char *backend = zkpipe_backend_name(zkpipe_engine_backend(e, &why));
-    printf("keys: seeded INSECURE setup, once per curve, 2^%u rows, %.3f s\n", log_rows, setup_s);
+    if (o.zkey_path != NULL)
+        printf("zkey: %s, opened once for %zu witnesses, %.3f s\n", o.zkey_path, o.nwtns, setup_s);
+    else
+        printf("keys: seeded INSECURE setup, once per curve, 2^%u rows, %.3f s\n", log_rows,
+               setup_s);
     printf("backend: %s (%s)\n", backend, why);
     fflush(stdout);
 
     tally t = {0, 0, 0, 0.0};
-    st = run(&o, e, k, &log_rows, &t, &w);
+    st = o.zkey_path != NULL ? run_zkey(&o, e, &b, &t, &w) : run_circuits(&o, e, k, &t, &w);
     zkpipe_engine_counters n;
     zkpipe_engine_stats(e, &n);
     zkpipe_snapshot peaks, end;
@@ -421,9 +669,14 @@ int main(int argc, char **argv)
     if (st != ZKPIPE_OK)
         fprintf(stderr, "zkpipe-pipeline: submit: %s\n", zkpipe_status_str(st));
     char title[160];
-    snprintf(title, sizeof title, "zkpipe-pipeline --release %s: %lu x %lu partitions of 2^%lu",
-             o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery", o.jobs, o.partitions,
-             o.log_constraints);
+    if (o.zkey_path != NULL)
+        snprintf(title, sizeof title, "zkpipe-pipeline --release %s: %zu witnesses of %s",
+                 o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery", o.nwtns,
+                 o.zkey_path);
+    else
+        snprintf(title, sizeof title, "zkpipe-pipeline --release %s: %lu x %lu partitions of 2^%lu",
+                 o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery", o.jobs, o.partitions,
+                 o.log_constraints);
     zkpipe_status closed =
         cli_observe_finish(&obs, prog, title, n.bound) == 0 ? ZKPIPE_OK : ZKPIPE_EIO;
     cli_engine_free(&w);
@@ -431,9 +684,10 @@ int main(int argc, char **argv)
     if (metrics != ZKPIPE_OK)
         fprintf(stderr, "zkpipe-pipeline: metrics: %s\n", zkpipe_status_str(metrics));
     print_summary(&o, &n, &peaks, &end, &t, backend);
+    batch_free(&b, o.nwtns);
     for (size_t c = 0; c < o.ncurves; c++)
         free_keys(&k[c]);
     int ok = st == ZKPIPE_OK && closed == ZKPIPE_OK && metrics == ZKPIPE_OK && t.errors == 0 &&
-             t.verified == o.jobs * o.partitions && end.live_bytes == 0;
+             t.verified == total && end.live_bytes == 0;
     return ok ? 0 : 1;
 }

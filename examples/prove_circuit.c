@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 typedef struct options {

@@ -159,7 +159,7 @@ static void enter(progress *p, int phase)
     atomic_store(&p->phase, phase);
 }
 
-/* The prover's step, from what its ledger holds (zkpipe_zkey_prove documents the order):
+/* The prover's step, from what its ledger holds (zkpipe_groth16_prove_witness documents the order):
  * 0..3, its name in *name. */
 static int prove_step(progress *p, const char **name)
 {
@@ -220,6 +220,8 @@ typedef struct run {
     zkpipe_zkey *zkey;
     zkpipe_wtns *wtns;
     zkpipe_r1cs *r1cs;
+    zkpipe_cs *cs;
+    zkpipe_groth16_pvk *pvk;
     zkpipe_ledger ledger;
     zkpipe_backend backend; /* resolved: cpu or cuda */
     char *proof_json, *public_json, *metrics_json;
@@ -228,6 +230,8 @@ typedef struct run {
 static void run_free(run *r)
 {
     zkpipe_ledger_close(&r->ledger);
+    zkpipe_groth16_pvk_destroy(r->pvk);
+    zkpipe_cs_destroy(r->cs);
     zkpipe_r1cs_destroy(r->r1cs);
     zkpipe_wtns_destroy(r->wtns);
     zkpipe_zkey_destroy(r->zkey);
@@ -254,9 +258,16 @@ static int check_r1cs(run *r, const options *o, char *detail)
                  (unsigned)zi.num_vars, (unsigned)zi.num_public);
         return fail(o->r1cs, ZKPIPE_EMISMATCH, detail);
     }
-    zkpipe_status st = zkpipe_r1cs_check(NULL, detail, ZKPIPE_IO_DETAIL_MAX, r->r1cs, r->wtns);
+    zkpipe_status st =
+        zkpipe_r1cs_load(&r->cs, detail, ZKPIPE_IO_DETAIL_MAX, r->r1cs, r->wtns, NULL);
     if (st != ZKPIPE_OK)
-        return fail(st == ZKPIPE_EUNSATISFIED ? o->wtns : o->r1cs, st, detail);
+        return fail(st == ZKPIPE_EMISMATCH ? o->wtns : o->r1cs, st, detail);
+    size_t bad;
+    if ((st = zkpipe_cs_check(r->cs, &bad)) != ZKPIPE_OK) {
+        snprintf(detail, ZKPIPE_IO_DETAIL_MAX, "constraint %zu is not satisfied by the witness",
+                 bad);
+        return fail(o->wtns, st, detail);
+    }
     return 0;
 }
 
@@ -280,7 +291,7 @@ static zkpipe_status render(run *r, const zkpipe_groth16_proof *proof, const zkp
     return st;
 }
 
-static zkpipe_status write_metrics(run *r, const zkpipe_zkey_timings *t, double open_s,
+static zkpipe_status write_metrics(run *r, const zkpipe_groth16_timings *t, double open_s,
                                    double check_s)
 {
     zkpipe_snapshot snap;
@@ -294,14 +305,14 @@ static zkpipe_status write_metrics(run *r, const zkpipe_zkey_timings *t, double 
     char *buf = r->metrics_json = malloc(cap);
     if (buf == NULL)
         return ZKPIPE_ENOMEM;
-    int n =
-        snprintf(buf, cap,
-                 "{\"timings\":{\"open\":%.6f,\"r1cs_check\":%.6f,\"abc\":%.6f,\"h\":%.6f,"
-                 "\"msm_a\":%.6f,\"msm_b1\":%.6f,\"msm_c\":%.6f,\"msm_b2\":%.6f,"
-                 "\"verify\":%.6f,\"prove_total\":%.6f},\"threads\":%u,\"backend\":\"%s\","
-                 "\"accounting\":",
-                 open_s, check_s, t->abc, t->h, t->msm_a, t->msm_b1, t->msm_c, t->msm_b2, t->verify,
-                 t->total, zkpipe_pool_threads(r->pool), zkpipe_backend_name(r->backend));
+    int n = snprintf(buf, cap,
+                     "{\"timings\":{\"open\":%.6f,\"r1cs_check\":%.6f,\"abc\":%.6f,\"h\":%.6f,"
+                     "\"msm_a\":%.6f,\"msm_b1\":%.6f,\"msm_c\":%.6f,\"msm_b2\":%.6f,"
+                     "\"verify\":%.6f,\"prove_total\":%.6f},\"threads\":%u,\"backend\":\"%s\","
+                     "\"accounting\":",
+                     open_s, check_s, t->synth, t->h, t->msm_a, t->msm_b1, t->msm_c, t->msm_b2,
+                     t->verify, t->total, zkpipe_pool_threads(r->pool),
+                     zkpipe_backend_name(r->backend));
     size_t len;
     st = zkpipe_snapshot_json(buf + n, cap - (size_t)n, &len, &snap);
     if (st == ZKPIPE_OK) {
@@ -355,7 +366,7 @@ int main(int argc, char **argv)
     io.pool = r.pool;
     io.acct = r.acct;
     io.flags = o.full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
-    zkpipe_zkey_timings t = {0};
+    zkpipe_groth16_timings t = {0};
     double t0 = now(), open_s, check_s = 0;
     progress pg = {PHASE_ZKEY, o.full_check, t0, {t0}, r.acct, {0}};
     cli_progress ticker;
@@ -384,10 +395,28 @@ int main(int argc, char **argv)
         check_s = now() - t0 - open_s;
     }
     zkpipe_groth16_proof proof;
+    zkpipe_zkey_info zinfo;
+    zkpipe_zkey_info_get(&zinfo, r.zkey);
+    if (zkpipe_wtns_curve(r.wtns) != zinfo.curve) {
+        snprintf(detail, sizeof detail, "the witness is for %s, the zkey for %s",
+                 zkpipe_curve_name(zkpipe_wtns_curve(r.wtns)), zkpipe_curve_name(zinfo.curve));
+        fail(o.wtns, ZKPIPE_EMISMATCH, detail);
+        goto out;
+    }
+    zkpipe_groth16_vk *vk;
+    if ((st = zkpipe_zkey_vk(&vk, r.zkey, NULL)) == ZKPIPE_OK) {
+        st = zkpipe_groth16_pvk_create(&r.pvk, vk, NULL);
+        zkpipe_groth16_vk_destroy(vk);
+    }
+    if (st != ZKPIPE_OK) {
+        fprintf(stderr, "%s: cannot prepare the verifying key: %s\n", prog, zkpipe_status_str(st));
+        goto out;
+    }
     enter(&pg, PHASE_PROVE);
     if ((st = zkpipe_ledger_open(&r.ledger, r.acct, ZKPIPE_STAGE_SYNTH)) == ZKPIPE_OK)
-        st = zkpipe_zkey_prove(&proof, &t, detail, sizeof detail, r.zkey, r.wtns, r.pool, r.backend,
-                               &r.ledger);
+        st = zkpipe_groth16_prove_witness(&proof, &t, detail, sizeof detail, zkpipe_zkey_pk(r.zkey),
+                                          zkpipe_wtns_values(r.wtns), zkpipe_wtns_count(r.wtns),
+                                          r.pvk, r.pool, r.backend, &r.ledger);
     if (st != ZKPIPE_OK) {
         const char *blame = st == ZKPIPE_EMISMATCH || st == ZKPIPE_EUNSATISFIED ? o.wtns
                             : st == ZKPIPE_EDEVICE                              ? "cuda"

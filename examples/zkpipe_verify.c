@@ -76,7 +76,8 @@ int main(int argc, char **argv)
         }
     }
     char detail[ZKPIPE_IO_DETAIL_MAX];
-    zkpipe_snarkjs_vk *vk = NULL;
+    zkpipe_groth16_vk *vk = NULL;
+    zkpipe_groth16_pvk *pvk = NULL;
     zkpipe_scalar *inputs = NULL;
     zkpipe_groth16_proof proof;
     size_t n = 0;
@@ -87,12 +88,12 @@ int main(int argc, char **argv)
         goto out;
     }
     /* On the key's curve: rapidsnark's proofs do not name theirs. */
-    if ((st = zkpipe_snarkjs_proof_parse(&proof, detail, sizeof detail, zkpipe_snarkjs_vk_curve(vk),
+    if ((st = zkpipe_snarkjs_proof_parse(&proof, detail, sizeof detail, zkpipe_groth16_vk_curve(vk),
                                          text[2], len[2])) != ZKPIPE_OK) {
         fail(pos[2], st, detail);
         goto out;
     }
-    size_t want = zkpipe_snarkjs_vk_num_public(vk);
+    size_t want = zkpipe_groth16_vk_num_inputs(vk) - 1;
     inputs = calloc(want + 1, sizeof *inputs);
     if (inputs == NULL) {
         fail(pos[1], ZKPIPE_ENOMEM, "out of memory");
@@ -111,7 +112,11 @@ int main(int argc, char **argv)
         fail(pos[1], st, detail);
         goto out;
     }
-    st = zkpipe_snarkjs_verify(vk, inputs, n, &proof);
+    if ((st = zkpipe_groth16_pvk_create(&pvk, vk, NULL)) != ZKPIPE_OK) {
+        fail(pos[0], st, zkpipe_status_str(st));
+        goto out;
+    }
+    st = zkpipe_groth16_verify(pvk, inputs, n, &proof);
     if (st != ZKPIPE_OK) {
         fail(pos[2], st,
              st == ZKPIPE_EVERIFY ? "the proof does not verify for these public signals"
@@ -121,7 +126,8 @@ int main(int argc, char **argv)
     printf("OK\n");
     rc = 0;
 out:
-    zkpipe_snarkjs_vk_destroy(vk);
+    zkpipe_groth16_pvk_destroy(pvk);
+    zkpipe_groth16_vk_destroy(vk);
     free(inputs);
     for (int i = 0; i < 3; i++)
         free(text[i]);

@@ -53,7 +53,7 @@ typedef struct http_config_v1 {
 
 /* A caller's struct from newer headers: one more field than this library knows. */
 typedef struct io_options_next {
-    io_options_v1 v1;
+    zkpipe_io_options now;
     uint64_t added_later;
 } io_options_next;
 
@@ -219,7 +219,7 @@ static void io_options_sizes_it_cannot_know(void **state)
     zkpipe_zkey *z = NULL;
     io_options_next next;
     memset(&next, 0, sizeof next);
-    next.v1.struct_size = sizeof next;
+    next.now.struct_size = sizeof next;
     io_options_next *opts = caller_copy(&next, sizeof next);
     assert_int_equal(zkpipe_zkey_open_mem(&z, detail, sizeof detail, bytes, sizeof bytes,
                                           (const zkpipe_io_options *)opts),

@@ -11,7 +11,8 @@
 #include <cmocka.h>
 
 #include "fail_alloc.h"
-#include "groth16/synth.h"
+#include "circuit/synth.h"
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 static const zkpipe_curve curves[] = {ZKPIPE_CURVE_BLS12_381, ZKPIPE_CURVE_BN254};
@@ -189,11 +190,11 @@ static zkpipe_cs *squaring_chain(zkpipe_curve curve, zkpipe_cs_mode mode, int le
     for (int i = 0; i < len; i++) {
         zkpipe_var next;
         if (mode == ZKPIPE_CS_WITNESS) {
-            const zkpipe__fr_ops *ops = cs->ops;
+            const zkpipe__curve_ops *ops = cs->ops;
             uint64_t m[4];
-            ops->from_canonical(m, v.l);
-            ops->mul(m, m, m);
-            ops->to_canonical(v.l, m);
+            ops->fr_from_canonical(m, v.l);
+            ops->fr_mul(m, m, m);
+            ops->fr_to_canonical(v.l, m);
         }
         assert_int_equal(zkpipe_cs_alloc_aux(cs, &next, mode == ZKPIPE_CS_WITNESS ? &v : NULL),
                          ZKPIPE_OK);
@@ -331,7 +332,7 @@ static void estimate_counts_every_buffer(void **state)
 static int fe_equal_small(const zkpipe_cs *cs, const uint64_t *fe, uint64_t v)
 {
     uint64_t canonical[4];
-    cs->ops->to_canonical(canonical, fe);
+    cs->ops->fr_to_canonical(canonical, fe);
     return canonical[0] == v && canonical[1] == 0 && canonical[2] == 0 && canonical[3] == 0;
 }
 
@@ -420,11 +421,11 @@ static zkpipe_cs *test_circuit(zkpipe_curve curve, zkpipe_cs_mode mode, unsigned
 /* a_i b_i = c_i on every row, the input rows hold the inputs, the padding is zero. */
 static void assert_rows_hold(const zkpipe_cs *cs, const zkpipe__synth_result *r)
 {
-    const zkpipe__fr_ops *ops = cs->ops;
+    const zkpipe__curve_ops *ops = cs->ops;
     size_t m = r->num_constraints;
     for (size_t i = 0; i < r->n; i++) {
         uint64_t ab[4];
-        ops->mul(ab, r->a + 4 * i, r->b + 4 * i);
+        ops->fr_mul(ab, r->a + 4 * i, r->b + 4 * i);
         assert_memory_equal(ab, r->c + 4 * i, 32);
         if (i >= m && i < m + r->num_inputs)
             assert_memory_equal(r->a + 4 * i, cs->input_values + 4 * (i - m), 32);
@@ -514,7 +515,7 @@ static void testcircuit_corruption_is_located(void **state)
         assert_true(expect != SIZE_MAX);
         uint64_t *value = cs->aux_values + 4 * aux, saved[4];
         memcpy(saved, value, 32);
-        cs->ops->from_u64(value, 2);
+        cs->ops->fr_from_u64(value, 2);
         size_t first = SIZE_MAX;
         assert_int_equal(zkpipe_cs_check(cs, &first), ZKPIPE_EUNSATISFIED);
         assert_int_equal(first, expect);

@@ -555,14 +555,20 @@ static void truncate_while_mapped(int guard)
                  src != NULL ? src : ".");
         zkpipe_zkey *z;
         zkpipe_wtns *w;
+        zkpipe_groth16_vk *vk;
+        zkpipe_groth16_pvk *pvk;
         zkpipe_groth16_proof proof;
         if (zkpipe_zkey_open(&z, NULL, 0, path, NULL) != ZKPIPE_OK ||
-            zkpipe_wtns_open(&w, NULL, 0, wpath, NULL) != ZKPIPE_OK)
+            zkpipe_wtns_open(&w, NULL, 0, wpath, NULL) != ZKPIPE_OK ||
+            zkpipe_zkey_vk(&vk, z, NULL) != ZKPIPE_OK ||
+            zkpipe_groth16_pvk_create(&pvk, vk, NULL) != ZKPIPE_OK)
             _exit(5);
         if (truncate(path, 0) != 0)
             _exit(6);
         /* reads the coefficients from the map */
-        zkpipe_zkey_prove(&proof, NULL, NULL, 0, z, w, NULL, ZKPIPE_BACKEND_CPU, NULL);
+        zkpipe_groth16_prove_witness(&proof, NULL, NULL, 0, zkpipe_zkey_pk(z),
+                                     zkpipe_wtns_values(w), zkpipe_wtns_count(w), pvk, NULL,
+                                     ZKPIPE_BACKEND_CPU, NULL);
         _exit(7);
     }
     close(fds[1]);

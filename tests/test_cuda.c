@@ -16,9 +16,11 @@
 
 #include "cuda/cuda_backend.h"
 #include "points.h"
-#include "groth16/groth16_internal.h"
+#include "groth16/prove.h"
+#include "prove_synth.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 static void *alloc_or_fail(size_t bytes)
@@ -100,7 +102,7 @@ static uint64_t device_peak(void)
                 F##_sub(&c[i], &c[i], &one);                                                       \
             }                                                                                      \
             assert_int_equal(                                                                      \
-                zkpipe__cuda_quotient_##F(h[0].l, x[0].l, y[0].l, c[0].l, sizes[s], g.l, NULL),    \
+                zkpipe__cuda_h_##F(h[0].l, x[0].l, y[0].l, c[0].l, sizes[s], g.l, 1, NULL),        \
                 ZKPIPE_OK);                                                                        \
             zkpipe__##F##_intt(x, d, NULL);                                                        \
             zkpipe__##F##_coset_ntt(x, d, &g, NULL);                                               \
@@ -211,18 +213,17 @@ static void proofs_match_cpu(void **state)
                              ZKPIPE_OK);
             assert_int_equal(zkpipe_groth16_pvk_create(&pvk, vk, NULL), ZKPIPE_OK);
             uint64_t r[4], s[4];
-            assert_int_equal(zkpipe__g16_random_scalar(r, curves[c]), ZKPIPE_OK);
-            assert_int_equal(zkpipe__g16_random_scalar(s, curves[c]), ZKPIPE_OK);
+            assert_int_equal(random_scalar(r, curves[c]), ZKPIPE_OK);
+            assert_int_equal(random_scalar(s, curves[c]), ZKPIPE_OK);
             zkpipe_groth16_proof p[2];
             for (int b = 0; b < 2; b++) {
                 zkpipe__synth_result res;
                 zkpipe_ledger ledger;
                 assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
                 assert_int_equal(zkpipe__synth(&res, cs, pool, &ledger), ZKPIPE_OK);
-                assert_int_equal(
-                    zkpipe__groth16_prove_synth(&p[b], NULL, NULL, pk, &res, r, s, pool,
-                                                b ? ZKPIPE_BACKEND_CUDA : ZKPIPE_BACKEND_CPU),
-                    ZKPIPE_OK);
+                assert_int_equal(prove_synth(&p[b], NULL, NULL, pk, &res, r, s, pool,
+                                             b ? ZKPIPE_BACKEND_CUDA : ZKPIPE_BACKEND_CPU),
+                                 ZKPIPE_OK);
                 zkpipe_ledger_close(&ledger);
                 no_charge_left();
             }
@@ -258,12 +259,12 @@ static void invalid_arguments(void **state)
                      ZKPIPE_EINVAL);
     assert_int_equal(zkpipe__cuda_ntt_bn254_fr(a, 29, ZKPIPE__CUDA_NTT, NULL, NULL),
                      ZKPIPE_ETOOBIG);
-    assert_int_equal(zkpipe__cuda_quotient_bn254_fr(a, a, NULL, a, 0, a, NULL), ZKPIPE_EINVAL);
-    assert_int_equal(zkpipe__cuda_quotient_bn254_fr(a, a, a, a, 40, a, NULL), ZKPIPE_ETOOBIG);
+    assert_int_equal(zkpipe__cuda_h_bn254_fr(a, a, NULL, a, 0, a, 1, NULL), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__cuda_h_bn254_fr(a, a, a, a, 40, a, 1, NULL), ZKPIPE_ETOOBIG);
     /* g = 1: Z = g^n - 1 = 0 on that "coset" */
     bn254_fr one;
     bn254_fr_set_one(&one);
-    assert_int_equal(zkpipe__cuda_quotient_bn254_fr(a, a, a, a, 0, one.l, NULL), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__cuda_h_bn254_fr(a, a, a, a, 0, one.l, 1, NULL), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe__cuda_msm_bls12_381_g1(NULL, &base, a, NULL, 1, 0, NULL),
                      ZKPIPE_EINVAL);
     assert_int_equal(zkpipe__cuda_msm_bls12_381_g1(&out, &base, NULL, NULL, 1, 0, NULL),
@@ -294,7 +295,7 @@ static void without_a_device_calls_fail_cleanly(void **state)
     assert_true(strlen(zkpipe__cuda_last_error()) > 0);
     assert_true(zkpipe__cuda_last_device_ms() < 0); /* nothing reached the device */
     no_charge_left();
-    assert_int_equal(zkpipe__cuda_quotient_bn254_fr(a, a, a, a, 1, g.l, &ledger), ZKPIPE_EDEVICE);
+    assert_int_equal(zkpipe__cuda_h_bn254_fr(a, a, a, a, 1, g.l, 1, &ledger), ZKPIPE_EDEVICE);
     no_charge_left();
     assert_int_equal(zkpipe__cuda_msm_bls12_381_g1(&out, &base, a, NULL, 1, 0, &ledger),
                      ZKPIPE_EDEVICE);
@@ -318,19 +319,17 @@ static void without_a_device_calls_fail_cleanly(void **state)
     zkpipe__synth_result res;
     zkpipe_groth16_proof proof;
     uint64_t r[4], s[4];
-    assert_int_equal(zkpipe__g16_random_scalar(r, ZKPIPE_CURVE_BN254), ZKPIPE_OK);
-    assert_int_equal(zkpipe__g16_random_scalar(s, ZKPIPE_CURVE_BN254), ZKPIPE_OK);
+    assert_int_equal(random_scalar(r, ZKPIPE_CURVE_BN254), ZKPIPE_OK);
+    assert_int_equal(random_scalar(s, ZKPIPE_CURVE_BN254), ZKPIPE_OK);
     assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
     assert_int_equal(zkpipe__synth(&res, cs, NULL, &ledger), ZKPIPE_OK);
-    assert_int_equal(
-        zkpipe__groth16_prove_synth(&proof, NULL, NULL, pk, &res, r, s, NULL, ZKPIPE_BACKEND_CUDA),
-        ZKPIPE_ENODEVICE);
+    assert_int_equal(prove_synth(&proof, NULL, NULL, pk, &res, r, s, NULL, ZKPIPE_BACKEND_CUDA),
+                     ZKPIPE_ENODEVICE);
     no_charge_left();
     /* auto falls back to the CPU */
     assert_int_equal(zkpipe__synth(&res, cs, NULL, &ledger), ZKPIPE_OK);
-    assert_int_equal(
-        zkpipe__groth16_prove_synth(&proof, NULL, NULL, pk, &res, r, s, NULL, ZKPIPE_BACKEND_AUTO),
-        ZKPIPE_OK);
+    assert_int_equal(prove_synth(&proof, NULL, NULL, pk, &res, r, s, NULL, ZKPIPE_BACKEND_AUTO),
+                     ZKPIPE_OK);
     zkpipe_ledger_close(&ledger);
     no_charge_left();
     zkpipe_groth16_pk_destroy(pk);

@@ -19,10 +19,11 @@
 #include "acct/charged_alloc.h"
 #include "engine/engine_internal.h"
 #include "fail_alloc.h"
-#include "groth16/groth16_internal.h"
+#include "groth16/prove.h"
 #include "fail_pthread.h"
 #include "nap.h"
 #include "sanitize.h"
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 #define LOG_ROWS 5
@@ -39,6 +40,7 @@ typedef struct circuit {
     zkpipe_groth16_vk *vk;
     zkpipe_groth16_pvk *pvk;
     zkpipe_scalar input;
+    zkpipe_circuit_partition part; /* the context of the circuit's partitions */
 } circuit;
 
 static circuit fixture[2];
@@ -67,6 +69,7 @@ static int setup_keys(void **state)
             return -1;
         }
         zkpipe_cs_destroy(cs);
+        k->part = (zkpipe_circuit_partition){build_test_circuit, NULL, 0, k->pk};
     }
     return 0;
 }
@@ -82,10 +85,16 @@ static int teardown_keys(void **state)
     return 0;
 }
 
+/* A partition of zkpipe circuit `cp` (which must outlive its job). */
+static zkpipe_partition part_of(const zkpipe_circuit_partition *cp)
+{
+    zkpipe_partition p = {zkpipe_circuit_stage_ops(), (void *)cp, {0, 0}};
+    return p;
+}
+
 static zkpipe_partition test_partition(const circuit *k)
 {
-    zkpipe_partition p = {build_test_circuit, NULL, 0, k->pk};
-    return p;
+    return part_of(&k->part);
 }
 
 /* A prover hook: counts receives, naps, and holds provers while the gate is shut. */
@@ -347,7 +356,8 @@ static void early_release_exceeds_bound(void **state)
 }
 
 /* The most the test circuit's ledger holds, its circuit aside, as the engine reserves it
- * from the budget with one-thread prover pools: synthesis's buffers, h and the workspace. */
+ * from the budget with one-thread prover pools: synthesis's buffers with the prover's working
+ * memory beside them (h takes a's buffer). */
 static uint64_t partition_peak_bytes(const circuit *k)
 {
     uint64_t synth;
@@ -355,7 +365,7 @@ static uint64_t partition_peak_bytes(const circuit *k)
     assert_int_equal(zkpipe_synth_estimate(&synth, NULL, k->curve, n - inputs, inputs,
                                            zkpipe_groth16_pk_num_aux(k->pk)),
                      ZKPIPE_OK);
-    return synth + 32 * n + k->pk->ops->workspace_bytes(k->pk, 1);
+    return zkpipe__g16_prove_peak_bytes(k->pk, 1, synth);
 }
 
 /* The most the test circuit itself is charged while it is built: what the byte budget does
@@ -436,7 +446,8 @@ static void circuit_is_charged_while_it_exists(void **state)
     zkpipe_engine_config cfg = rig_config(&r);
     rig_start(&r, &cfg, 0, 0);
     circuit_probe probe = {r.acct, 0, 0};
-    zkpipe_partition part = {build_and_probe, &probe, 0, fixture[0].pk};
+    zkpipe_circuit_partition cp = {build_and_probe, &probe, 0, fixture[0].pk};
+    zkpipe_partition part = part_of(&cp);
     zkpipe_job *job = NULL;
     assert_int_equal(zkpipe_engine_submit(r.e, &job, &part, 1, NULL, NULL), ZKPIPE_OK);
     assert_int_equal(zkpipe_job_wait(job), ZKPIPE_OK);
@@ -453,7 +464,7 @@ static void circuit_is_charged_while_it_exists(void **state)
     /* The prover's workspace was charged too, while it proved. */
     assert_true(s.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_WORKSPACE].peak_bytes > 0);
     assert_true(s.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_WORKSPACE].peak_bytes <=
-                fixture[0].pk->ops->workspace_bytes(fixture[0].pk, cfg.prover_threads));
+                zkpipe__g16_workspace_bytes(fixture[0].pk, cfg.prover_threads));
     zkpipe_job_destroy(job);
     rig_stop(&r); /* everything released: nothing live */
 }
@@ -469,7 +480,9 @@ static void partition_larger_than_budget_is_refused(void **state)
     zkpipe_partition parts[3] = {test_partition(&fixture[1]), test_partition(&fixture[1]),
                                  test_partition(&fixture[1])};
     /* Announcing fewer synthesis bytes than the circuit needs is refused before synthesis. */
-    parts[2].synth_bytes = 64;
+    zkpipe_circuit_partition short_cp = fixture[1].part;
+    short_cp.synth_bytes = 64;
+    parts[2] = part_of(&short_cp);
     zkpipe_job *job = NULL;
     assert_int_equal(zkpipe_engine_submit(e, &job, parts, 2, NULL, NULL), ZKPIPE_OK);
     assert_int_equal(zkpipe_job_wait_timed(job, (uint64_t)PATIENCE_MS * 1000000), ZKPIPE_OK);
@@ -542,7 +555,7 @@ static void an_error_fails_only_its_partition(void **state)
     assert_int_equal(zkpipe_cs_create(&cs, ZKPIPE_CURVE_BN254, ZKPIPE_CS_WITNESS, NULL), ZKPIPE_OK);
     assert_int_equal(build_chain(cs, &good, 0), ZKPIPE_OK);
     assert_int_equal(zkpipe_cs_check(cs, NULL), ZKPIPE_OK);
-    circuit k = {ZKPIPE_CURVE_BN254, NULL, NULL, NULL, {{0}}};
+    circuit k = {ZKPIPE_CURVE_BN254, NULL, NULL, NULL, {{0}}, {NULL, NULL, 0, NULL}};
     assert_int_equal(zkpipe_cs_value(cs, &k.input, 1), ZKPIPE_OK);
     assert_int_equal(zkpipe_groth16_setup_insecure(&pk, &vk, cs, seed, NULL, NULL), ZKPIPE_OK);
     assert_int_equal(zkpipe_groth16_pvk_create(&pvk, vk, NULL), ZKPIPE_OK);
@@ -552,11 +565,14 @@ static void an_error_fails_only_its_partition(void **state)
 
     zkpipe_engine_config cfg = base_config(acct);
     zkpipe_engine *e = make_engine(&cfg);
-    zkpipe_partition parts[5] = {
+    const zkpipe_circuit_partition cps[5] = {
         {build_chain, &good, 0, pk},       {build_chain, &bad, 0, pk}, {build_fails, NULL, 0, pk},
         {build_test_circuit, NULL, 0, pk}, /* another circuit than the key's */
         {build_chain, &good, 0, pk},
     };
+    zkpipe_partition parts[5];
+    for (int i = 0; i < 5; i++)
+        parts[i] = part_of(&cps[i]);
     zkpipe_job *job = NULL;
     assert_int_equal(zkpipe_engine_submit(e, &job, parts, 5, NULL, NULL), ZKPIPE_OK);
     assert_int_equal(zkpipe_job_wait(job), ZKPIPE_OK);
@@ -878,9 +894,10 @@ static void refuses_bad_arguments(void **state)
 
     e = make_engine(&cfg);
     zkpipe_partition p = test_partition(&fixture[0]);
-    zkpipe_partition no_build = p, no_pk = p;
-    no_build.build = NULL;
-    no_pk.pk = NULL;
+    zkpipe_circuit_partition cp_no_build = fixture[0].part, cp_no_pk = fixture[0].part;
+    cp_no_build.build = NULL;
+    cp_no_pk.pk = NULL;
+    zkpipe_partition no_build = part_of(&cp_no_build), no_pk = part_of(&cp_no_pk);
     zkpipe_job *job = NULL;
     assert_int_equal(zkpipe_engine_submit(NULL, &job, &p, 1, NULL, NULL), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_engine_submit(e, NULL, &p, 1, NULL, NULL), ZKPIPE_EINVAL);

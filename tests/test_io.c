@@ -21,6 +21,7 @@
 #include "ec/bn254_g1.h"
 #include "ec/bn254_g2.h"
 #include "fail_alloc.h"
+#include "groth16/prove.h"
 #include "io/io_internal.h"
 #include "poly/ntt.h"
 #include "zkpipe/io.h"
@@ -116,7 +117,7 @@ static const uint64_t tiny_witness[TINY_VARS] = {1, 225, 3, 5, 15, 11};
 
 #define G16_C bls12_381
 #define FQ bls12_381_fq
-#include "groth16/groth16_names.h"
+#include "curve_names.h"
 #include "io_tiny_impl.h"
 #undef G16_C
 #undef FQ
@@ -125,6 +126,97 @@ static const uint64_t tiny_witness[TINY_VARS] = {1, 225, 3, 5, 15, 11};
 #include "io_tiny_impl.h"
 #undef G16_C
 #undef FQ
+
+/* The r1cs checked against a witness as zkpipe-prove --r1cs does: loaded as a system, then
+ * zkpipe_cs_check, the failing constraint named in the detail line. */
+static zkpipe_status r1cs_check(size_t *first_failing, char *d, size_t cap, const zkpipe_r1cs *r1cs,
+                                const zkpipe_wtns *wtns)
+{
+    if (r1cs == NULL || wtns == NULL)
+        return zkpipe__fail(d, cap, ZKPIPE_EINVAL, "invalid argument");
+    zkpipe_cs *cs;
+    zkpipe_status st = zkpipe_r1cs_load(&cs, d, cap, r1cs, wtns, NULL);
+    if (st != ZKPIPE_OK)
+        return st;
+    size_t bad = 0;
+    st = zkpipe_cs_check(cs, &bad);
+    if (st == ZKPIPE_EUNSATISFIED) {
+        if (first_failing != NULL)
+            *first_failing = bad;
+        snprintf(d, cap, "constraint %zu is not satisfied by the witness", bad);
+    }
+    zkpipe_cs_destroy(cs);
+    return st;
+}
+
+/* The zkey's prepared verifying key (the caller destroys it). */
+static zkpipe_groth16_pvk *zkey_pvk(const zkpipe_zkey *zkey)
+{
+    zkpipe_groth16_vk *vk;
+    zkpipe_groth16_pvk *pvk = NULL;
+    if (zkpipe_zkey_vk(&vk, zkey, NULL) == ZKPIPE_OK) {
+        zkpipe_groth16_pvk_create(&pvk, vk, NULL);
+        zkpipe_groth16_vk_destroy(vk);
+    }
+    return pvk;
+}
+
+/* A zkey proof as zkpipe-prove makes it: the witness's curve checked, then
+ * zkpipe_groth16_prove_witness with the zkey's own keys. */
+static zkpipe_status zkey_prove(zkpipe_groth16_proof *out, zkpipe_groth16_timings *t, char *d,
+                                size_t cap, const zkpipe_zkey *zkey, const zkpipe_wtns *wtns,
+                                zkpipe_pool *pool, zkpipe_backend backend, zkpipe_ledger *ledger)
+{
+    if (zkey == NULL || wtns == NULL)
+        return zkpipe__fail(d, cap, ZKPIPE_EINVAL, "invalid argument");
+    zkpipe_zkey_info info;
+    zkpipe_zkey_info_get(&info, zkey);
+    if (zkpipe_wtns_curve(wtns) != info.curve)
+        return zkpipe__fail(d, cap, ZKPIPE_EMISMATCH, "the witness is for %s, the zkey for %s",
+                            zkpipe__curve_ops_for(zkpipe_wtns_curve(wtns))->snarkjs_name,
+                            zkpipe__curve_ops_for(info.curve)->snarkjs_name);
+    zkpipe_groth16_pvk *pvk = zkey_pvk(zkey);
+    zkpipe_status st =
+        zkpipe_groth16_prove_witness(out, t, d, cap, zkpipe_zkey_pk(zkey), zkpipe_wtns_values(wtns),
+                                     zkpipe_wtns_count(wtns), pvk, pool, backend, ledger);
+    zkpipe_groth16_pvk_destroy(pvk);
+    return st;
+}
+
+/* zkey_prove with given r and s (canonical). */
+static zkpipe_status zkey_prove_rs(zkpipe_groth16_proof *out, zkpipe_groth16_timings *t, char *d,
+                                   size_t cap, const zkpipe_zkey *zkey, const zkpipe_wtns *wtns,
+                                   const zkpipe_scalar *r, const zkpipe_scalar *s,
+                                   zkpipe_pool *pool, zkpipe_backend backend, zkpipe_ledger *ledger)
+{
+    const zkpipe__g16_backend *be;
+    const char *why = "";
+    (void)t;
+    zkpipe_status st = zkpipe__g16_backend_resolve(&be, backend, &why);
+    if (st != ZKPIPE_OK)
+        return zkpipe__fail(d, cap, st, "backend %s: %s",
+                            zkpipe_backend_name(backend) ? zkpipe_backend_name(backend) : "?",
+                            why != NULL ? why : "");
+    zkpipe_groth16_pvk *pvk = zkey_pvk(zkey);
+    st = zkpipe__g16_prove_witness_rs(out, d, cap, zkpipe_zkey_pk(zkey), zkpipe_wtns_values(wtns),
+                                      zkpipe_wtns_count(wtns), pvk, r, s, pool, be, ledger);
+    zkpipe_groth16_pvk_destroy(pvk);
+    return st;
+}
+
+/* The one verifier with a key fresh from JSON or a zkey. */
+static zkpipe_status vk_verify(const zkpipe_groth16_vk *vk, const zkpipe_scalar *in, size_t n,
+                               const zkpipe_groth16_proof *proof)
+{
+    zkpipe_groth16_pvk *pvk;
+    if (vk == NULL)
+        return ZKPIPE_EINVAL;
+    zkpipe_status st = zkpipe_groth16_pvk_create(&pvk, vk, NULL);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_groth16_verify(pvk, in, n, proof);
+    zkpipe_groth16_pvk_destroy(pvk);
+    return st;
+}
 
 static const zkpipe_curve curves[2] = {ZKPIPE_CURVE_BLS12_381, ZKPIPE_CURVE_BN254};
 
@@ -149,8 +241,8 @@ static size_t section_at(const bytebuf *b, uint32_t id)
 {
     size_t pos = 12;
     while (pos + 12 <= b->len) {
-        uint32_t sid = zkpipe__io_u32(b->data + pos);
-        uint64_t size = zkpipe__io_u64(b->data + pos + 4);
+        uint32_t sid = zkpipe__get_le32(b->data + pos);
+        uint64_t size = zkpipe__get_le64(b->data + pos + 4);
         if (sid == id)
             return pos + 12;
         pos += 12 + size;
@@ -221,15 +313,15 @@ static void tiny_proves_and_verifies(void **state)
         assert_int_equal(ri.curve, curves[ci]);
         assert_int_equal(zkpipe_wtns_count(o.wtns), TINY_VARS);
         assert_int_equal(zkpipe_wtns_curve(o.wtns), curves[ci]);
-        assert_int_equal(zkpipe_r1cs_check(NULL, d, sizeof d, o.r1cs, o.wtns), ZKPIPE_OK);
+        assert_int_equal(r1cs_check(NULL, d, sizeof d, o.r1cs, o.wtns), ZKPIPE_OK);
 
         zkpipe_ledger ledger;
         zkpipe_groth16_proof proof, again, other;
-        zkpipe_zkey_timings t;
+        zkpipe_groth16_timings t;
         assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
-        assert_int_equal(zkpipe_zkey_prove(&proof, &t, d, sizeof d, o.zkey, o.wtns, pool,
-                                           ZKPIPE_BACKEND_CPU, &ledger),
-                         ZKPIPE_OK);
+        assert_int_equal(
+            zkey_prove(&proof, &t, d, sizeof d, o.zkey, o.wtns, pool, ZKPIPE_BACKEND_CPU, &ledger),
+            ZKPIPE_OK);
         assert_int_equal(zkpipe_ledger_stage(&ledger), ZKPIPE_STAGE_FINALIZE);
         zkpipe_ledger_close(&ledger);
         zkpipe_snapshot snap;
@@ -243,36 +335,36 @@ static void tiny_proves_and_verifies(void **state)
                          0);
         assert_true(t.total > 0);
 
-        zkpipe_snarkjs_vk *vk;
+        zkpipe_groth16_vk *vk;
         zkpipe_scalar in[TINY_PUBLIC];
         assert_int_equal(zkpipe_zkey_vk(&vk, o.zkey, NULL), ZKPIPE_OK);
-        assert_int_equal(zkpipe_snarkjs_vk_num_public(vk), TINY_PUBLIC);
-        assert_int_equal(zkpipe_snarkjs_vk_curve(vk), curves[ci]);
+        assert_int_equal((zkpipe_groth16_vk_num_inputs(vk) - 1), TINY_PUBLIC);
+        assert_int_equal(zkpipe_groth16_vk_curve(vk), curves[ci]);
         for (size_t i = 0; i < TINY_PUBLIC; i++)
             assert_int_equal(zkpipe_wtns_get(&in[i], o.wtns, i + 1), ZKPIPE_OK);
         assert_int_equal(in[0].l[0], 225);
-        assert_int_equal(zkpipe_snarkjs_verify(vk, in, TINY_PUBLIC, &proof), ZKPIPE_OK);
+        assert_int_equal(vk_verify(vk, in, TINY_PUBLIC, &proof), ZKPIPE_OK);
         in[1] = scalar(4);
-        assert_int_equal(zkpipe_snarkjs_verify(vk, in, TINY_PUBLIC, &proof), ZKPIPE_EVERIFY);
-        assert_int_equal(zkpipe_snarkjs_verify(vk, in, 1, &proof), ZKPIPE_EMISMATCH);
-        assert_int_equal(zkpipe_snarkjs_verify(NULL, in, 2, &proof), ZKPIPE_EINVAL);
-        assert_int_equal(zkpipe_snarkjs_verify(vk, NULL, 2, &proof), ZKPIPE_EINVAL);
+        assert_int_equal(vk_verify(vk, in, TINY_PUBLIC, &proof), ZKPIPE_EVERIFY);
+        assert_int_equal(vk_verify(vk, in, 1, &proof), ZKPIPE_EINVAL); /* the one verifier's */
+        assert_int_equal(vk_verify(NULL, in, 2, &proof), ZKPIPE_EINVAL);
+        assert_int_equal(vk_verify(vk, NULL, 2, &proof), ZKPIPE_EINVAL);
         in[1] = scalar(3);
 
         /* Given r and s the proof is a function of them. */
         zkpipe_scalar r = scalar(11), s = scalar(22), s2 = scalar(23);
-        assert_int_equal(zkpipe__zkey_prove_rs(&proof, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s,
-                                               NULL, ZKPIPE_BACKEND_CPU, NULL),
+        assert_int_equal(zkey_prove_rs(&proof, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s, NULL,
+                                       ZKPIPE_BACKEND_CPU, NULL),
                          ZKPIPE_OK);
-        assert_int_equal(zkpipe__zkey_prove_rs(&again, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s,
-                                               pool, ZKPIPE_BACKEND_CPU, NULL),
+        assert_int_equal(zkey_prove_rs(&again, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s, pool,
+                                       ZKPIPE_BACKEND_CPU, NULL),
                          ZKPIPE_OK);
-        assert_int_equal(zkpipe__zkey_prove_rs(&other, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s2,
-                                               pool, ZKPIPE_BACKEND_CPU, NULL),
+        assert_int_equal(zkey_prove_rs(&other, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s2, pool,
+                                       ZKPIPE_BACKEND_CPU, NULL),
                          ZKPIPE_OK);
         assert_memory_equal(proof.bytes, again.bytes, proof.size);
         assert_memory_not_equal(proof.bytes, other.bytes, proof.size);
-        assert_int_equal(zkpipe_snarkjs_verify(vk, in, TINY_PUBLIC, &other), ZKPIPE_OK);
+        assert_int_equal(vk_verify(vk, in, TINY_PUBLIC, &other), ZKPIPE_OK);
 
         /* proof.json and public.json round trips. */
         char json[4096];
@@ -303,7 +395,7 @@ static void tiny_proves_and_verifies(void **state)
             zkpipe_snarkjs_public_parse(pub, 1, &n, d, sizeof d, curves[ci], json, len),
             ZKPIPE_ELIMIT);
         assert_int_equal(n, 2);
-        zkpipe_snarkjs_vk_destroy(vk);
+        zkpipe_groth16_vk_destroy(vk);
         close_all(&o);
         tiny_free(&f);
     }
@@ -330,11 +422,11 @@ static void backends_agree_or_cuda_is_refused(void **state)
         zkpipe_groth16_proof cpu, cuda, any;
         zkpipe_backend resolved;
         memset(&cuda, 0x5a, sizeof cuda);
-        assert_int_equal(zkpipe__zkey_prove_rs(&cpu, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s,
-                                               NULL, ZKPIPE_BACKEND_CPU, NULL),
+        assert_int_equal(zkey_prove_rs(&cpu, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s, NULL,
+                                       ZKPIPE_BACKEND_CPU, NULL),
                          ZKPIPE_OK);
-        zkpipe_status on_cuda = zkpipe__zkey_prove_rs(&cuda, NULL, d, sizeof d, o.zkey, o.wtns, &r,
-                                                      &s, NULL, ZKPIPE_BACKEND_CUDA, NULL);
+        zkpipe_status on_cuda = zkey_prove_rs(&cuda, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s,
+                                              NULL, ZKPIPE_BACKEND_CUDA, NULL);
         if (zkpipe_backend_resolve(&resolved, ZKPIPE_BACKEND_CUDA, NULL) == ZKPIPE_OK) {
             assert_int_equal(on_cuda, ZKPIPE_OK);
             assert_int_equal(cuda.size, cpu.size);
@@ -344,12 +436,12 @@ static void backends_agree_or_cuda_is_refused(void **state)
             assert_non_null(strstr(d, "backend cuda"));
             assert_int_equal(cuda.bytes[0], 0x5a);
         }
-        assert_int_equal(zkpipe__zkey_prove_rs(&any, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s,
-                                               NULL, ZKPIPE_BACKEND_AUTO, NULL),
+        assert_int_equal(zkey_prove_rs(&any, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s, NULL,
+                                       ZKPIPE_BACKEND_AUTO, NULL),
                          ZKPIPE_OK);
         assert_memory_equal(any.bytes, cpu.bytes, cpu.size);
-        assert_int_equal(zkpipe__zkey_prove_rs(&any, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s,
-                                               NULL, (zkpipe_backend)7, NULL),
+        assert_int_equal(zkey_prove_rs(&any, NULL, d, sizeof d, o.zkey, o.wtns, &r, &s, NULL,
+                                       (zkpipe_backend)7, NULL),
                          ZKPIPE_EINVAL);
         close_all(&o);
         tiny_free(&f);
@@ -371,14 +463,13 @@ static void unsatisfied_witness_gives_no_proof(void **state)
             open_all(&o, &f, NULL);
             zkpipe_groth16_proof proof;
             memset(&proof, 0x5a, sizeof proof);
-            assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, o.zkey, o.wtns, NULL,
-                                               ZKPIPE_BACKEND_AUTO, NULL),
+            assert_int_equal(zkey_prove(&proof, NULL, d, sizeof d, o.zkey, o.wtns, NULL,
+                                        ZKPIPE_BACKEND_AUTO, NULL),
                              ZKPIPE_EUNSATISFIED);
             assert_non_null(strstr(d, "does not satisfy"));
             assert_int_equal(proof.bytes[0], 0x5a);
             size_t bad = 99;
-            assert_int_equal(zkpipe_r1cs_check(&bad, d, sizeof d, o.r1cs, o.wtns),
-                             ZKPIPE_EUNSATISFIED);
+            assert_int_equal(r1cs_check(&bad, d, sizeof d, o.r1cs, o.wtns), ZKPIPE_EUNSATISFIED);
             assert_int_equal(bad, wire == 4 ? 0 : 2);
             assert_non_null(strstr(d, wire == 4 ? "constraint 0" : "constraint 2"));
             close_all(&o);
@@ -501,13 +592,13 @@ static void zkey_contents_are_checked(void **state)
         tiny_files f;
         uint8_t v[4], big[48];
         tiny_build(&f, curves[ci]);
-        const zkpipe__io_curve *c = zkpipe__io_curve_for(curves[ci]);
-        size_t g1 = 2 * c->fq_bytes, hdr = section_at(&f.zkey, 2);
-        size_t counts = hdr + 4 + c->fq_bytes + 36;
+        const zkpipe__curve_ops *c = zkpipe__curve_ops_for(curves[ci]);
+        size_t g1 = 2 * (8 * c->fq_limbs), hdr = section_at(&f.zkey, 2);
+        size_t counts = hdr + 4 + (8 * c->fq_limbs) + 36;
         u32_bytes(v, 2);
         expect_edit(&f, 0, section_at(&f.zkey, 1), v, 4, ZKPIPE_EUNSUPPORTED, "protocol 2");
         expect_edit(&f, 0, hdr + 4, "\x01", 1, ZKPIPE_EFORMAT, "neither");
-        expect_edit(&f, 0, hdr + 8 + c->fq_bytes, "\x02", 1, ZKPIPE_EFORMAT, "r is not");
+        expect_edit(&f, 0, hdr + 8 + (8 * c->fq_limbs), "\x02", 1, ZKPIPE_EFORMAT, "r is not");
         u32_bytes(v, TINY_VARS);
         expect_edit(&f, 0, counts + 4, v, 4, ZKPIPE_EFORMAT, "public signals");
         u32_bytes(v, 6);
@@ -536,9 +627,9 @@ static void zkey_contents_are_checked(void **state)
         size_t p5 = section_at(&f.zkey, 5) + g1; /* point 1 */
         expect_edit(&f, 0, p5 + g1 - 8, "\x01", 1, ZKPIPE_ENOTONCURVE,
                     "section 5: point 1 is not on the curve");
-        memcpy(big, c->q, c->fq_bytes);
-        expect_edit(&f, 0, p5, big, c->fq_bytes, ZKPIPE_ENONCANONICAL, "section 5: point 1");
-        expect_edit(&f, 0, section_at(&f.zkey, 7) + 3 * 4 * c->fq_bytes + 5, "\x07", 1,
+        memcpy(big, c->q, (8 * c->fq_limbs));
+        expect_edit(&f, 0, p5, big, (8 * c->fq_limbs), ZKPIPE_ENONCANONICAL, "section 5: point 1");
+        expect_edit(&f, 0, section_at(&f.zkey, 7) + 3 * 4 * (8 * c->fq_limbs) + 5, "\x07", 1,
                     ZKPIPE_ENOTONCURVE, "section 7: point 3");
         expect_edit(&f, 0, section_at(&f.zkey, 9) + 7 * g1 + 9, "\x07", 1, ZKPIPE_ENOTONCURVE,
                     "section 9: point 7");
@@ -560,7 +651,7 @@ static void wtns_and_r1cs_contents_are_checked(void **state)
     tiny_files f;
     uint8_t v[4], big[32];
     tiny_build(&f, ZKPIPE_CURVE_BLS12_381);
-    const zkpipe__io_curve *c = zkpipe__io_curve_for(ZKPIPE_CURVE_BLS12_381);
+    const zkpipe__curve_ops *c = zkpipe__curve_ops_for(ZKPIPE_CURVE_BLS12_381);
     size_t wh = section_at(&f.wtns, 1), wv = section_at(&f.wtns, 2);
     u32_bytes(v, 48);
     expect_edit(&f, 1, wh, v, 4, ZKPIPE_EFORMAT, "n8 = 32");
@@ -618,17 +709,17 @@ static void mismatched_inputs_are_refused(void **state)
     tiny_build(&b, ZKPIPE_CURVE_BN254);
     open_all(&oa, &a, NULL);
     open_all(&ob, &b, NULL);
-    assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, oa.zkey, ob.wtns, NULL,
-                                       ZKPIPE_BACKEND_CPU, NULL),
-                     ZKPIPE_EMISMATCH);
+    assert_int_equal(
+        zkey_prove(&proof, NULL, d, sizeof d, oa.zkey, ob.wtns, NULL, ZKPIPE_BACKEND_CPU, NULL),
+        ZKPIPE_EMISMATCH);
     assert_non_null(strstr(d, "bn128"));
-    assert_int_equal(zkpipe_r1cs_check(NULL, d, sizeof d, oa.r1cs, ob.wtns), ZKPIPE_EMISMATCH);
+    assert_int_equal(r1cs_check(NULL, d, sizeof d, oa.r1cs, ob.wtns), ZKPIPE_EMISMATCH);
     /* A witness of another size. */
     bytebuf w = {0};
     bb_header(&w, "wtns", 2, 2);
     size_t s = bb_section(&w, 1);
     bb_u32(&w, 32);
-    bb_put(&w, zkpipe__io_curve_for(ZKPIPE_CURVE_BN254)->r, 32);
+    bb_put(&w, zkpipe__curve_ops_for(ZKPIPE_CURVE_BN254)->r, 32);
     bb_u32(&w, 2);
     bb_end(&w, s);
     s = bb_section(&w, 2);
@@ -638,11 +729,11 @@ static void mismatched_inputs_are_refused(void **state)
     bb_end(&w, s);
     zkpipe_wtns *small;
     assert_int_equal(zkpipe_wtns_open_mem(&small, d, sizeof d, w.data, w.len, NULL), ZKPIPE_OK);
-    assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, ob.zkey, small, NULL,
-                                       ZKPIPE_BACKEND_CPU, NULL),
-                     ZKPIPE_EMISMATCH);
+    assert_int_equal(
+        zkey_prove(&proof, NULL, d, sizeof d, ob.zkey, small, NULL, ZKPIPE_BACKEND_CPU, NULL),
+        ZKPIPE_EMISMATCH);
     assert_non_null(strstr(d, "2 values"));
-    assert_int_equal(zkpipe_r1cs_check(NULL, d, sizeof d, ob.r1cs, small), ZKPIPE_EMISMATCH);
+    assert_int_equal(r1cs_check(NULL, d, sizeof d, ob.r1cs, small), ZKPIPE_EMISMATCH);
     zkpipe_scalar x;
     assert_int_equal(zkpipe_wtns_get(&x, small, 1), ZKPIPE_OK);
     assert_int_equal(zkpipe_wtns_get(&x, small, 2), ZKPIPE_EINVAL);
@@ -651,16 +742,16 @@ static void mismatched_inputs_are_refused(void **state)
     /* A closed ledger and NULL arguments. */
     zkpipe_ledger closed;
     memset(&closed, 0, sizeof closed);
-    assert_int_equal(zkpipe_zkey_prove(&proof, NULL, d, sizeof d, ob.zkey, ob.wtns, NULL,
-                                       ZKPIPE_BACKEND_CPU, &closed),
-                     ZKPIPE_EINVAL);
-    assert_int_equal(zkpipe_zkey_prove(NULL, NULL, d, sizeof d, ob.zkey, ob.wtns, NULL,
-                                       ZKPIPE_BACKEND_CPU, NULL),
-                     ZKPIPE_EINVAL);
     assert_int_equal(
-        zkpipe_zkey_prove(&proof, NULL, NULL, 0, NULL, ob.wtns, NULL, ZKPIPE_BACKEND_CPU, NULL),
+        zkey_prove(&proof, NULL, d, sizeof d, ob.zkey, ob.wtns, NULL, ZKPIPE_BACKEND_CPU, &closed),
         ZKPIPE_EINVAL);
-    assert_int_equal(zkpipe_r1cs_check(NULL, NULL, 0, NULL, ob.wtns), ZKPIPE_EINVAL);
+    assert_int_equal(
+        zkey_prove(NULL, NULL, d, sizeof d, ob.zkey, ob.wtns, NULL, ZKPIPE_BACKEND_CPU, NULL),
+        ZKPIPE_EINVAL);
+    assert_int_equal(
+        zkey_prove(&proof, NULL, NULL, 0, NULL, ob.wtns, NULL, ZKPIPE_BACKEND_CPU, NULL),
+        ZKPIPE_EINVAL);
+    assert_int_equal(r1cs_check(NULL, NULL, 0, NULL, ob.wtns), ZKPIPE_EINVAL);
     close_all(&oa);
     close_all(&ob);
     tiny_free(&a);
@@ -687,11 +778,11 @@ static void null_arguments_and_accessors(void **state)
     zkpipe_zkey_destroy(NULL);
     zkpipe_wtns_destroy(NULL);
     zkpipe_r1cs_destroy(NULL);
-    zkpipe_snarkjs_vk_destroy(NULL);
+    zkpipe_groth16_vk_destroy(NULL);
     assert_int_equal(zkpipe_wtns_curve(NULL), ZKPIPE_CURVE_COUNT);
     assert_int_equal(zkpipe_wtns_count(NULL), 0);
-    assert_int_equal(zkpipe_snarkjs_vk_curve(NULL), ZKPIPE_CURVE_COUNT);
-    assert_int_equal(zkpipe_snarkjs_vk_num_public(NULL), 0);
+    assert_int_equal(zkpipe_groth16_vk_curve(NULL), ZKPIPE_CURVE_COUNT);
+    assert_int_equal(zkpipe_groth16_vk_num_inputs(NULL), 0);
     assert_int_equal(zkpipe_zkey_info_get(NULL, NULL), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_r1cs_info_get(NULL, NULL), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_wtns_get(NULL, NULL, 0), ZKPIPE_EINVAL);
@@ -780,9 +871,8 @@ static void unaligned_sections_are_copied_and_accounted(void **state)
     assert_int_equal(snap.stage[loaded].kind[kind_zkey].live_bytes, f.zkey.len + info.copied_bytes);
     assert_int_equal(snap.stage[loaded].kind[kind_wtns].live_bytes, f.wtns.len + 32 * TINY_VARS);
     zkpipe_groth16_proof proof;
-    assert_int_equal(
-        zkpipe_zkey_prove(&proof, NULL, d, sizeof d, z, w, NULL, ZKPIPE_BACKEND_CPU, NULL),
-        ZKPIPE_OK);
+    assert_int_equal(zkey_prove(&proof, NULL, d, sizeof d, z, w, NULL, ZKPIPE_BACKEND_CPU, NULL),
+                     ZKPIPE_OK);
     zkpipe_zkey_destroy(z);
     zkpipe_wtns_destroy(w);
     assert_int_equal(zkpipe_acct_snapshot(acct, &snap), ZKPIPE_OK);
@@ -798,7 +888,7 @@ static void json_errors_are_named(void **state)
     (void)state;
     char d[ZKPIPE_IO_DETAIL_MAX];
     zkpipe_groth16_proof p;
-    zkpipe_snarkjs_vk *vk;
+    zkpipe_groth16_vk *vk;
     static const struct {
         const char *json, *has;
         zkpipe_status st;
@@ -904,7 +994,7 @@ static int walk_open_prove(void *arg, const zkpipe_allocator *a)
     zkpipe_zkey *z = NULL;
     zkpipe_wtns *w = NULL;
     zkpipe_r1cs *r = NULL;
-    zkpipe_snarkjs_vk *vk = NULL;
+    zkpipe_groth16_vk *vk = NULL;
     zkpipe_groth16_proof proof;
     const tiny_files *f = walk_files;
     /* Shifted by 4 so that the zkey's copies are made too (the wtns values always are). */
@@ -916,10 +1006,10 @@ static int walk_open_prove(void *arg, const zkpipe_allocator *a)
     if (st == ZKPIPE_OK)
         st = zkpipe_r1cs_open_mem(&r, NULL, 0, f->r1cs.data, f->r1cs.len, &opts);
     if (st == ZKPIPE_OK)
-        st = zkpipe_zkey_prove(&proof, NULL, NULL, 0, z, w, NULL, ZKPIPE_BACKEND_CPU, NULL);
+        st = zkey_prove(&proof, NULL, NULL, 0, z, w, NULL, ZKPIPE_BACKEND_CPU, NULL);
     if (st == ZKPIPE_OK)
         st = zkpipe_zkey_vk(&vk, z, a);
-    zkpipe_snarkjs_vk_destroy(vk);
+    zkpipe_groth16_vk_destroy(vk);
     zkpipe_r1cs_destroy(r);
     zkpipe_wtns_destroy(w);
     zkpipe_zkey_destroy(z);
@@ -935,13 +1025,13 @@ static const char walk_vk_json_text[] =
 
 static int walk_vk_parse(void *arg, const zkpipe_allocator *a)
 {
-    zkpipe_snarkjs_vk **vk = arg;
+    zkpipe_groth16_vk **vk = arg;
     return zkpipe_snarkjs_vk_parse(vk, NULL, 0, walk_vk_json_text, strlen(walk_vk_json_text), a);
 }
 
 static void undo_vk(void *arg)
 {
-    zkpipe_snarkjs_vk_destroy(*(zkpipe_snarkjs_vk **)arg);
+    zkpipe_groth16_vk_destroy(*(zkpipe_groth16_vk **)arg);
 }
 
 static void allocation_failures_leak_nothing(void **state)
@@ -952,7 +1042,7 @@ static void allocation_failures_leak_nothing(void **state)
     walk_files = &f;
     assert_true(fail_alloc_walk(walk_open_prove, NULL, NULL) >= 9);
     /* A small verification_key.json (generator points, infinity), parsed under failures. */
-    zkpipe_snarkjs_vk *vk = NULL;
+    zkpipe_groth16_vk *vk = NULL;
     assert_int_equal(fail_alloc_walk(walk_vk_parse, undo_vk, &vk), 1);
     tiny_free(&f);
 }
@@ -988,16 +1078,16 @@ static int check_fixture(const char *dir)
         return 0;
     zkpipe_zkey *z;
     zkpipe_wtns *w;
-    zkpipe_snarkjs_vk *vk;
+    zkpipe_groth16_vk *vk;
     zkpipe_groth16_proof want, got, theirs;
     snprintf(path, sizeof path, "%s/circuit.zkey", dir);
     assert_int_equal(zkpipe_zkey_open(&z, d, sizeof d, path, NULL), ZKPIPE_OK);
     snprintf(path, sizeof path, "%s/witness.wtns", dir);
     assert_int_equal(zkpipe_wtns_open(&w, d, sizeof d, path, NULL), ZKPIPE_OK);
     zkpipe_scalar r = scalar(11), s = scalar(22);
-    assert_int_equal(zkpipe__zkey_prove_rs(&got, NULL, d, sizeof d, z, w, &r, &s, NULL,
-                                           ZKPIPE_BACKEND_CPU, NULL),
-                     ZKPIPE_OK);
+    assert_int_equal(
+        zkey_prove_rs(&got, NULL, d, sizeof d, z, w, &r, &s, NULL, ZKPIPE_BACKEND_CPU, NULL),
+        ZKPIPE_OK);
     assert_int_equal(zkpipe_snarkjs_proof_parse(&want, d, sizeof d, ZKPIPE_CURVE_COUNT, det, len),
                      ZKPIPE_OK);
     if (memcmp(got.bytes, want.bytes, got.size) != 0)
@@ -1009,18 +1099,18 @@ static int check_fixture(const char *dir)
     assert_int_equal(zkpipe_snarkjs_vk_parse(&vk, d, sizeof d, vkj, vlen, NULL), ZKPIPE_OK);
     assert_int_equal(zkpipe_snarkjs_proof_parse(&theirs, d, sizeof d, ZKPIPE_CURVE_COUNT, pj, plen),
                      ZKPIPE_OK);
-    size_t np = zkpipe_snarkjs_vk_num_public(vk);
+    size_t np = (zkpipe_groth16_vk_num_inputs(vk) - 1);
     zkpipe_scalar *in = calloc(np + 1, sizeof *in);
     assert_non_null(in);
     for (size_t i = 0; i < np; i++)
         zkpipe_wtns_get(&in[i], w, i + 1);
-    assert_int_equal(zkpipe_snarkjs_verify(vk, in, np, &theirs), ZKPIPE_OK);
-    assert_int_equal(zkpipe_snarkjs_verify(vk, in, np, &got), ZKPIPE_OK);
+    assert_int_equal(vk_verify(vk, in, np, &theirs), ZKPIPE_OK);
+    assert_int_equal(vk_verify(vk, in, np, &got), ZKPIPE_OK);
     free(in);
     free(vkj);
     free(pj);
     free(det);
-    zkpipe_snarkjs_vk_destroy(vk);
+    zkpipe_groth16_vk_destroy(vk);
     zkpipe_wtns_destroy(w);
     zkpipe_zkey_destroy(z);
     return 1;
@@ -1092,8 +1182,8 @@ static int write_seeds(const char *dir)
         rc |= write_seed(dir, "zkey", name, NULL, f.zkey.data, f.zkey.len);
         rc |= write_seed(dir, "wtns", name, NULL, f.wtns.data, f.wtns.len);
         rc |= write_seed(dir, "r1cs", name, NULL, f.r1cs.data, f.r1cs.len);
-        if (zkpipe_zkey_prove(&proof, NULL, d, sizeof d, o.zkey, o.wtns, NULL, ZKPIPE_BACKEND_AUTO,
-                              NULL) != ZKPIPE_OK ||
+        if (zkey_prove(&proof, NULL, d, sizeof d, o.zkey, o.wtns, NULL, ZKPIPE_BACKEND_AUTO,
+                       NULL) != ZKPIPE_OK ||
             zkpipe_snarkjs_proof_write(json, sizeof json, &len, &proof) != ZKPIPE_OK)
             rc = -1;
         snprintf(name, sizeof name, "proof-%s", ci == 0 ? "bls12381" : "bn128");

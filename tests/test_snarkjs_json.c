@@ -19,6 +19,18 @@
 
 #include "zkpipe/io.h"
 
+/* The one verifier with a key fresh from JSON. */
+static zkpipe_status vk_verify(const zkpipe_groth16_vk *vk, const zkpipe_scalar *in, size_t n,
+                               const zkpipe_groth16_proof *proof)
+{
+    zkpipe_groth16_pvk *pvk;
+    zkpipe_status st = zkpipe_groth16_pvk_create(&pvk, vk, NULL);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_groth16_verify(pvk, in, n, proof);
+    zkpipe_groth16_pvk_destroy(pvk);
+    return st;
+}
+
 static int large;
 
 /* A growable string. */
@@ -128,10 +140,10 @@ static zkpipe_status proof_status(const char *json, size_t len, zkpipe_curve kno
 
 static zkpipe_status vk_status(const char *json, size_t len, char *d)
 {
-    zkpipe_snarkjs_vk *vk = NULL;
+    zkpipe_groth16_vk *vk = NULL;
     d[0] = '\0';
     zkpipe_status st = zkpipe_snarkjs_vk_parse(&vk, d, ZKPIPE_IO_DETAIL_MAX, json, len, NULL);
-    zkpipe_snarkjs_vk_destroy(vk);
+    zkpipe_groth16_vk_destroy(vk);
     return st;
 }
 
@@ -152,7 +164,7 @@ static void rapidsnark_proofs_take_the_keys_curve(void **state)
 {
     (void)state;
     char d[ZKPIPE_IO_DETAIL_MAX];
-    zkpipe_snarkjs_vk *vk;
+    zkpipe_groth16_vk *vk;
     zkpipe_groth16_proof p, r;
     zkpipe_scalar in[8];
     size_t n;
@@ -160,11 +172,11 @@ static void rapidsnark_proofs_take_the_keys_curve(void **state)
     assert_int_equal(
         zkpipe_snarkjs_public_parse(in, 8, &n, d, sizeof d, ZKPIPE_CURVE_BN254, fx.pub, fx.pub_len),
         ZKPIPE_OK);
-    assert_int_equal(n, zkpipe_snarkjs_vk_num_public(vk));
+    assert_int_equal(n, (zkpipe_groth16_vk_num_inputs(vk) - 1));
     assert_int_equal(
         zkpipe_snarkjs_proof_parse(&p, d, sizeof d, ZKPIPE_CURVE_COUNT, fx.proof, fx.proof_len),
         ZKPIPE_OK);
-    assert_int_equal(zkpipe_snarkjs_verify(vk, in, n, &p), ZKPIPE_OK);
+    assert_int_equal(vk_verify(vk, in, n, &p), ZKPIPE_OK);
     assert_int_equal(
         zkpipe_snarkjs_proof_parse(&r, d, sizeof d, ZKPIPE_CURVE_BN254, fx.proof, fx.proof_len),
         ZKPIPE_OK);
@@ -178,7 +190,7 @@ static void rapidsnark_proofs_take_the_keys_curve(void **state)
                      ZKPIPE_OK);
     assert_int_equal(r.curve, ZKPIPE_CURVE_BN254);
     assert_memory_equal(r.bytes, p.bytes, p.size);
-    assert_int_equal(zkpipe_snarkjs_verify(vk, in, n, &r), ZKPIPE_OK);
+    assert_int_equal(vk_verify(vk, in, n, &r), ZKPIPE_OK);
     /* Without a key there is no curve to read it on. */
     assert_int_equal(proof_status(bare, len, ZKPIPE_CURVE_COUNT, d), ZKPIPE_EFORMAT);
     assert_non_null(strstr(d, "\"curve\" is missing"));
@@ -198,7 +210,7 @@ static void rapidsnark_proofs_take_the_keys_curve(void **state)
     assert_int_equal(proof_status(fx.proof, fx.proof_len, ZKPIPE_CURVE_BLS12_381, d),
                      ZKPIPE_EMISMATCH);
     assert_int_equal(proof_status(fx.proof, fx.proof_len, (zkpipe_curve)7, d), ZKPIPE_EINVAL);
-    zkpipe_snarkjs_vk_destroy(vk);
+    zkpipe_groth16_vk_destroy(vk);
 }
 
 /* Text JSON.parse refuses, or (`dup`) reads otherwise than a parser that keeps the first of
@@ -486,10 +498,10 @@ static void largest_arrays_parse_in_linear_time(void **state)
         "\"0\"]],\"IC\":[",
         count);
     p = repeated(head, "[\"1\",\"2\",\"1\"]", count + 1, "]}", &len);
-    zkpipe_snarkjs_vk *vk;
+    zkpipe_groth16_vk *vk;
     assert_int_equal(zkpipe_snarkjs_vk_parse(&vk, d, sizeof d, p, len, NULL), ZKPIPE_OK);
-    assert_int_equal(zkpipe_snarkjs_vk_num_public(vk), count);
-    zkpipe_snarkjs_vk_destroy(vk);
+    assert_int_equal((zkpipe_groth16_vk_num_inputs(vk) - 1), count);
+    zkpipe_groth16_vk_destroy(vk);
     free(p);
 }
 

@@ -120,11 +120,14 @@ static void watch_samples_ledger_operations(void **state)
      * the interval, only mark the trace dirty; the flush then samples the latest state. */
     zkpipe_ledger l;
     assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    uint64_t began = zkpipe_trace_now();
     for (int i = 0; i < 1000; i++)
         assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 1), ZKPIPE_OK);
     assert_int_equal(zkpipe_trace_flush(t), ZKPIPE_OK);
+    /* A slow machine may pass intervals during the loop: each one passed adds a sample. */
+    int passed = (int)((zkpipe_trace_now() - began) / 100000000);
     int n = events_in(path);
-    assert_true(n >= 4 && n <= 8); /* a slow machine may pass one interval */
+    assert_true(n >= 4 && n <= 4 + 2 * (passed + 1));
     char *text = slurp(path);
     assert_non_null(strstr(text, "\"name\":\"live bytes\",\"ph\":\"C\""));
     assert_non_null(strstr(text, "\"name\":\"live items\",\"ph\":\"C\""));

@@ -1,36 +1,40 @@
-/*! zkpipe/engine.h : the two-phase proving engine.
+/*! zkpipe/engine.h : the two-phase proving engine, for any two-phase prover.
  *
- * Jobs of P partitions go in; each partition comes out as a Groth16 proof or an error.
+ * Jobs of P partitions go in; each partition comes out as a result (a proof, a host's result,
+ * or an error). What a partition is, the engine does not know: it names its stage operations
+ * (zkpipe_stage_ops), an estimate of its bytes, `synthesize` and `prove`, and the engine runs
+ * everything around them the same way for every kind of partition:
  *
  *   synthesis workers: take a partition, acquire its permit (one unit of the partition
- *     semaphore, and its bytes of the byte budget when one is set), build its circuit with
- *     the partition's callback (the circuit charged to the partition's ledger as kind
- *     ZKPIPE_KIND_CIRCUIT while it exists), synthesize it (every buffer charged to the
- *     ledger), free the circuit, then send the partition into the bounded channel, the
- *     narrow waist, still holding the permit: the channel releases it on delivery. Items in
- *     synth + pending + queued thus never exceed permits + capacity (invariant 2 of
- *     ARCHITECTURE.md).
- *   prover workers: receive, prove (h from a, b, c, which are released as soon as h exists;
- *     the MSMs one after another on the worker's pool; the NTT domain and the MSMs' scratch
- *     charged as kind ZKPIPE_KIND_WORKSPACE while they exist), close the ledger, report the
- *     result. One partition per prover worker is being proved, outside invariant 2, so at
- *     most permits + capacity + prover_workers partitions hold buffers at once (the resident
- *     bound, zkpipe_engine_counters.resident_bound).
+ *     semaphore, and its estimated bytes of the byte budget when one is set), open its ledger
+ *     in ZKPIPE_STAGE_SYNTH, call `synthesize` (which charges every buffer it allocates to
+ *     that ledger and returns an opaque item), move the ledger to ZKPIPE_STAGE_PENDING, then
+ *     send the item into the bounded channel, the narrow waist, still holding the permit: the
+ *     channel moves the ledger to ZKPIPE_STAGE_QUEUED and releases the permit on delivery.
+ *     Items in synth + pending + queued thus never exceed permits + capacity (invariant 2 of
+ *     docs/ARCHITECTURE.md).
+ *   prover workers: receive (the channel moves the ledger to ZKPIPE_STAGE_PROVING, once), call
+ *     `prove` (which may release buffers as it goes and fills the result), move the ledger to
+ *     ZKPIPE_STAGE_FINALIZE when `prove` has not, close it, give the byte budget back, and
+ *     record the result. One partition per prover worker is being proved, outside invariant
+ *     2, so at most permits + capacity + prover_workers partitions hold buffers at once (the
+ *     resident bound, zkpipe_engine_counters.resident_bound).
+ *   cancel, destroy, a closed engine: an item that will never be proved goes to `discard`.
  *
- * The byte budget is held from before synthesis until the partition's ledger is closed. A
- * partition takes what its ledger holds at most, its circuit aside: synthesis's bytes
- * (zkpipe_synth_estimate), plus 32 n for h, which exists before a, b and c are released,
- * plus the most the prover's workspace takes with prover_threads threads. The circuit is
- * charged but not budgeted, its size being known only once it is built: the accounted bytes
- * of all partitions never exceed the budget plus the circuits under construction (at most
- * min(synth_workers, permits) of them). One partition larger than the whole budget fails
- * with ZKPIPE_ETOOBIG at once instead of waiting forever.
+ * zkpipe's own circuits and circom zkey + witness pairs are two implementations of the stage
+ * operations (zkpipe/stages.h); a host brings its own (examples/host_pipeline.c).
+ *
+ * The byte budget is held from before synthesis until the partition's ledger is closed, in the
+ * amount the partition's `estimate` announced; a partition estimated larger than the whole
+ * budget fails with ZKPIPE_ETOOBIG at once instead of waiting forever. The ledgers hold the
+ * truth: the accounted bytes of all partitions stay within the budget as long as every
+ * estimate covers what its partition charges.
  *
  * Threads, all started by zkpipe_engine_create and joined by zkpipe_engine_destroy (none
  * hidden): synth_workers + prover_workers worker threads; each prover worker owns a thread
  * pool of prover_threads threads (itself included: prover_threads - 1 more threads each);
- * on the CUDA backend a proof also starts one thread for the B (G2) MSM beside the device's
- * G1 MSMs and joins it before the proof is done; one reporter thread when report_ms > 0. */
+ * stage operations may start threads of their own (the built-in prover does, for the G2 MSM
+ * beside a device, joined before it returns); one reporter thread when report_ms > 0. */
 #ifndef ZKPIPE_ENGINE_H
 #define ZKPIPE_ENGINE_H
 
@@ -39,9 +43,9 @@
 #include "zkpipe/acct.h"
 #include "zkpipe/alloc.h"
 #include "zkpipe/backend.h"
-#include "zkpipe/circuit.h"
 #include "zkpipe/common.h"
 #include "zkpipe/groth16.h"
+#include "zkpipe/pool.h"
 #include "zkpipe/status.h"
 #include "zkpipe/trace.h"
 
@@ -66,13 +70,16 @@ typedef enum zkpipe_release {
 
 /* Engine settings; start from zkpipe_engine_config_init. */
 typedef struct zkpipe_engine_config {
+    /* sizeof(zkpipe_engine_config) as the caller compiled it (set by _init): a library with a
+     * longer struct reads only what the caller's covers and defaults the rest. */
+    size_t struct_size;
     unsigned synth_workers;  /* synthesis threads, >= 1 */
     uint64_t permits;        /* partition permits, >= 1 */
     uint64_t budget_bytes;   /* byte budget over all in-flight partitions; 0: none */
     size_t capacity;         /* channel slots (the lookahead), >= 1 */
     unsigned prover_workers; /* prover threads, >= 1 */
     unsigned prover_threads; /* threads of each prover worker's pool (itself included), >= 1 */
-    zkpipe_backend backend;  /* requested; resolved at create (zkpipe_backend_resolve) */
+    zkpipe_backend backend;  /* requested; resolved once at create (zkpipe_backend_resolve) */
     zkpipe_release release;  /* ZKPIPE_RELEASE_DELIVERY unless experimenting */
     zkpipe_acct *acct;       /* registry the ledgers live in; NULL: zkpipe_acct_default() */
     /* A reporter (zkpipe_reporter_start) writing a summary line of `acct` every report_ms
@@ -88,44 +95,93 @@ typedef struct zkpipe_engine_config {
     const zkpipe_allocator *allocator; /* NULL for the C library; copied */
 } zkpipe_engine_config;
 
-/* One partition of a job: a circuit with its witness, and the proving key for it. The
- * callback is the whole source: code that builds a circuit, as here, or a loader that fills
- * the system from an R1CS file and a witness file, with nothing else to change. */
-typedef struct zkpipe_partition {
-    /* Fills `cs` (empty, ZKPIPE_CS_WITNESS mode, over the key's curve, using the engine's
-     * allocator through a wrapper that charges each block, plus a header of 16 bytes or the
-     * block's alignment, to the partition's ledger as kind ZKPIPE_KIND_CIRCUIT) with the
-     * partition's constraints and witness; returns ZKPIPE_OK or an error that becomes the
-     * partition's result. Called on a synthesis worker thread. */
-    zkpipe_status (*build)(zkpipe_cs *cs, void *ctx, size_t partition);
-    void *ctx; /* passed to build untouched; must stay valid until the job has finished */
-    /* Bytes synthesis will charge (zkpipe_synth_estimate), used for the byte budget; 0: the
-     * engine derives it from the key's counts. A circuit built larger than announced fails
-     * with ZKPIPE_EMISMATCH before synthesis. */
-    uint64_t synth_bytes;
-    const zkpipe_groth16_pk *pk; /* must stay valid until the job has finished */
-} zkpipe_partition;
-
-/* What became of one partition. */
+/* What a partition's result holds. The engine fills status and the timings; `prove` fills the
+ * rest. */
 typedef struct zkpipe_partition_result {
-    zkpipe_status status;       /* ZKPIPE_OK: `proof` holds the proof; else the error */
-    size_t first_failing;       /* with ZKPIPE_EUNSATISFIED: the first failing constraint */
-    zkpipe_groth16_proof proof; /* valid when status is ZKPIPE_OK */
-    double synth_s;             /* building the circuit and synthesizing it */
-    double wait_s;              /* from synthesized to taken by a prover (pending + queued) */
-    double prove_s;             /* proving */
-    uint64_t reserved[4];       /* zero */
+    zkpipe_status status;       /* ZKPIPE_OK: the partition was proved; else the error */
+    size_t first_failing;       /* with ZKPIPE_EUNSATISFIED from a circuit: the constraint */
+    zkpipe_groth16_proof proof; /* the built-in operations' proof, when status is ZKPIPE_OK */
+    /* A host's result, as its `prove` set it (NULL for the built-ins). The engine never reads
+     * it; it is the host's, and when the operations have result_free the engine calls it on a
+     * non-NULL `host` as the job is destroyed (so read the result before zkpipe_job_destroy). */
+    void *host;
+    double synth_s; /* synthesizing (from the ledger's opening to pending) */
+    double wait_s;  /* from synthesized to taken by a prover (pending + queued) */
+    double prove_s; /* proving */
+    /* One line saying what failed ("" when nothing did or nothing was said): what the stage
+     * operation wrote to its call's detail buffer, or the engine's own. */
+    char detail[ZKPIPE_DETAIL_MAX];
+    uint64_t reserved[4]; /* zero */
 } zkpipe_partition_result;
+
+/* What every stage operation is given. Valid for the duration of the call only. */
+typedef struct zkpipe_stage_call {
+    void *ctx;        /* the partition's ctx, untouched */
+    size_t partition; /* the partition's index in its job */
+    uint64_t job;     /* the job's number, from 1 */
+    /* The partition's open ledger (in ZKPIPE_STAGE_SYNTH during synthesize, in
+     * ZKPIPE_STAGE_PROVING when prove starts); NULL in estimate, and in discard when the engine
+     * has already closed it (its charges are gone then; free the item without releasing). Only
+     * the thread the operation runs on may charge it. */
+    zkpipe_ledger *ledger;
+    zkpipe_pool *pool;       /* prove: the prover worker's pool; otherwise NULL */
+    zkpipe_backend backend;  /* the backend the engine resolved: ZKPIPE_BACKEND_CPU or _CUDA */
+    unsigned prover_threads; /* the threads of each prover pool (for estimates) */
+    unsigned worker;         /* the index of the calling worker among those of its kind */
+    const zkpipe_allocator *allocator; /* the engine's (not charging: charge what you keep) */
+    char *detail;      /* a line describing a failure goes here (ZKPIPE_DETAIL_MAX bytes) */
+    size_t detail_cap; /* ... */
+} zkpipe_stage_call;
+
+/* A partition's stage operations. A table of the host's (usually static const), that every
+ * partition using it points at; it must outlive every job that uses it. The engine calls
+ * estimate and synthesize on a synthesis worker, prove on a prover worker and discard on
+ * whichever thread gives the item up; calls for different partitions run concurrently, so the
+ * functions must be thread-safe across partitions. */
+typedef struct zkpipe_stage_ops {
+    /* sizeof(zkpipe_stage_ops) as the host compiled it: fields beyond it read as NULL. It
+     * must reach at least through `discard` (the first published table ended there). */
+    size_t struct_size;
+    const char *name; /* for messages and traces; may be NULL */
+    /* The most bytes the partition's ledger will hold at once, for the byte budget; NULL: 0.
+     * Errors end the partition with that status. */
+    zkpipe_status (*estimate)(const zkpipe_stage_call *call, uint64_t *bytes);
+    /* Synthesis: every buffer it allocates and keeps is charged to call->ledger; *item is what
+     * goes through the channel (any non-NULL pointer). On error nothing may stay allocated or
+     * charged (the engine closes the ledger anyway) and *item is ignored. */
+    zkpipe_status (*synthesize)(const zkpipe_stage_call *call, void **item);
+    /* Proving: consumes `item` (frees everything it holds, whatever the status), releasing
+     * buffers from call->ledger as they go, and fills `out`'s proof, host, first_failing (the
+     * status it returns becomes out->status). */
+    zkpipe_status (*prove)(const zkpipe_stage_call *call, void *item, zkpipe_partition_result *out);
+    /* Frees an item that will never be proved (cancel, destroy, a closed engine). */
+    void (*discard)(const zkpipe_stage_call *call, void *item);
+    /* NULL, or frees a result's `host` pointer when its job is destroyed. */
+    void (*result_free)(void *ctx, size_t partition, void *host);
+    /* NULL, or checks a partition's context at submission: an error refuses the whole job
+     * (zkpipe_engine_submit returns it) before anything is queued. Called on the submitting
+     * thread; must not block. */
+    zkpipe_status (*validate)(void *ctx, size_t partition);
+} zkpipe_stage_ops;
+
+/* One partition of a job: its operations and their context (both must stay valid until the
+ * job has finished). */
+typedef struct zkpipe_partition {
+    const zkpipe_stage_ops *ops;
+    void *ctx;
+    uint64_t reserved[2]; /* zero */
+} zkpipe_partition;
 
 /* Called once per job, when its last partition has ended, on the engine thread that ended it
  * (or in zkpipe_engine_destroy). The job's results are readable from inside; it must not
  * destroy the job nor call the engine. */
 typedef void (*zkpipe_job_done_fn)(zkpipe_job *job, void *ctx);
 
-/* Engine counters (zkpipe_engine_stats). Partitions, since the engine was created. */
+/* Engine counters (zkpipe_engine_stats). Partitions, since the engine was created, and what
+ * the engine holds now. */
 typedef struct zkpipe_engine_counters {
     uint64_t submitted;      /* partitions submitted */
-    uint64_t proved;         /* ended with a proof */
+    uint64_t proved;         /* ended with ZKPIPE_OK */
     uint64_t failed;         /* ended with an error other than ZKPIPE_ECANCELED */
     uint64_t canceled;       /* ended with ZKPIPE_ECANCELED */
     uint64_t in_flight;      /* in synth + pending + queued now */
@@ -134,29 +190,36 @@ typedef struct zkpipe_engine_counters {
                               * ZKPIPE_RELEASE_DELIVERY */
     uint64_t resident_bound; /* bound + prover_workers: the most partitions holding buffers
                               * at once with ZKPIPE_RELEASE_DELIVERY, those being proved
-                              * included; peak accounted bytes stay within it times one
-                              * partition's peak */
-    uint64_t reserved[7];    /* zero */
+                              * included */
+    uint64_t proving;        /* partitions being proved now */
+    uint64_t permits_available;
+    uint64_t budget_bytes;     /* the byte budget (0: none) */
+    uint64_t budget_available; /* of it, not reserved now */
+    uint64_t channel_items;    /* items in the channel now */
+    uint64_t channel_capacity;
+    uint64_t waiting_senders; /* synthesis workers blocked in front of a full channel */
+    uint64_t reserved[8];     /* zero */
 } zkpipe_engine_counters;
 
 /*! zkpipe_engine_config_init() : defaults: 2 synthesis workers, 2 permits, no byte budget,
  * capacity 2, 1 prover worker of 1 thread, backend auto, release on delivery, the default
- * registry, no reporter, no trace, the C library allocator. NULL is a no-op.
+ * registry, no reporter, no trace, the C library allocator; struct_size set. NULL is a no-op.
  * Thread safety: any thread. */
 ZKPIPE_API void zkpipe_engine_config_init(zkpipe_engine_config *config);
 
-/*! zkpipe_engine_create() : resolves the backend, creates the semaphores, the channel, the
- * prover pools and the reporter, and starts the workers.
+/*! zkpipe_engine_create() : resolves the backend (once, for every proof the engine makes),
+ * creates the semaphores, the channel, the prover pools and the reporter, and starts the
+ * workers.
  * @param out receives the engine; the caller frees it with zkpipe_engine_destroy.
- * @param config copied; what it points to (acct, report_file, report_ctx, trace) must
- *        outlive the engine.
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, a zero count, unknown backend or release policy,
- *         report_ms > 0 without a sink, incomplete allocator), ZKPIPE_ENODEVICE (backend cuda
- *         with no usable device), ZKPIPE_ENOMEM, ZKPIPE_ETHREAD, ZKPIPE_EUNSUPPORTED (no
- *         condition variables on CLOCK_MONOTONIC). On error nothing is left running or
- *         allocated and *out is untouched.
- * Thread safety: any thread. Allocates the engine (about 500 bytes plus 8 per worker thread), two
- * semaphores, a channel, the pools and a reporter; starts the threads listed at the top. */
+ * @param config copied (as far as its struct_size reaches); what it points to (acct,
+ *        report_file, report_ctx, trace) must outlive the engine.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, a struct_size this library cannot read, a zero
+ *         count, unknown backend or release policy, report_ms > 0 without a sink, incomplete
+ *         allocator), ZKPIPE_ENODEVICE (backend cuda with no usable device), ZKPIPE_ENOMEM,
+ *         ZKPIPE_ETHREAD, ZKPIPE_EUNSUPPORTED (no condition variables on CLOCK_MONOTONIC). On
+ *         error nothing is left running or allocated and *out is untouched.
+ * Thread safety: any thread. Allocates the engine (about 600 bytes plus 8 per worker thread),
+ * two semaphores, a channel, the pools and a reporter; starts the threads listed at the top. */
 ZKPIPE_API zkpipe_status zkpipe_engine_create(zkpipe_engine **out,
                                               const zkpipe_engine_config *config);
 
@@ -170,10 +233,12 @@ ZKPIPE_API zkpipe_backend zkpipe_engine_backend(const zkpipe_engine *engine, con
  * @param out receives the job; the caller owns it (zkpipe_job_destroy).
  * @param done NULL, or called once when every partition has ended (see zkpipe_job_done_fn).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL engine, out or parts, count 0, a partition without
- *         build or pk), ZKPIPE_ECLOSED (the engine is closed: nothing was queued),
- *         ZKPIPE_EOVERFLOW, ZKPIPE_ENOMEM, ZKPIPE_EUNSUPPORTED.
+ *         ops, ops whose struct_size does not reach `discard`, or without synthesize,
+ *         prove or discard, non-zero reserved fields), an error of an operations' validate,
+ *         ZKPIPE_ECLOSED (the engine is closed: nothing was queued), ZKPIPE_EOVERFLOW,
+ *         ZKPIPE_ENOMEM, ZKPIPE_EUNSUPPORTED.
  * Thread safety: any thread, concurrently with every call but zkpipe_engine_destroy.
- * Allocates one block of about 900 bytes per partition through the engine's allocator. */
+ * Allocates one block of about 1.3 KB per partition through the engine's allocator. */
 ZKPIPE_API zkpipe_status zkpipe_engine_submit(zkpipe_engine *engine, zkpipe_job **out,
                                               const zkpipe_partition *parts, size_t count,
                                               zkpipe_job_done_fn done, void *ctx);
@@ -184,18 +249,19 @@ ZKPIPE_API void zkpipe_engine_close(zkpipe_engine *engine);
 
 /*! zkpipe_engine_drain() : closes the engine and waits until every submitted job has
  * finished. NULL is a no-op. Thread safety: any thread but the engine's own (not from a
- * build or done callback). */
+ * stage operation or done callback). */
 ZKPIPE_API void zkpipe_engine_drain(zkpipe_engine *engine);
 
-/*! zkpipe_engine_stats() : a copy of the engine's counters.
+/*! zkpipe_engine_stats() : a copy of the engine's counters (each read atomically; the
+ * semaphore and channel figures are their own consistent snapshots).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). Thread safety: any thread. Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters *out);
 
 /*! zkpipe_engine_destroy() : closes the engine, cancels every job not yet finished (their
- * partitions not yet proving end with ZKPIPE_ECANCELED; proofs under way complete), joins
- * every thread and frees the engine. Every job still ends, with its done callback; every
- * ledger is closed; the caller's job handles stay valid. Use zkpipe_engine_drain first to
- * finish the work instead. NULL is a no-op.
+ * partitions not yet proving end with ZKPIPE_ECANCELED and their items are discarded; proofs
+ * under way complete), joins every thread and frees the engine. Every job still ends, with its
+ * done callback; every ledger is closed; the caller's job handles stay valid. Use
+ * zkpipe_engine_drain first to finish the work instead. NULL is a no-op.
  * Thread safety: once, with no other call on the engine running or starting, not from a
  * callback. */
 ZKPIPE_API void zkpipe_engine_destroy(zkpipe_engine *engine);
@@ -210,22 +276,23 @@ ZKPIPE_API zkpipe_status zkpipe_job_wait(zkpipe_job *job);
 ZKPIPE_API zkpipe_status zkpipe_job_wait_timed(zkpipe_job *job, uint64_t timeout_ns);
 
 /*! zkpipe_job_cancel() : partitions of `job` that have not started proving end with
- * ZKPIPE_ECANCELED (at the worker's next step; a wait for a permit is not interrupted);
- * proofs under way complete. Harmless on a finished job. NULL is a no-op.
- * Thread safety: any thread, also from callbacks. */
+ * ZKPIPE_ECANCELED (at the worker's next step; a wait for a permit is not interrupted) and
+ * their items are discarded; proofs under way complete. Harmless on a finished job. NULL is a
+ * no-op. Thread safety: any thread, also from callbacks. */
 ZKPIPE_API void zkpipe_job_cancel(zkpipe_job *job);
 
 /*! zkpipe_job_partitions() : the job's partition count; 0 for NULL. Thread safety: any. */
 ZKPIPE_API size_t zkpipe_job_partitions(const zkpipe_job *job);
 
-/*! zkpipe_job_result() : what became of partition `index`.
+/*! zkpipe_job_result() : a copy of what became of partition `index`.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, index out of range), ZKPIPE_ESTATE (the job has
  *         not finished: wait first). Thread safety: any thread. Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_job_result(const zkpipe_job *job, size_t index,
                                            zkpipe_partition_result *out);
 
-/*! zkpipe_job_destroy() : frees the job; if it has not finished, cancels it and waits for it
- * first. NULL is a no-op. Thread safety: once per job, not from a callback. */
+/*! zkpipe_job_destroy() : frees the job (and, through the operations' result_free, the hosts'
+ * results); if it has not finished, cancels it and waits for it first. NULL is a no-op.
+ * Thread safety: once per job, not from a callback. */
 ZKPIPE_API void zkpipe_job_destroy(zkpipe_job *job);
 
 ZKPIPE_EXTERN_C_END

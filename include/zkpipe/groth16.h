@@ -1,8 +1,12 @@
-/*! zkpipe/groth16.h : Groth16 keys, proofs, setup, prover and verifier on the CPU, for
- * BLS12-381 and BN254.
+/*! zkpipe/groth16.h : Groth16 keys, proofs, setup, prover and verifier, for BLS12-381 and
+ * BN254.
  *
  * Keys are opaque, curve-tagged handles: a proving key (zkpipe_groth16_pk), a verifying key
  * (zkpipe_groth16_vk) and a prepared verifying key (zkpipe_groth16_pvk) for fast verification.
+ * A proving key comes from zkpipe's setup or key files (proved from a zkpipe_cs with
+ * zkpipe_groth16_prove), or is a circom zkey's (zkpipe_zkey_pk in zkpipe/io.h; proved from a
+ * witness with zkpipe_groth16_prove_witness). A verifying key comes from either, or from
+ * snarkjs's verification_key.json (zkpipe_snarkjs_vk_parse); one verifier checks every proof.
  * A proof is a plain value holding its wire encoding:
  *   BLS12-381: 192 bytes, A (G1, 48 compressed) ‖ B (G2, 96 compressed) ‖ C (G1, 48
  *              compressed), the zcash/IETF point layout, as bellman writes proofs;
@@ -35,6 +39,7 @@
 
 #include "zkpipe/acct.h"
 #include "zkpipe/alloc.h"
+#include "zkpipe/backend.h"
 #include "zkpipe/circuit.h"
 #include "zkpipe/common.h"
 #include "zkpipe/curve.h"
@@ -58,14 +63,15 @@ typedef struct zkpipe_groth16_pk zkpipe_groth16_pk;
 typedef struct zkpipe_groth16_vk zkpipe_groth16_vk;
 typedef struct zkpipe_groth16_pvk zkpipe_groth16_pvk;
 
-/* Wall-clock seconds per prover phase (zkpipe_groth16_prove). */
+/* Wall-clock seconds per prover phase (zkpipe_groth16_prove, zkpipe_groth16_prove_witness). */
 typedef struct zkpipe_groth16_timings {
-    double synth;  /* synthesis: a, b, c evaluations and assignments */
-    double h;      /* satisfaction check, iNTT, coset NTT, quotient, coset iNTT */
+    double synth;  /* a, b, c: synthesis of the circuit, or from the zkey's coefficients */
+    double h;      /* satisfaction check, the transforms of h */
     double msm_a;  /* A = alpha + sum z_i A_i + r delta */
     double msm_b1; /* B in G1 (for C) */
-    double msm_b2; /* B in G2 (wall time of its thread, overlapping the G1 MSMs) */
-    double msm_c;  /* the L and H queries */
+    double msm_b2; /* B in G2 (on a device backend: its thread's, beside the G1 MSMs) */
+    double msm_c;  /* the L (zkey: C) and H queries */
+    double verify; /* the check against the verifying key (prove_witness) */
     double total;
 } zkpipe_groth16_timings;
 
@@ -120,8 +126,10 @@ ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
 
 /*! zkpipe_groth16_prove() : a proof that the witness in `cs` satisfies it, under `pk`, with
  * blinding factors r and s read from the operating system (getrandom).
- * The witness is checked before any proving work: an unsatisfied system gives
- * ZKPIPE_EUNSATISFIED and the index of its first failing constraint, never a proof.
+ * The constraints are checked on the synthesized evaluations before any proving work: an
+ * unsatisfied system gives ZKPIPE_EUNSATISFIED and the index of its first failing constraint,
+ * never a proof. A key from a zkey proves a zkpipe_cs too when its variables and rows are the
+ * zkey's (zkpipe_r1cs_load builds such a system).
  * @param out receives the proof (untouched on error).
  * @param first_failing receives the failing constraint's index on ZKPIPE_EUNSATISFIED; may be
  *        NULL.
@@ -129,7 +137,8 @@ ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
  * @param pool runs synthesis, the NTTs and the G1 MSMs (NULL: the caller alone).
  * @param ledger NULL, or an open ledger the call accounts its buffers in: synthesis charges
  *        a/b/c, input, aux and density; the prover moves the ledger to ZKPIPE_STAGE_PROVING,
- *        charges h (ZKPIPE_KIND_H) while it exists, releases a/b/c as soon as h exists,
+ *        computes h in a's buffer (charged as ZKPIPE_KIND_H instead of ZKPIPE_KIND_ABC),
+ *        releases b and c as soon as h exists,
  *        charges its working memory (NTT domain, MSM scratch; each block with a header of 16
  *        bytes or its alignment) as ZKPIPE_KIND_WORKSPACE while it exists, moves to
  *        ZKPIPE_STAGE_FINALIZE to assemble the proof and releases everything before
@@ -141,15 +150,57 @@ ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
  * ZKPIPE_ENOMEM, ZKPIPE_EIO (getrandom failed), or an error of zkpipe_ledger_charge / _move.
  * Threads: the NTTs and the MSMs run one after another on `pool` (NULL: the caller alone);
  * the call starts no thread of its own.
- * Allocates, all freed before returning: the synthesis buffers (zkpipe_cs_synth_bytes), h
- * (32 n bytes) and a domain (32 n bytes) through cs's allocator; MSM scratch (buckets per
- * thread) through the proving key's. The scalars are converted from Montgomery form in the
- * synthesis buffers themselves, not copied.
- * Thread safety: pk and cs are only read; concurrent proofs with one key are fine. */
+ * Allocates, all freed before returning: the synthesis buffers (zkpipe_cs_synth_bytes), a
+ * domain (32 n bytes) and MSM scratch (buckets per thread) through cs's allocator. The scalars are
+ * converted from Montgomery form in the synthesis buffers themselves, not copied. Thread safety: pk
+ * and cs are only read; concurrent proofs with one key are fine. */
 ZKPIPE_API zkpipe_status zkpipe_groth16_prove(zkpipe_groth16_proof *out, size_t *first_failing,
                                               zkpipe_groth16_timings *timings,
                                               const zkpipe_groth16_pk *pk, const zkpipe_cs *cs,
                                               zkpipe_pool *pool, zkpipe_ledger *ledger);
+
+/*! zkpipe_groth16_prove_witness() : a proof from a circom zkey's proving key (zkpipe_zkey_pk)
+ * and a witness, computed as snarkjs's `groth16 prove` computes it (so snarkjs verifies it),
+ * with blinding factors r and s from the operating system (getrandom).
+ * Never an invalid proof: a zkey holds only the A and B coefficients (snarkjs derives c_i =
+ * a_i b_i), so a witness that breaks a constraint's C side cannot be seen from these inputs;
+ * the proof is therefore checked against `check` (one pairing check, a few milliseconds)
+ * before it is returned, and a proof that fails gives ZKPIPE_EUNSATISFIED and no output
+ * (zkpipe_r1cs_load then zkpipe_cs_check names the failing constraint).
+ * @param out receives the proof; untouched on error.
+ * @param timings receives per-phase times on ZKPIPE_OK; may be NULL.
+ * @param detail, detail_cap as zkpipe/io.h's detail lines.
+ * @param witness `count` canonical values (zkpipe_wtns_values), the key's variables in order.
+ * @param check the prepared verifying key of the same zkey (required).
+ * @param pool runs the NTTs and the MSMs on the CPU, the G2 MSM beside a device (NULL: the
+ *        caller alone).
+ * @param backend ZKPIPE_BACKEND_CPU, _CUDA or _AUTO (zkpipe_backend_resolve); the proof's
+ *        bytes do not depend on it.
+ * @param ledger NULL, or an open ledger of the caller's: the call charges a, b, c (kind ABC,
+ *        3 buffers of 32 n bytes), moves the ledger to ZKPIPE_STAGE_PROVING, computes h in a's
+ *        buffer (charged as ZKPIPE_KIND_H instead, b and c released as soon as it exists),
+ *        charges its working memory (NTT domain, MSM scratch; each block with a header of 16
+ *        bytes or its alignment) as ZKPIPE_KIND_WORKSPACE while it exists (on CUDA, device
+ *        memory as ZKPIPE_KIND_DEVICE), moves to ZKPIPE_STAGE_FINALIZE to assemble the proof
+ *        and releases everything it charged before returning; the caller closes it.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL argument, a closed ledger, an unknown backend),
+ *         ZKPIPE_EUNSUPPORTED (a key that is not a zkey's), ZKPIPE_ENONCANONICAL (a witness
+ *         value not below r), ZKPIPE_ENODEVICE, ZKPIPE_EDEVICE,
+ *         ZKPIPE_EMISMATCH (another curve, count not the key's variables), ZKPIPE_EUNSATISFIED,
+ *         ZKPIPE_ENOTINSUBGROUP (a proof point outside the subgroup: only for a zkey opened
+ *         with ZKPIPE_IO_DEFER_SUBGROUP whose query points are not all in it), ZKPIPE_ENOMEM,
+ *         ZKPIPE_EIO (getrandom failed), or an error of the ledger calls; with the detail line.
+ * Threads: on the CPU backend the MSMs run one after another on the pool; on CUDA the G2 MSM
+ * runs on one extra thread the call starts and joins (on the caller after the G1 MSMs when it
+ * cannot be started) while the caller drives the device.
+ * Allocates, all freed before returning: a, b, c (96 n bytes for a domain of n), a domain (32 n
+ * bytes) and MSM scratch (buckets per thread), through the key's allocator.
+ * Thread safety: pk, witness and check are only read; concurrent proofs with one key are fine. */
+ZKPIPE_API zkpipe_status zkpipe_groth16_prove_witness(
+    zkpipe_groth16_proof *out, zkpipe_groth16_timings *timings, char *detail, size_t detail_cap,
+    const zkpipe_groth16_pk *pk, const zkpipe_scalar *witness, size_t count,
+    const zkpipe_groth16_pvk *check, zkpipe_pool *pool, zkpipe_backend backend,
+    zkpipe_ledger *ledger);
 
 /*! zkpipe_groth16_pvk_create() : a verifying key prepared for zkpipe_groth16_verify: e(alpha,
  * beta) computed once, -gamma and -delta negated for the Miller loop, IC copied.

@@ -1,7 +1,6 @@
 /*! zkpipe/io.h : circom/snarkjs interoperability: readers for the iden3 binary formats (.r1cs,
- * .wtns, Groth16 .zkey) on BLS12-381 ("bls12381") and BN254 ("bn128"), a prover that takes a
- * zkey and a witness as snarkjs and rapidsnark do, and snarkjs's JSON files (proof.json,
- * public.json, verification_key.json; rapidsnark's proof.json too).
+ * .wtns, Groth16 .zkey) on BLS12-381 ("bls12381") and BN254 ("bn128"), and snarkjs's JSON files
+ * (proof.json, public.json, verification_key.json; rapidsnark's proof.json too).
  *
  * Readers. Each is opened from a path (mapped read-only with mmap, never read whole) or from a
  * caller's buffer, which is borrowed: it must stay valid and unchanged until the reader is
@@ -35,13 +34,18 @@
  * Accounting. With opts->acct set, a reader opens its own ledger in the stage "loaded" of that
  * registry (registered by name) and charges, under a kind named after the format ("r1cs",
  * "wtns", "zkey", registered by name), one buffer with the mapped or borrowed bytes and one
- * per aligned copy; destroying the reader closes the ledger, so the counters return to zero. */
+ * per aligned copy; destroying the reader closes the ledger, so the counters return to zero.
+ * With opts->ledger set, the same charges go to that ledger instead (in its registry), and
+ * destroying the reader releases them.
+ *
+ * The formats only parse, validate and write: the keys a zkey holds are proved with
+ * zkpipe/groth16.h (zkpipe_zkey_pk, zkpipe_zkey_vk), an .r1cs is checked as a zkpipe_cs
+ * (zkpipe_r1cs_load, zkpipe_cs_check). */
 #ifndef ZKPIPE_IO_H
 #define ZKPIPE_IO_H
 
 #include "zkpipe/acct.h"
 #include "zkpipe/alloc.h"
-#include "zkpipe/backend.h"
 #include "zkpipe/circuit.h"
 #include "zkpipe/common.h"
 #include "zkpipe/curve.h"
@@ -52,13 +56,13 @@
 ZKPIPE_EXTERN_C_BEGIN
 
 /* Bytes that hold any detail line. */
-#define ZKPIPE_IO_DETAIL_MAX 256
+#define ZKPIPE_IO_DETAIL_MAX ZKPIPE_DETAIL_MAX
 
 /* zkpipe_io_options flags. ZKPIPE_IO_DEFER_SUBGROUP: check the zkey's query sections (A, B1,
  * B2, C, H: sections 5 to 9) for being canonical and on the curve only, skipping their subgroup
  * checks (most of the cost of opening; see zkpipe_zkey_open). Safe for proving: the prover
  * always checks that the proof's own points are in the subgroup, and then that the proof
- * verifies, so a point outside the subgroup can make zkpipe_zkey_prove fail
+ * verifies, so a point outside the subgroup can make a proof fail
  * (ZKPIPE_ENOTINSUBGROUP) but never makes it return an invalid proof. */
 #define ZKPIPE_IO_DEFER_SUBGROUP 1u
 
@@ -72,6 +76,11 @@ typedef struct zkpipe_io_options {
     zkpipe_acct *acct;                 /* accounts the reader's bytes; NULL: not accounted */
     const zkpipe_allocator *allocator; /* NULL: the C library; copied */
     unsigned flags;                    /* 0 or ZKPIPE_IO_DEFER_SUBGROUP */
+    /* NULL, or an open ledger to charge the reader's bytes to instead of a ledger of its own
+     * (then acct is ignored): what a partition does with the witness it reads. The ledger
+     * must stay open until the reader is destroyed, and only the thread using the reader
+     * may charge it meanwhile (ledgers are single-owner). */
+    zkpipe_ledger *ledger;
 } zkpipe_io_options;
 
 /*! zkpipe_io_options_init() : fills `opts` with the defaults (struct_size, everything else
@@ -126,15 +135,24 @@ ZKPIPE_API void zkpipe_r1cs_destroy(zkpipe_r1cs *r1cs);
 /*! zkpipe_r1cs_info_get() : the header's counts. @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). */
 ZKPIPE_API zkpipe_status zkpipe_r1cs_info_get(zkpipe_r1cs_info *out, const zkpipe_r1cs *r1cs);
 
-/*! zkpipe_r1cs_check() : checks every constraint <A_i, w> * <B_i, w> = <C_i, w> against the
- * witness, in order.
- * @param first_failing receives the first failing constraint on ZKPIPE_EUNSATISFIED; may be
- *        NULL.
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (r1cs or wtns NULL), ZKPIPE_EMISMATCH (another curve, or the
- *         witness does not have num_wires values), ZKPIPE_EUNSATISFIED; with the detail line.
- * Thread safety: both are only read. Does not allocate. */
-ZKPIPE_API zkpipe_status zkpipe_r1cs_check(size_t *first_failing, char *detail, size_t detail_cap,
-                                           const zkpipe_r1cs *r1cs, const zkpipe_wtns *wtns);
+/*! zkpipe_r1cs_load() : a constraint system (zkpipe/circuit.h) with the r1cs's constraints in
+ * order, over its curve: wire 0 is the one, wires 1 .. num_outputs + num_pub_inputs the public
+ * inputs, the rest aux variables, in wire order. That is snarkjs's variable order, so the
+ * zkey made from this r1cs proves the system (zkpipe_groth16_prove with zkpipe_zkey_pk), and
+ * zkpipe_cs_check names the first constraint a witness fails.
+ * @param out receives the system; the caller owns it (zkpipe_cs_destroy).
+ * @param wtns the witness (witness mode, its values assigned) or NULL (shape mode).
+ * @param allocator NULL for the C library; the system's, copied.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (out or r1cs NULL, allocator incomplete), ZKPIPE_EMISMATCH
+ *         (a witness for another curve, or without num_wires values), ZKPIPE_ETOOBIG (more
+ *         than 2^31 - 1 inputs or aux wires), ZKPIPE_ENOMEM; with the detail line. *out is
+ *         untouched on error.
+ * Allocates the system (about 8 bytes per term, 24 per constraint, 40 per distinct
+ * coefficient, 32 per wire with values) and one scratch array of the longest linear
+ * combination's terms, freed before returning. Thread safety: r1cs and wtns are only read. */
+ZKPIPE_API zkpipe_status zkpipe_r1cs_load(zkpipe_cs **out, char *detail, size_t detail_cap,
+                                          const zkpipe_r1cs *r1cs, const zkpipe_wtns *wtns,
+                                          const zkpipe_allocator *allocator);
 
 /*! zkpipe_wtns_open() / zkpipe_wtns_open_mem() : a .wtns reader (version 2: header and values
  * sections). Also refuses a witness whose value 0 (the constant wire) is not 1 (EFORMAT).
@@ -154,6 +172,10 @@ ZKPIPE_API size_t zkpipe_wtns_count(const zkpipe_wtns *wtns);
 /*! zkpipe_wtns_get() : value i as a canonical scalar.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, i >= count). Any thread; no allocation. */
 ZKPIPE_API zkpipe_status zkpipe_wtns_get(zkpipe_scalar *out, const zkpipe_wtns *wtns, size_t i);
+/*! zkpipe_wtns_values() : all zkpipe_wtns_count values as canonical scalars, in place in the
+ * mapping (or its aligned copy): what zkpipe_groth16_prove_witness takes. Owned by the reader,
+ * valid until it is destroyed; NULL for NULL. Any thread; no allocation. */
+ZKPIPE_API const zkpipe_scalar *zkpipe_wtns_values(const zkpipe_wtns *wtns);
 
 /* What a Groth16 .zkey header says. */
 typedef struct zkpipe_zkey_info {
@@ -186,63 +208,18 @@ ZKPIPE_API void zkpipe_zkey_destroy(zkpipe_zkey *zkey);
 /*! zkpipe_zkey_info_get() : the header's counts. @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). */
 ZKPIPE_API zkpipe_status zkpipe_zkey_info_get(zkpipe_zkey_info *out, const zkpipe_zkey *zkey);
 
-/* Wall-clock seconds per phase of zkpipe_zkey_prove. */
-typedef struct zkpipe_zkey_timings {
-    double abc;   /* a, b evaluations from the coefficients and the witness, c = a b */
-    double h;     /* iNTT, odd-coset NTT and a b - c on the three vectors */
-    double msm_a; /* the G1 MSMs, each */
-    double msm_b1;
-    double msm_c;  /* the private-wire C query and the H query */
-    double msm_b2; /* the G2 MSM (CPU: after the G1 ones; CUDA: on a CPU thread beside them) */
-    double verify; /* the pairing check of the proof against the zkey's verifying key */
-    double total;
-} zkpipe_zkey_timings;
+/*! zkpipe_zkey_pk() : the zkey's proving key, used in place in the mapping (nothing is
+ * copied): prove with it through zkpipe_groth16_prove_witness, or through the engine's zkey
+ * partitions (zkpipe/stages.h). Owned by the reader, valid until it is destroyed; never pass it
+ * to zkpipe_groth16_pk_destroy (a no-op on it). NULL for NULL. Any thread; no allocation. */
+ZKPIPE_API const zkpipe_groth16_pk *zkpipe_zkey_pk(const zkpipe_zkey *zkey);
 
-/*! zkpipe_zkey_prove() : a Groth16 proof from a zkey and a witness, computed as snarkjs's
- * `groth16 prove` computes it (so snarkjs verifies it with the zkey's verification key), with
- * blinding factors r and s from the operating system (getrandom).
- * Never an invalid proof: the zkey holds only the A and B coefficients (snarkjs derives c_i =
- * a_i b_i), so a witness that breaks a constraint's C side cannot be seen from these inputs;
- * the proof is therefore checked against the verifying key in the zkey's header (one pairing
- * check, a few milliseconds) before it is returned, and a proof that fails gives
- * ZKPIPE_EUNSATISFIED and no output. zkpipe_r1cs_check names the failing constraint when the
- * .r1cs is at hand.
- * @param out receives the proof (zkpipe/groth16.h's encoding for the curve); untouched on error.
- * @param timings receives per-phase times on ZKPIPE_OK; may be NULL.
- * @param pool runs the NTTs and the MSMs on the CPU backend, the G2 MSM on CUDA (NULL: the
- *        caller alone).
- * @param backend where the NTTs and the G1 MSMs run: ZKPIPE_BACKEND_CPU, ZKPIPE_BACKEND_CUDA,
- *        or ZKPIPE_BACKEND_AUTO (CUDA when the library has it and a device is usable, else
- *        the CPU; zkpipe_backend_resolve). The proof's bytes do not depend on it.
- * @param ledger NULL, or an open ledger of the caller's: the call moves it to
- *        ZKPIPE_STAGE_PROVING, charges a, b, c (ZKPIPE_KIND_ABC, 3 buffers of 32 n bytes)
- *        and then h (ZKPIPE_KIND_H, computed in a's buffer, b and c released as soon as h
- *        exists) and its working memory (NTT domain, MSM scratch of the calling thread;
- *        each block with a header of 16 bytes or its alignment) as ZKPIPE_KIND_WORKSPACE
- *        while it exists, moves it to ZKPIPE_STAGE_FINALIZE to assemble the proof and
- *        releases everything it charged before returning; the caller closes it. On CUDA,
- *        device memory is charged as ZKPIPE_KIND_DEVICE while it is held.
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL argument, a closed ledger, an unknown backend),
- *         ZKPIPE_ENODEVICE (CUDA asked for, none usable), ZKPIPE_EDEVICE (a CUDA call failed;
- *         the detail line names it), ZKPIPE_EMISMATCH
- *         (another curve, or a witness without num_vars values), ZKPIPE_EUNSATISFIED,
- *         ZKPIPE_ENOTINSUBGROUP (a proof point is outside the subgroup: only possible for a
- *         zkey opened with ZKPIPE_IO_DEFER_SUBGROUP whose query points are not all in it),
- *         ZKPIPE_ENOMEM, ZKPIPE_EIO (getrandom failed), or an error of the ledger calls; with
- *         the detail line.
- * Threads: on the CPU backend the MSMs run one after another on the pool; on CUDA the G2 MSM
- * runs on one extra thread the call starts and joins (on the caller after the G1 MSMs when it
- * cannot be started) while the caller drives the device.
- * Allocates, all freed before returning: a, b, c (96 n bytes for a domain of n), a domain (32 n
- * bytes), and MSM scratch (buckets per thread, 32 bytes per H scalar).
- * Thread safety: zkey and wtns are only read; concurrent proofs with one zkey are fine. */
-ZKPIPE_API zkpipe_status zkpipe_zkey_prove(zkpipe_groth16_proof *out, zkpipe_zkey_timings *timings,
-                                           char *detail, size_t detail_cap, const zkpipe_zkey *zkey,
-                                           const zkpipe_wtns *wtns, zkpipe_pool *pool,
-                                           zkpipe_backend backend, zkpipe_ledger *ledger);
-
-/* A snarkjs Groth16 verifying key: α1, β2, γ2, δ2 and the IC points. Opaque, immutable. */
-typedef struct zkpipe_snarkjs_vk zkpipe_snarkjs_vk;
+/*! zkpipe_zkey_vk() : the verifying key a zkey's header holds (what snarkjs exports as
+ * verification_key.json). @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, allocator incomplete),
+ * ZKPIPE_ENOMEM. Allocates the key through `allocator` (zkpipe_groth16_vk_destroy). Any
+ * thread. */
+ZKPIPE_API zkpipe_status zkpipe_zkey_vk(zkpipe_groth16_vk **out, const zkpipe_zkey *zkey,
+                                        const zkpipe_allocator *allocator);
 
 /* The JSON readers below (verification_key.json, proof.json, public.json).
  * Agreement with snarkjs, which reads these files with JavaScript's JSON.parse: the text is
@@ -278,38 +255,19 @@ typedef struct zkpipe_snarkjs_vk zkpipe_snarkjs_vk;
  * "curve" is read as snarkjs reads it: case and characters other than letters and digits
  * ignored, "bn128", "bn254" and "alt_bn128" for BN254, "bls12381" for BLS12-381. Points are
  * validated (z coordinate 1, or 0 for infinity; canonical, on the curve, in the subgroup).
+ * Verify with it through zkpipe_groth16_pvk_create and zkpipe_groth16_verify (nPublic inputs).
  * @param json, len: the text (need not be NUL-terminated).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, allocator incomplete), ZKPIPE_ETOOBIG (over the
  *         limits above), ZKPIPE_EFORMAT (not JSON as snarkjs reads it, a member missing or of
  *         the wrong type, an unknown curve or protocol, nPublic over
  *         ZKPIPE_SNARKJS_MAX_PUBLIC), ZKPIPE_ENONCANONICAL, ZKPIPE_ENOTONCURVE,
  *         ZKPIPE_ENOTINSUBGROUP, ZKPIPE_ENOMEM; with the detail line.
- * Allocates the key (about 100 + 96 (nPublic + 4) bytes) through `allocator`, and the parse
- * tree (see above), freed before returning. Any thread. */
-ZKPIPE_API zkpipe_status zkpipe_snarkjs_vk_parse(zkpipe_snarkjs_vk **out, char *detail,
+ * Allocates the key (about 100 + 96 (nPublic + 4) bytes) through `allocator`
+ * (zkpipe_groth16_vk_destroy), and the parse tree (see above), freed before returning. Any
+ * thread. */
+ZKPIPE_API zkpipe_status zkpipe_snarkjs_vk_parse(zkpipe_groth16_vk **out, char *detail,
                                                  size_t detail_cap, const char *json, size_t len,
                                                  const zkpipe_allocator *allocator);
-/*! zkpipe_zkey_vk() : the verifying key a zkey's header holds (what snarkjs exports as
- * verification_key.json). @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, allocator incomplete),
- * ZKPIPE_ENOMEM. Allocates the key through `allocator`. Any thread. */
-ZKPIPE_API zkpipe_status zkpipe_zkey_vk(zkpipe_snarkjs_vk **out, const zkpipe_zkey *zkey,
-                                        const zkpipe_allocator *allocator);
-/*! zkpipe_snarkjs_vk_destroy() : frees the key; NULL is a no-op. */
-ZKPIPE_API void zkpipe_snarkjs_vk_destroy(zkpipe_snarkjs_vk *vk);
-/*! zkpipe_snarkjs_vk_curve() / _num_public() : the key's curve (ZKPIPE_CURVE_COUNT for NULL)
- * and its number of public inputs (0 for NULL). */
-ZKPIPE_API zkpipe_curve zkpipe_snarkjs_vk_curve(const zkpipe_snarkjs_vk *vk);
-ZKPIPE_API size_t zkpipe_snarkjs_vk_num_public(const zkpipe_snarkjs_vk *vk);
-
-/*! zkpipe_snarkjs_verify() : the Groth16 pairing check e(A, B) = e(α, β) e(IC, γ) e(C, δ),
- * IC = IC_0 + Σ inputs_i IC_{i+1}.
- * @return ZKPIPE_OK (valid), ZKPIPE_EVERIFY (not), ZKPIPE_EINVAL (NULL vk or proof, inputs
- *         NULL with n > 0), ZKPIPE_EMISMATCH (n is not the key's nPublic, or the proof is for
- *         another curve), ZKPIPE_ENONCANONICAL (an input >= r), or a proof decoding error.
- * Thread safety: everything is only read. Does not allocate. */
-ZKPIPE_API zkpipe_status zkpipe_snarkjs_verify(const zkpipe_snarkjs_vk *vk,
-                                               const zkpipe_scalar *inputs, size_t n,
-                                               const zkpipe_groth16_proof *proof);
 
 /*! zkpipe_snarkjs_proof_parse() : a proof from the text of a proof.json: pi_a, pi_b, pi_c,
  * "protocol" ("groth16" when present) and "curve" as snarkjs writes it, or without "curve" as

@@ -37,6 +37,11 @@ typedef enum zkpipe_status {
     ZKPIPE_EOVERFLOW = -24,      /* a size or count computation would overflow */
 } zkpipe_status;
 
+/* Detail lines: calls that can say more than a status take `detail` and `detail_cap` and, on
+ * failure, write one human-readable line there (NUL-terminated, truncated to fit, no newline)
+ * that names the problem. ZKPIPE_DETAIL_MAX bytes always suffice. */
+#define ZKPIPE_DETAIL_MAX 256
+
 /*! zkpipe_status_str() : a short English description of `status`.
  * @return a static string; never NULL ("unknown status" for values not listed above).
  * Thread safety: safe from any thread. */

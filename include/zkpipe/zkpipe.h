@@ -19,6 +19,7 @@
 #include "zkpipe/engine.h"
 #include "zkpipe/io.h"
 #include "zkpipe/http.h"
+#include "zkpipe/stages.h"
 
 ZKPIPE_EXTERN_C_BEGIN
 

@@ -1,35 +1,13 @@
-/* Shared by the exporters: a bounded text builder with snprintf's two-call semantics, the
- * table of exported counters, snapshot validation, and the Prometheus writer that applies a
- * prefix and constant labels (used by src/http too). */
+/* Shared by the exporters: the table of exported counters, snapshot validation, and the
+ * Prometheus writer that applies a prefix and constant labels (used by src/http too). The text
+ * builder is core's (core/text.h). */
 #ifndef ZKPIPE_ACCT_EXPORT_INTERNAL_H
 #define ZKPIPE_ACCT_EXPORT_INTERNAL_H
 
 #include <stddef.h>
 
 #include "acct/acct_internal.h"
-
-/* Appends write at most `cap` bytes into `buf` (always NUL-terminated when cap > 0) while
- * `len` keeps counting what the whole text needs, so a first call with cap 0 sizes it. */
-typedef struct zkpipe__text {
-    char *buf;
-    size_t cap;
-    size_t len; /* excluding the NUL */
-} zkpipe__text;
-
-#if defined(__GNUC__)
-__attribute__((format(printf, 2, 3)))
-#endif
-void zkpipe__text_printf(zkpipe__text *t, const char *fmt, ...);
-
-/* Appends `n` bytes of `s`. */
-void zkpipe__text_put(zkpipe__text *t, const char *s, size_t n);
-
-/* Appends the decimal digits of `v`. */
-void zkpipe__text_u64(zkpipe__text *t, uint64_t v);
-
-/* Checks the buffer arguments and starts `t`: ZKPIPE_EINVAL when out_len is NULL or buf is
- * NULL with cap > 0. */
-zkpipe_status zkpipe__text_start(zkpipe__text *t, char *buf, size_t cap, const size_t *out_len);
+#include "core/text.h"
 
 /* Checks the exporters' common arguments and starts `t`. ZKPIPE_EINVAL when out_len or snap
  * is NULL, buf is NULL with cap > 0, or the snapshot is malformed (counts out of range, names
@@ -81,10 +59,6 @@ void zkpipe__prom_series(const zkpipe__prom *p, const char *name, const char *su
                          const char *extra);
 void zkpipe__prom_u64(const zkpipe__prom *p, uint64_t v);
 void zkpipe__prom_f64(const zkpipe__prom *p, double v);
-
-/* `v` as Prometheus and JSON numbers show it: shortest of %.15g, "+Inf" and "-Inf" for the
- * infinities (not valid JSON: callers write those as strings), "NaN". */
-void zkpipe__text_double(zkpipe__text *t, double v);
 
 static inline uint64_t zkpipe__field_value(const zkpipe__field *f, const void *counts)
 {

@@ -21,6 +21,12 @@ struct timespec zkpipe__clock_now(void)
     return t;
 }
 
+double zkpipe__seconds(void)
+{
+    struct timespec t = zkpipe__clock_now();
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 /* 2^64 ns is under 600 years, so even an "infinite" timeout cannot overflow a 64-bit time_t
  * added to a monotonic clock reading. */
 _Static_assert(sizeof(time_t) >= 8, "time_t must hold a monotonic time plus 2^64 ns");

@@ -17,6 +17,9 @@ zkpipe_status zkpipe__cond_init_monotonic(pthread_cond_t *cond);
 /* The CLOCK_MONOTONIC time now. */
 struct timespec zkpipe__clock_now(void);
 
+/* The CLOCK_MONOTONIC time now in seconds, for phase timings. */
+double zkpipe__seconds(void);
+
 /* `t` (a CLOCK_MONOTONIC reading, normalised) plus `ns` nanoseconds; cannot overflow. */
 struct timespec zkpipe__timespec_add(struct timespec t, uint64_t ns);
 

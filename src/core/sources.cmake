@@ -5,6 +5,10 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/clock.c
     ${CMAKE_CURRENT_LIST_DIR}/pool.c
     ${CMAKE_CURRENT_LIST_DIR}/backend.c
+    ${CMAKE_CURRENT_LIST_DIR}/curve.c
+    ${CMAKE_CURRENT_LIST_DIR}/random.c
+    ${CMAKE_CURRENT_LIST_DIR}/text.c
+    ${CMAKE_CURRENT_LIST_DIR}/detail.c
     ${CMAKE_CURRENT_LIST_DIR}/struct_size.c)
 # The CUDA backend (cuda/device.cu) provides zkpipe__cuda_device_usable when it is built.
 if(NOT ZKPIPE_HAVE_CUDA)

@@ -26,6 +26,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ec/ec_symbols.h"
 #include "ec/jacobian.h"
 
 #define ZKPIPE__EC_DECLARE_GROUP(G, F, FR)                                                         \

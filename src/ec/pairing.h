@@ -67,6 +67,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "ec/ec_symbols.h"
 #include "ff/fp.h"
 
 /* Pairs sharing one accumulator in a multi-Miller loop: their states take about 6 KB of stack,

@@ -9,6 +9,7 @@ void zkpipe_engine_config_init(zkpipe_engine_config *config)
     if (config == NULL)
         return;
     memset(config, 0, sizeof *config);
+    config->struct_size = sizeof *config;
     config->synth_workers = 2;
     config->permits = 2;
     config->capacity = 2;
@@ -119,10 +120,23 @@ static zkpipe_status start_threads(zkpipe_engine *e)
     return ZKPIPE_OK;
 }
 
-zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_config *config)
+/* The first published stage operations ended with discard. */
+#define OPS_MIN_SIZE (offsetof(zkpipe_stage_ops, discard) + sizeof(void (*)(void)))
+
+/* The first layout with struct_size: anything shorter was never published. */
+#define CONFIG_MIN_SIZE sizeof(zkpipe_engine_config)
+
+zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_config *config_in)
 {
-    if (out == NULL || config == NULL)
+    if (out == NULL || config_in == NULL || config_in->struct_size < CONFIG_MIN_SIZE ||
+        config_in->struct_size > sizeof(zkpipe_engine_config))
         return ZKPIPE_EINVAL;
+    /* What the caller's struct covers, over this library's defaults. */
+    zkpipe_engine_config full;
+    zkpipe_engine_config_init(&full);
+    memcpy(&full, config_in, config_in->struct_size);
+    full.struct_size = sizeof full;
+    const zkpipe_engine_config *config = &full;
     const zkpipe_allocator *a = zkpipe__allocator_or_default(config->allocator);
     if (a == NULL || !config_valid(config))
         return ZKPIPE_EINVAL;
@@ -141,6 +155,8 @@ zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_conf
     e->backend = backend;
     e->backend_why = why;
     atomic_init(&e->canceling, 0);
+    atomic_init(&e->pools_taken, 0);
+    atomic_init(&e->synth_taken, 0);
     st = init_sync(e);
     if (st != ZKPIPE_OK) {
         zkpipe__free(a, e);
@@ -172,9 +188,21 @@ zkpipe_status zkpipe_engine_submit(zkpipe_engine *engine, zkpipe_job **out,
 {
     if (engine == NULL || out == NULL || parts == NULL || count == 0)
         return ZKPIPE_EINVAL;
-    for (size_t i = 0; i < count; i++)
-        if (parts[i].build == NULL || parts[i].pk == NULL)
+    for (size_t i = 0; i < count; i++) {
+        const zkpipe_stage_ops *ops = parts[i].ops;
+        if (ops == NULL || ops->struct_size < OPS_MIN_SIZE || ops->synthesize == NULL ||
+            ops->prove == NULL || ops->discard == NULL || parts[i].reserved[0] != 0 ||
+            parts[i].reserved[1] != 0)
             return ZKPIPE_EINVAL;
+        /* validate lies past the minimum: only a table that long has one. */
+        zkpipe_status (*validate)(void *, size_t) =
+            ops->struct_size >= offsetof(zkpipe_stage_ops, validate) + sizeof ops->validate
+                ? ops->validate
+                : NULL;
+        zkpipe_status st = validate != NULL ? validate(parts[i].ctx, i) : ZKPIPE_OK;
+        if (st != ZKPIPE_OK)
+            return st;
+    }
     zkpipe_job *job;
     zkpipe_status st = zkpipe__job_create(&job, &engine->allocator, parts, count, done, ctx);
     if (st != ZKPIPE_OK)
@@ -263,6 +291,16 @@ zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters 
     out->peak_in_flight = atomic_load(&engine->peak_in_flight);
     out->bound = engine->config.permits + engine->config.capacity;
     out->resident_bound = out->bound + engine->config.prover_workers;
+    out->proving = atomic_load(&engine->proving);
+    out->permits_available = zkpipe_sem_available(engine->permits);
+    out->budget_bytes = engine->config.budget_bytes;
+    out->budget_available = engine->budget != NULL ? zkpipe_sem_available(engine->budget) : 0;
+    zkpipe_chan_counters ch;
+    if (zkpipe_chan_stats(engine->ch, &ch) == ZKPIPE_OK) {
+        out->channel_items = ch.queued;
+        out->channel_capacity = ch.capacity;
+        out->waiting_senders = ch.waiting_senders;
+    }
     return ZKPIPE_OK;
 }
 

@@ -1,12 +1,12 @@
 /* The engine's objects as its three files share them: engine.c (life cycle, submission),
- * workers.c (the synthesis and prover loops, a partition's end) and job.c (the job handle). */
+ * workers.c (the synthesis and prover loops, a partition's end) and job.c (the job handle).
+ * The engine knows partitions only through their stage operations (zkpipe/engine.h). */
 #ifndef ZKPIPE_ENGINE_ENGINE_INTERNAL_H
 #define ZKPIPE_ENGINE_ENGINE_INTERNAL_H
 
 #include <pthread.h>
 #include <stdatomic.h>
 
-#include "groth16/synth.h"
 #include "zkpipe/chan.h"
 #include "zkpipe/engine.h"
 #include "zkpipe/pool.h"
@@ -21,11 +21,14 @@ typedef struct zkpipe__item {
     zkpipe_ledger ledger;
     zkpipe_job *job;
     size_t index;                      /* in the job */
+    zkpipe_stage_ops ops;              /* the partition's, fields past its struct_size NULL */
+    void *ctx;                         /* the partition's */
+    void *payload;                     /* what synthesize made; NULL when nothing is held */
     uint32_t track;                    /* trace track: one per partition of the engine's life */
     int in_waist;                      /* counted in the engine's in_flight */
+    int proving;                       /* counted in the engine's proving */
     zkpipe_permit permit;              /* one unit of the partition semaphore */
     zkpipe_permit bytes;               /* the partition's bytes of the budget */
-    zkpipe__synth_result res;          /* zeroed when nothing is held */
     uint64_t at[ZKPIPE__ENGINE_MARKS]; /* zkpipe_trace_now() at each stage entered; 0: not */
 } zkpipe__item;
 
@@ -45,7 +48,6 @@ struct zkpipe_job {
     pthread_cond_t finished;
     zkpipe_job_done_fn done;
     void *ctx;
-    zkpipe_partition *parts;
     zkpipe__item *items;
     zkpipe_partition_result *results;
 };
@@ -64,7 +66,8 @@ struct zkpipe_engine {
     zkpipe_chan *ch;
     zkpipe_reporter *reporter;
     zkpipe_pool **pools;     /* one per prover worker */
-    atomic_uint pools_taken; /* by prover workers as they start */
+    atomic_uint pools_taken; /* by prover workers as they start: their index */
+    atomic_uint synth_taken; /* by synthesis workers as they start: their index */
     pthread_t *threads;      /* synthesis workers, then prover workers */
     unsigned started;        /* threads started */
 
@@ -78,7 +81,7 @@ struct zkpipe_engine {
     uint32_t tracks;         /* trace tracks handed out (lock) */
     atomic_int canceling;    /* zkpipe_engine_destroy: end whatever has not started proving */
 
-    atomic_uint_fast64_t submitted, proved, failed, canceled, in_flight, peak_in_flight;
+    atomic_uint_fast64_t submitted, proved, failed, canceled, in_flight, peak_in_flight, proving;
 
     zkpipe__prove_hook prove_hook;
     void *prove_hook_ctx;
@@ -91,8 +94,8 @@ void zkpipe__engine_set_prove_hook(zkpipe_engine *engine, zkpipe__prove_hook hoo
 void *zkpipe__synth_worker(void *arg);
 void *zkpipe__prove_worker(void *arg);
 
-/* Ends a partition with `status`: frees what it holds, closes its ledger, gives its permits
- * back, records the result and, for the job's last partition, finishes the job. */
+/* Ends a partition with `status`: discards the item it still holds, closes its ledger, gives
+ * its permits back, records the result and, for the job's last partition, finishes the job. */
 void zkpipe__item_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status status);
 
 /* The channel's callbacks for items. */
@@ -101,8 +104,8 @@ void zkpipe__item_on_send(void *item, void *ctx);
 void zkpipe__item_on_recv(void *item, void *ctx);
 void zkpipe__item_drop(void *item, void *ctx);
 
-/* Job side (job.c): a new job of `count` partitions (copied) with everything zeroed but the
- * partitions; ZKPIPE_OK, ZKPIPE_EOVERFLOW, ZKPIPE_ENOMEM, ZKPIPE_EUNSUPPORTED. */
+/* Job side (job.c): a new job of `count` partitions (their operations copied into the items)
+ * with everything else zeroed; ZKPIPE_OK, ZKPIPE_EOVERFLOW, ZKPIPE_ENOMEM, ZKPIPE_EUNSUPPORTED. */
 zkpipe_status zkpipe__job_create(zkpipe_job **out, const zkpipe_allocator *a,
                                  const zkpipe_partition *parts, size_t count,
                                  zkpipe_job_done_fn done, void *ctx);

@@ -1,4 +1,4 @@
-/* The job handle: one block holding the job, its partitions, their in-flight items and their
+/* The job handle: one block holding the job, its partitions' in-flight items and their
  * results, and a waitable end. */
 #include <errno.h>
 #include <string.h>
@@ -18,12 +18,10 @@ zkpipe_status zkpipe__job_create(zkpipe_job **out, const zkpipe_allocator *a,
                                  const zkpipe_partition *parts, size_t count,
                                  zkpipe_job_done_fn done, void *ctx)
 {
-    const size_t per =
-        sizeof(zkpipe_partition) + sizeof(zkpipe__item) + sizeof(zkpipe_partition_result);
+    const size_t per = sizeof(zkpipe__item) + sizeof(zkpipe_partition_result);
     if (count > (SIZE_MAX - 4 * BLOCK_ALIGN - sizeof(zkpipe_job)) / per)
         return ZKPIPE_EOVERFLOW;
-    size_t parts_at = round_up(sizeof(zkpipe_job));
-    size_t items_at = round_up(parts_at + count * sizeof(zkpipe_partition));
+    size_t items_at = round_up(sizeof(zkpipe_job));
     size_t results_at = round_up(items_at + count * sizeof(zkpipe__item));
     size_t total = results_at + count * sizeof(zkpipe_partition_result);
     char *block = zkpipe__calloc(a, 1, total, BLOCK_ALIGN);
@@ -46,13 +44,18 @@ zkpipe_status zkpipe__job_create(zkpipe_job **out, const zkpipe_allocator *a,
     atomic_init(&job->state, JOB_RUNNING);
     job->done = done;
     job->ctx = ctx;
-    job->parts = (zkpipe_partition *)(block + parts_at);
     job->items = (zkpipe__item *)(block + items_at);
     job->results = (zkpipe_partition_result *)(block + results_at);
-    memcpy(job->parts, parts, count * sizeof *parts);
     for (size_t i = 0; i < count; i++) {
-        job->items[i].job = job;
-        job->items[i].index = i;
+        zkpipe__item *it = &job->items[i];
+        it->job = job;
+        it->index = i;
+        /* The host's table as far as its struct_size reaches; later fields stay NULL. */
+        size_t n =
+            parts[i].ops->struct_size < sizeof it->ops ? parts[i].ops->struct_size : sizeof it->ops;
+        memcpy(&it->ops, parts[i].ops, n);
+        it->ops.struct_size = sizeof it->ops;
+        it->ctx = parts[i].ctx;
     }
     *out = job;
     return ZKPIPE_OK;
@@ -133,5 +136,11 @@ void zkpipe_job_destroy(zkpipe_job *job)
         return;
     zkpipe_job_cancel(job);
     wait_until(job, NULL);
+    for (size_t i = 0; i < job->count; i++) {
+        const zkpipe__item *it = &job->items[i];
+        void *host = job->results[i].host;
+        if (host != NULL && it->ops.result_free != NULL)
+            it->ops.result_free(it->ctx, i, host);
+    }
     zkpipe__job_free(job);
 }

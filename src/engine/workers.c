@@ -1,17 +1,13 @@
 /* The two kinds of engine threads and a partition's end.
  *
- * A synthesis worker takes a partition, acquires its permit (and budget bytes), synthesizes it
- * into its ledger and sends it through the channel; a prover worker receives it, proves it and
- * ends it. Every partition ends exactly once, in zkpipe__item_end, whatever path it took. */
+ * A synthesis worker takes a partition, acquires its permit (and budget bytes), opens its
+ * ledger, has the partition's operations synthesize it and sends the item through the channel;
+ * a prover worker receives it, has the operations prove it and ends it. Every partition ends
+ * exactly once, in zkpipe__item_end, whatever path it took. */
 #include <stdio.h>
+#include <string.h>
 
-#include "acct/charged_alloc.h"
-#include "core/alloc_internal.h"
 #include "engine/engine_internal.h"
-#include "groth16/groth16_internal.h"
-
-/* Bytes of one scalar in h, which the prover charges before releasing a, b and c. */
-#define H_ELEMENT_BYTES 32
 
 static void raise_max(atomic_uint_fast64_t *max, uint64_t v)
 {
@@ -33,26 +29,25 @@ static void mark(zkpipe_engine *e, zkpipe__item *it, uint32_t stage)
         zkpipe_trace_counters(e->config.trace, e->acct);
 }
 
-/* What the partition's ledger holds at most, its circuit aside: synthesis's buffers
- * (*synth), then h beside them before a, b and c go, and the prover's workspace (*total). */
-static zkpipe_status partition_bytes(const zkpipe_engine *e, const zkpipe_partition *p,
-                                     uint64_t *synth, uint64_t *total)
+/* What a stage operation is given for `it`; `ledger` NULL once it is closed. */
+static zkpipe_stage_call call_for(zkpipe_engine *e, zkpipe__item *it, zkpipe_pool *pool,
+                                  unsigned worker)
 {
-    const zkpipe_groth16_pk *pk = p->pk;
-    uint64_t n = (uint64_t)1 << pk->log_n;
-    uint64_t workspace = pk->ops->workspace_bytes(pk, e->config.prover_threads);
-    *synth = p->synth_bytes;
-    if (*synth == 0) {
-        zkpipe_status st = zkpipe_synth_estimate(
-            synth, NULL, pk->ops->curve, (size_t)n - pk->num_inputs, pk->num_inputs, pk->num_aux);
-        if (st != ZKPIPE_OK)
-            return st;
-    }
-    if (*synth > UINT64_MAX - H_ELEMENT_BYTES * n ||
-        workspace > UINT64_MAX - H_ELEMENT_BYTES * n - *synth)
-        return ZKPIPE_EOVERFLOW;
-    *total = *synth + H_ELEMENT_BYTES * n + workspace;
-    return ZKPIPE_OK;
+    zkpipe_partition_result *r = &it->job->results[it->index];
+    zkpipe_stage_call call;
+    memset(&call, 0, sizeof call);
+    call.ctx = it->ctx;
+    call.partition = it->index;
+    call.job = it->job->id;
+    call.ledger = zkpipe_ledger_is_open(&it->ledger) ? &it->ledger : NULL;
+    call.pool = pool;
+    call.backend = e->backend;
+    call.prover_threads = e->config.prover_threads;
+    call.worker = worker;
+    call.allocator = &e->allocator;
+    call.detail = r->detail;
+    call.detail_cap = sizeof r->detail;
+    return call;
 }
 
 /* Counts the item into the waist and opens its ledger in SYNTH. */
@@ -74,46 +69,46 @@ static zkpipe_status enter(zkpipe_engine *e, zkpipe__item *it)
     return ZKPIPE_OK;
 }
 
-/* Builds the partition's circuit and synthesizes it into it->res, both charged to its
- * ledger: the circuit (kind CIRCUIT) while it exists, the buffers until they are freed. */
-static zkpipe_status synthesize(zkpipe_engine *e, zkpipe__item *it, uint64_t synth_bytes)
+/* The partition's estimate, for the budget: a partition larger than the whole budget could
+ * never be admitted. */
+static zkpipe_status estimate(zkpipe_engine *e, zkpipe__item *it, unsigned worker, uint64_t *bytes)
 {
-    const zkpipe_partition *p = &it->job->parts[it->index];
-    zkpipe__charged charged = {e->allocator, &it->ledger, ZKPIPE_KIND_CIRCUIT};
-    zkpipe_allocator circuit_allocator = zkpipe__charged_allocator(&charged);
-    zkpipe_cs *cs;
-    zkpipe_status st =
-        zkpipe_cs_create(&cs, p->pk->ops->curve, ZKPIPE_CS_WITNESS, &circuit_allocator);
-    if (st != ZKPIPE_OK)
-        return st;
-    st = p->build(cs, p->ctx, it->index);
-    uint64_t need;
-    if (st == ZKPIPE_OK)
-        st = zkpipe_cs_synth_bytes(cs, &need, NULL);
-    /* More than the budget was asked for: synthesizing could overrun it. */
-    if (st == ZKPIPE_OK && need > synth_bytes)
-        st = ZKPIPE_EMISMATCH;
-    if (st == ZKPIPE_OK)
-        st = zkpipe__synth_with(&it->res, cs, NULL, &it->ledger, &e->allocator);
-    zkpipe_cs_destroy(cs);
+    *bytes = 0;
+    if (it->ops.estimate == NULL)
+        return ZKPIPE_OK;
+    zkpipe_stage_call call = call_for(e, it, NULL, worker);
+    call.ledger = NULL;
+    zkpipe_status st = it->ops.estimate(&call, bytes);
+    if (st == ZKPIPE_OK && e->budget != NULL && *bytes > e->config.budget_bytes) {
+        zkpipe_partition_result *r = &it->job->results[it->index];
+        snprintf(r->detail, sizeof r->detail,
+                 "the partition's estimate of %llu bytes exceeds the budget of %llu bytes",
+                 (unsigned long long)*bytes, (unsigned long long)e->config.budget_bytes);
+        st = ZKPIPE_ETOOBIG;
+    }
     return st;
 }
 
-static void synth_one(zkpipe_engine *e, zkpipe__item *it)
+static void synth_one(zkpipe_engine *e, zkpipe__item *it, unsigned worker)
 {
     const int early = e->config.release == ZKPIPE_RELEASE_EARLY;
-    uint64_t synth_bytes, total;
-    zkpipe_status st = partition_bytes(e, &it->job->parts[it->index], &synth_bytes, &total);
+    uint64_t bytes;
+    zkpipe_status st = estimate(e, it, worker, &bytes);
     if (st == ZKPIPE_OK && canceled(e, it))
         st = ZKPIPE_ECANCELED;
     if (st == ZKPIPE_OK)
         st = zkpipe_sem_acquire(e->permits, &it->permit, 1);
-    if (st == ZKPIPE_OK && e->budget != NULL)
-        st = zkpipe_sem_acquire(e->budget, &it->bytes, total);
+    if (st == ZKPIPE_OK && e->budget != NULL && bytes > 0)
+        st = zkpipe_sem_acquire(e->budget, &it->bytes, bytes);
     if (st == ZKPIPE_OK)
         st = enter(e, it);
-    if (st == ZKPIPE_OK)
-        st = synthesize(e, it, synth_bytes);
+    if (st == ZKPIPE_OK) {
+        zkpipe_stage_call call = call_for(e, it, NULL, worker);
+        void *payload = NULL;
+        st = it->ops.synthesize(&call, &payload);
+        if (st == ZKPIPE_OK)
+            it->payload = payload;
+    }
     if (st == ZKPIPE_OK)
         st = zkpipe_ledger_move(&it->ledger, ZKPIPE_STAGE_PENDING);
     if (st == ZKPIPE_OK)
@@ -137,13 +132,14 @@ static void synth_one(zkpipe_engine *e, zkpipe__item *it)
 void *zkpipe__synth_worker(void *arg)
 {
     zkpipe_engine *e = arg;
+    unsigned worker = atomic_fetch_add(&e->synth_taken, 1);
     zkpipe__item *it;
     while ((it = zkpipe__engine_take(e)) != NULL)
-        synth_one(e, it);
+        synth_one(e, it, worker);
     return NULL;
 }
 
-static void prove_one(zkpipe_engine *e, zkpipe__item *it, zkpipe_pool *pool)
+static void prove_one(zkpipe_engine *e, zkpipe__item *it, zkpipe_pool *pool, unsigned worker)
 {
     if (e->config.trace != NULL)
         zkpipe_trace_counters(e->config.trace, e->acct);
@@ -153,15 +149,14 @@ static void prove_one(zkpipe_engine *e, zkpipe__item *it, zkpipe_pool *pool)
     }
     if (e->prove_hook != NULL)
         e->prove_hook(e->prove_hook_ctx);
-    const zkpipe_partition *p = &it->job->parts[it->index];
     zkpipe_partition_result *r = &it->job->results[it->index];
-    uint64_t rand_r[4], rand_s[4];
-    zkpipe_status st = zkpipe__g16_random_scalar(rand_r, p->pk->ops->curve);
-    if (st == ZKPIPE_OK)
-        st = zkpipe__g16_random_scalar(rand_s, p->pk->ops->curve);
-    if (st == ZKPIPE_OK)
-        st = zkpipe__groth16_prove_synth(&r->proof, &r->first_failing, NULL, p->pk, &it->res,
-                                         rand_r, rand_s, pool, e->backend);
+    zkpipe_stage_call call = call_for(e, it, pool, worker);
+    void *payload = it->payload;
+    it->payload = NULL; /* prove consumes it */
+    zkpipe_status st = it->ops.prove(&call, payload, r);
+    /* Every partition that was proved passes FINALIZE, whether prove moved it there or not. */
+    if (st == ZKPIPE_OK && zkpipe_ledger_stage(&it->ledger) != ZKPIPE_STAGE_FINALIZE)
+        st = zkpipe_ledger_move(&it->ledger, ZKPIPE_STAGE_FINALIZE);
     if (st == ZKPIPE_OK)
         mark(e, it, ZKPIPE_STAGE_FINALIZE);
     zkpipe__item_end(e, it, st);
@@ -170,10 +165,11 @@ static void prove_one(zkpipe_engine *e, zkpipe__item *it, zkpipe_pool *pool)
 void *zkpipe__prove_worker(void *arg)
 {
     zkpipe_engine *e = arg;
-    zkpipe_pool *pool = e->pools[atomic_fetch_add(&e->pools_taken, 1)];
+    unsigned worker = atomic_fetch_add(&e->pools_taken, 1);
+    zkpipe_pool *pool = e->pools[worker];
     void *v;
     while (zkpipe_chan_recv(e->ch, &v) == ZKPIPE_OK)
-        prove_one(e, v, pool);
+        prove_one(e, v, pool, worker);
     return NULL;
 }
 
@@ -200,10 +196,18 @@ void zkpipe__item_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status status)
 {
     zkpipe_job *job = it->job;
     zkpipe_partition_result *r = &job->results[it->index];
-    zkpipe__synth_free(&it->res);
+    if (it->payload != NULL) {
+        zkpipe_stage_call call = call_for(e, it, NULL, 0);
+        it->ops.discard(&call, it->payload);
+        it->payload = NULL;
+    }
     if (it->in_waist) {
         atomic_fetch_sub(&e->in_flight, 1);
         it->in_waist = 0;
+    }
+    if (it->proving) {
+        atomic_fetch_sub(&e->proving, 1);
+        it->proving = 0;
     }
     zkpipe_ledger_close(&it->ledger);
     if (zkpipe_permit_is_held(&it->permit))
@@ -213,6 +217,10 @@ void zkpipe__item_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status status)
     const uint64_t *at = it->at;
     it->at[ZKPIPE__ENGINE_MARKS - 1] = zkpipe_trace_now();
     r->status = status;
+    if (status == ZKPIPE_OK)
+        r->detail[0] = '\0';
+    else if (r->detail[0] == '\0')
+        snprintf(r->detail, sizeof r->detail, "%s", zkpipe_status_str(status));
     r->synth_s = seconds(at[ZKPIPE_STAGE_SYNTH], at[ZKPIPE_STAGE_PENDING]);
     r->wait_s = seconds(at[ZKPIPE_STAGE_PENDING], at[ZKPIPE_STAGE_PROVING]);
     r->prove_s = seconds(at[ZKPIPE_STAGE_PROVING], at[ZKPIPE__ENGINE_MARKS - 1]);
@@ -242,8 +250,8 @@ void zkpipe__item_on_send(void *item, void *ctx)
     ((zkpipe__item *)item)->at[ZKPIPE_STAGE_QUEUED] = zkpipe_trace_now();
 }
 
-/* Under the channel's lock, right after the ledger left QUEUED: the engine's count drops at
- * the same instant as the registry's. */
+/* Under the channel's lock, right after the ledger left QUEUED for PROVING: the engine's counts
+ * change at the same instant as the registry's. */
 void zkpipe__item_on_recv(void *item, void *ctx)
 {
     zkpipe_engine *e = ctx;
@@ -253,6 +261,8 @@ void zkpipe__item_on_recv(void *item, void *ctx)
         atomic_fetch_sub(&e->in_flight, 1);
         it->in_waist = 0;
     }
+    atomic_fetch_add(&e->proving, 1);
+    it->proving = 1;
 }
 
 void zkpipe__item_drop(void *item, void *ctx)

@@ -13,6 +13,8 @@
 #include <jansson.h>
 #include <string.h>
 
+#include "core/alloc_internal.h"
+#include "groth16/keys.h"
 #include "io/io_internal.h"
 
 /* A kind of file: its name, its limits, and what they are for detail lines. */
@@ -74,25 +76,25 @@ static zkpipe_status parse_text(json_t **root, char *detail, size_t cap, const c
                                 size_t len, const kind *k)
 {
     if (json == NULL)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EINVAL, "invalid argument");
+        return zkpipe__fail(detail, cap, ZKPIPE_EINVAL, "invalid argument");
     if (len > k->max_bytes)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_ETOOBIG,
-                               "%zu bytes, more than the %zu a %s may have (%s)", len, k->max_bytes,
-                               k->file, k->bytes_limit);
+        return zkpipe__fail(detail, cap, ZKPIPE_ETOOBIG,
+                            "%zu bytes, more than the %zu a %s may have (%s)", len, k->max_bytes,
+                            k->file, k->bytes_limit);
     size_t units = count_units(json, len);
     if (units > k->max_units)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_ETOOBIG,
-                               "more JSON values than %s (%zu units, at most %zu)", k->units_limit,
-                               units, k->max_units);
+        return zkpipe__fail(detail, cap, ZKPIPE_ETOOBIG,
+                            "more JSON values than %s (%zu units, at most %zu)", k->units_limit,
+                            units, k->max_units);
     json_error_t e;
     *root = json_loadb(json, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL,
                        &e);
     if (*root != NULL)
         return ZKPIPE_OK;
     if (json_error_code(&e) == json_error_out_of_memory)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_ENOMEM, "out of memory");
-    return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "not valid JSON: %s (line %d, column %d)",
-                           e.text, e.line, e.column);
+        return zkpipe__fail(detail, cap, ZKPIPE_ENOMEM, "out of memory");
+    return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "not valid JSON: %s (line %d, column %d)",
+                        e.text, e.line, e.column);
 }
 
 /* The text of a JSON string that holds no NUL, or NULL. */
@@ -116,8 +118,7 @@ static zkpipe_status number(uint64_t *limbs, size_t n, const json_t *item, char 
 {
     const char *s = text_of(item);
     if (s == NULL || !zkpipe__io_dec_read(limbs, n, s))
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "%s: not a decimal string in range",
-                               what);
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "%s: not a decimal string in range", what);
     return ZKPIPE_OK;
 }
 
@@ -130,7 +131,7 @@ static zkpipe_status z_coord(int *one, const json_t *item, char *detail, size_t 
     else if (is_text(item, "0"))
         *one = 0;
     else
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "%s: z is not \"1\" or \"0\"", what);
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "%s: z is not \"1\" or \"0\"", what);
     return ZKPIPE_OK;
 }
 
@@ -141,20 +142,20 @@ static const json_t *array_of(const json_t *item, size_t n)
 
 /* A point [x, y, z] (G1) or [[x0, x1], [y0, y1], [z0, z1]] (G2) with z = 1, or z = 0 for
  * infinity, into the Montgomery layout, validated. */
-static zkpipe_status point(uint64_t *out, const zkpipe__io_curve *c, const json_t *item, int g2,
+static zkpipe_status point(uint64_t *out, const zkpipe__curve_ops *c, const json_t *item, int g2,
                            char *detail, size_t cap, const char *what)
 {
     uint64_t coords[24] = {0};
     size_t l = c->fq_limbs, per = g2 ? 2 : 1;
     const json_t *arr = array_of(item, 3);
     if (arr == NULL)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "%s: not an array of 3", what);
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "%s: not an array of 3", what);
     zkpipe_status st = ZKPIPE_OK;
     int one = 0;
     for (size_t k = 0; k < 3 && st == ZKPIPE_OK; k++) {
         const json_t *e = json_array_get(arr, k);
         if (g2 && (e = array_of(e, 2)) == NULL)
-            return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "%s: not pairs of 2", what);
+            return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "%s: not pairs of 2", what);
         for (size_t j = 0; j < per && st == ZKPIPE_OK; j++) {
             const json_t *v = g2 ? json_array_get(e, j) : e;
             if (k < 2)
@@ -162,7 +163,7 @@ static zkpipe_status point(uint64_t *out, const zkpipe__io_curve *c, const json_
             else if (j == 0)
                 st = z_coord(&one, v, detail, cap, what);
             else if (!is_text(v, "0"))
-                st = zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "%s: z.c1 is not \"0\"", what);
+                st = zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "%s: z.c1 is not \"0\"", what);
         }
     }
     if (st != ZKPIPE_OK)
@@ -172,14 +173,14 @@ static zkpipe_status point(uint64_t *out, const zkpipe__io_curve *c, const json_
         return ZKPIPE_OK;
     }
     for (size_t i = 0; i < 2 * per; i++)
-        if (!zkpipe__io_lt(coords + i * l, c->q, l))
-            return zkpipe__io_fail(detail, cap, ZKPIPE_ENONCANONICAL,
-                                   "%s: a coordinate is not below q", what);
+        if (!zkpipe__limbs_below(coords + i * l, c->q, l))
+            return zkpipe__fail(detail, cap, ZKPIPE_ENONCANONICAL,
+                                "%s: a coordinate is not below q", what);
     st = c->point_from_canonical(out, coords, g2);
     if (st == ZKPIPE_ENOTONCURVE)
-        return zkpipe__io_fail(detail, cap, st, "%s is not on the curve", what);
+        return zkpipe__fail(detail, cap, st, "%s is not on the curve", what);
     if (st != ZKPIPE_OK)
-        return zkpipe__io_fail(detail, cap, st, "%s is not in the prime-order subgroup", what);
+        return zkpipe__fail(detail, cap, st, "%s is not in the prime-order subgroup", what);
     return ZKPIPE_OK;
 }
 
@@ -187,7 +188,7 @@ static zkpipe_status point(uint64_t *out, const zkpipe__io_curve *c, const json_
  * character but letters and digits dropped, then BN128, BN254 or ALTBN128, or BLS12381. NULL
  * for anything else, and for a name with bytes outside ASCII (snarkjs upper-cases those by
  * Unicode's rules, under which a few become ASCII letters: refusing them is the safe side). */
-static const zkpipe__io_curve *curve_named(const json_t *item)
+static const zkpipe__curve_ops *curve_named(const json_t *item)
 {
     if (!json_is_string(item))
         return NULL;
@@ -208,46 +209,46 @@ static const zkpipe__io_curve *curve_named(const json_t *item)
     }
     norm[m] = '\0';
     if (strcmp(norm, "BN128") == 0 || strcmp(norm, "BN254") == 0 || strcmp(norm, "ALTBN128") == 0)
-        return zkpipe__io_curve_for(ZKPIPE_CURVE_BN254);
+        return zkpipe__curve_ops_for(ZKPIPE_CURVE_BN254);
     if (strcmp(norm, "BLS12381") == 0)
-        return zkpipe__io_curve_for(ZKPIPE_CURVE_BLS12_381);
+        return zkpipe__curve_ops_for(ZKPIPE_CURVE_BLS12_381);
     return NULL;
 }
 
 /* "protocol" (groth16 when present) and the curve: the "curve" member when `known` is
  * ZKPIPE_CURVE_COUNT; otherwise `known`, which a "curve" member, when present, must name. */
-static zkpipe_status header(const zkpipe__io_curve **c, const json_t *root, zkpipe_curve known,
+static zkpipe_status header(const zkpipe__curve_ops **c, const json_t *root, zkpipe_curve known,
                             char *detail, size_t cap)
 {
     if (!json_is_object(root))
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "not a JSON object");
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "not a JSON object");
     const json_t *protocol = json_object_get(root, "protocol");
     const json_t *curve = json_object_get(root, "curve");
     if (protocol != NULL && !is_text(protocol, "groth16"))
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "\"protocol\" is not \"groth16\"");
-    const zkpipe__io_curve *named = curve_named(curve);
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "\"protocol\" is not \"groth16\"");
+    const zkpipe__curve_ops *named = curve_named(curve);
     if (curve != NULL && named == NULL)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
-                               "\"curve\" is not bls12381 or bn128 (nor a spelling snarkjs "
-                               "takes for them)");
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT,
+                            "\"curve\" is not bls12381 or bn128 (nor a spelling snarkjs "
+                            "takes for them)");
     if (known == ZKPIPE_CURVE_COUNT) {
         if (named == NULL)
-            return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "\"curve\" is missing");
+            return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "\"curve\" is missing");
         *c = named;
         return ZKPIPE_OK;
     }
-    *c = zkpipe__io_curve_for(known);
+    *c = zkpipe__curve_ops_for(known);
     if (named != NULL && named != *c)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EMISMATCH,
-                               "\"curve\" is %s, the verifying key's curve is %s", named->name,
-                               (*c)->name);
+        return zkpipe__fail(detail, cap, ZKPIPE_EMISMATCH,
+                            "\"curve\" is %s, the verifying key's curve is %s", named->snarkjs_name,
+                            (*c)->snarkjs_name);
     return ZKPIPE_OK;
 }
 
-static zkpipe_status vk_from(zkpipe_snarkjs_vk **out, const json_t *root, char *detail, size_t cap,
+static zkpipe_status vk_from(zkpipe_groth16_vk **out, const json_t *root, char *detail, size_t cap,
                              const zkpipe_allocator *allocator)
 {
-    const zkpipe__io_curve *c;
+    const zkpipe__curve_ops *c;
     zkpipe_status st = header(&c, root, ZKPIPE_CURVE_COUNT, detail, cap);
     if (st != ZKPIPE_OK)
         return st;
@@ -255,43 +256,41 @@ static zkpipe_status vk_from(zkpipe_snarkjs_vk **out, const json_t *root, char *
     const json_t *ic = json_object_get(root, "IC");
     double v = json_is_number(np) ? json_number_value(np) : -1;
     if (!(v >= 0 && v <= ZKPIPE_SNARKJS_MAX_PUBLIC) || v != (double)(size_t)v)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
-                               "\"nPublic\" is not a count up to %d (ZKPIPE_SNARKJS_MAX_PUBLIC)",
-                               ZKPIPE_SNARKJS_MAX_PUBLIC);
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT,
+                            "\"nPublic\" is not a count up to %d (ZKPIPE_SNARKJS_MAX_PUBLIC)",
+                            ZKPIPE_SNARKJS_MAX_PUBLIC);
     size_t n = (size_t)v;
     if (array_of(ic, n + 1) == NULL)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
-                               "\"IC\" is not an array of nPublic + 1 = %zu points", n + 1);
-    zkpipe_snarkjs_vk *vk;
-    if ((st = zkpipe__io_vk_alloc(&vk, c, n, allocator)) != ZKPIPE_OK)
-        return zkpipe__io_fail(detail, cap, st, "cannot allocate the key: %s",
-                               zkpipe_status_str(st));
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT,
+                            "\"IC\" is not an array of nPublic + 1 = %zu points", n + 1);
+    zkpipe_groth16_vk *vk;
+    if ((st = zkpipe__g16_vk_alloc(&vk, c, n + 1, allocator)) != ZKPIPE_OK)
+        return zkpipe__fail(detail, cap, st, "cannot allocate the key: %s", zkpipe_status_str(st));
     static const char *names[4] = {"vk_alpha_1", "vk_beta_2", "vk_gamma_2", "vk_delta_2"};
-    uint64_t *dst[4] = {vk->points, vk->points + 2 * c->fq_limbs, vk->points + 6 * c->fq_limbs,
-                        vk->points + 10 * c->fq_limbs};
+    uint64_t *dst[4] = {vk->alpha1, vk->beta2, vk->gamma2, vk->delta2};
     for (int k = 0; k < 4 && st == ZKPIPE_OK; k++)
         st = point(dst[k], c, json_object_get(root, names[k]), k > 0, detail, cap, names[k]);
-    uint64_t *icp = vk->points + 14 * c->fq_limbs;
     for (size_t i = 0; i <= n && st == ZKPIPE_OK; i++) {
         char what[32];
         snprintf(what, sizeof what, "IC[%zu]", i);
-        st = point(icp + 2 * c->fq_limbs * i, c, json_array_get(ic, i), 0, detail, cap, what);
+        st = point(vk->ic + c->g1a_words * i, c, json_array_get(ic, i), 0, detail, cap, what);
     }
     if (st != ZKPIPE_OK) {
-        zkpipe_snarkjs_vk_destroy(vk);
+        zkpipe_groth16_vk_destroy(vk);
         return st;
     }
     *out = vk;
     return ZKPIPE_OK;
 }
 
-zkpipe_status zkpipe_snarkjs_vk_parse(zkpipe_snarkjs_vk **out, char *detail, size_t detail_cap,
+zkpipe_status zkpipe_snarkjs_vk_parse(zkpipe_groth16_vk **out, char *detail, size_t detail_cap,
                                       const char *json, size_t len,
                                       const zkpipe_allocator *allocator)
 {
     json_t *root;
-    if (out == NULL)
-        return zkpipe__io_fail(detail, detail_cap, ZKPIPE_EINVAL, "invalid argument");
+    allocator = zkpipe__allocator_or_default(allocator);
+    if (out == NULL || allocator == NULL)
+        return zkpipe__fail(detail, detail_cap, ZKPIPE_EINVAL, "invalid argument");
     zkpipe_status st = parse_text(&root, detail, detail_cap, json, len, &vk_kind);
     if (st != ZKPIPE_OK)
         return st;
@@ -303,8 +302,8 @@ zkpipe_status zkpipe_snarkjs_vk_parse(zkpipe_snarkjs_vk **out, char *detail, siz
 static zkpipe_status proof_from(zkpipe_groth16_proof *out, const json_t *root, zkpipe_curve known,
                                 char *detail, size_t cap)
 {
-    const zkpipe__io_curve *c;
-    uint64_t a[12], b[24], cc[12];
+    const zkpipe__curve_ops *c;
+    uint64_t a[ZKPIPE__G1A_WORDS], b[ZKPIPE__G2A_WORDS], cc[ZKPIPE__G1A_WORDS];
     zkpipe_status st = header(&c, root, known, detail, cap);
     if (st == ZKPIPE_OK)
         st = point(a, c, json_object_get(root, "pi_a"), 0, detail, cap, "pi_a");
@@ -314,9 +313,12 @@ static zkpipe_status proof_from(zkpipe_groth16_proof *out, const json_t *root, z
         st = point(cc, c, json_object_get(root, "pi_c"), 0, detail, cap, "pi_c");
     if (st != ZKPIPE_OK)
         return st;
+    memset(out, 0, sizeof *out);
     out->curve = c->curve;
-    out->size = c->proof_bytes;
-    c->proof_pack(out->bytes, a, b, cc);
+    out->size = 2 * c->proof_g1_bytes + c->proof_g2_bytes;
+    c->proof_point_write(out->bytes, a, 0);
+    c->proof_point_write(out->bytes + c->proof_g1_bytes, b, 1);
+    c->proof_point_write(out->bytes + c->proof_g1_bytes + c->proof_g2_bytes, cc, 0);
     return ZKPIPE_OK;
 }
 
@@ -325,7 +327,7 @@ zkpipe_status zkpipe_snarkjs_proof_parse(zkpipe_groth16_proof *out, char *detail
 {
     json_t *root;
     if (out == NULL || (unsigned)curve > ZKPIPE_CURVE_COUNT)
-        return zkpipe__io_fail(detail, detail_cap, ZKPIPE_EINVAL, "invalid argument");
+        return zkpipe__fail(detail, detail_cap, ZKPIPE_EINVAL, "invalid argument");
     zkpipe_status st = parse_text(&root, detail, detail_cap, json, len, &proof_kind);
     if (st != ZKPIPE_OK)
         return st;
@@ -338,15 +340,15 @@ zkpipe_status zkpipe_snarkjs_public_parse(zkpipe_scalar *out, size_t cap, size_t
                                           char *detail, size_t detail_cap, zkpipe_curve curve,
                                           const char *json, size_t len)
 {
-    const zkpipe__io_curve *c = zkpipe__io_curve_for(curve);
+    const zkpipe__curve_ops *c = zkpipe__curve_ops_for(curve);
     json_t *root;
     if (out_n == NULL || (out == NULL && cap > 0) || c == NULL)
-        return zkpipe__io_fail(detail, detail_cap, ZKPIPE_EINVAL, "invalid argument");
+        return zkpipe__fail(detail, detail_cap, ZKPIPE_EINVAL, "invalid argument");
     zkpipe_status st = parse_text(&root, detail, detail_cap, json, len, &public_kind);
     if (st != ZKPIPE_OK)
         return st;
     if (!json_is_array(root)) {
-        st = zkpipe__io_fail(detail, detail_cap, ZKPIPE_EFORMAT, "not a JSON array");
+        st = zkpipe__fail(detail, detail_cap, ZKPIPE_EFORMAT, "not a JSON array");
     } else {
         size_t n = json_array_size(root);
         *out_n = n;
@@ -355,15 +357,15 @@ zkpipe_status zkpipe_snarkjs_public_parse(zkpipe_scalar *out, size_t cap, size_t
             zkpipe_scalar v;
             snprintf(what, sizeof what, "entry %zu", i);
             st = number(v.l, 4, json_array_get(root, i), detail, detail_cap, what);
-            if (st == ZKPIPE_OK && !zkpipe__io_lt(v.l, c->r, 4))
-                st = zkpipe__io_fail(detail, detail_cap, ZKPIPE_ENONCANONICAL,
-                                     "entry %zu is not below the field order", i);
+            if (st == ZKPIPE_OK && !zkpipe__limbs_below(v.l, c->r, 4))
+                st = zkpipe__fail(detail, detail_cap, ZKPIPE_ENONCANONICAL,
+                                  "entry %zu is not below the field order", i);
             if (st == ZKPIPE_OK && i < cap)
                 out[i] = v;
         }
         if (st == ZKPIPE_OK && n > cap)
-            st = zkpipe__io_fail(detail, detail_cap, ZKPIPE_ELIMIT, "%zu entries, room for %zu", n,
-                                 cap);
+            st = zkpipe__fail(detail, detail_cap, ZKPIPE_ELIMIT, "%zu entries, room for %zu", n,
+                              cap);
     }
     json_decref(root);
     return st;

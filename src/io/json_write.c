@@ -1,9 +1,8 @@
-/* snarkjs's proof.json and public.json, written snprintf-style with the accounting
- * exporters' text builder. */
+/* snarkjs's proof.json and public.json, written snprintf-style with core's text builder. */
 #include <stdio.h>
 #include <string.h>
 
-#include "acct/export_internal.h"
+#include "core/text.h"
 #include "io/io_internal.h"
 
 static void put(zkpipe__text *o, const char *s)
@@ -18,17 +17,9 @@ static void put_num(zkpipe__text *o, const uint64_t *limbs, size_t n)
     zkpipe__text_printf(o, "\"%s\"", dec);
 }
 
-/* The accounting exporters' text builder (snprintf's two-call semantics), started here. */
-static zkpipe_status start(zkpipe__text *o, char *buf, size_t cap, size_t *out_len)
+static zkpipe_status start(zkpipe__text *o, char *buf, size_t cap, const size_t *out_len)
 {
-    if (out_len == NULL || (buf == NULL && cap > 0))
-        return ZKPIPE_EINVAL;
-    o->buf = buf;
-    o->cap = cap;
-    o->len = 0;
-    if (cap > 0)
-        buf[0] = '\0';
-    return ZKPIPE_OK;
+    return zkpipe__text_start(o, buf, cap, out_len);
 }
 
 /* [x, y, z] of a G1 point (canonical coordinates), z = 0 for infinity. */
@@ -72,11 +63,15 @@ zkpipe_status zkpipe_snarkjs_proof_write(char *buf, size_t cap, size_t *out_len,
     zkpipe_status st = start(&o, buf, cap, out_len);
     if (st != ZKPIPE_OK || proof == NULL)
         return ZKPIPE_EINVAL;
-    const zkpipe__io_curve *c = zkpipe__io_curve_for(proof->curve);
-    if (c == NULL || proof->size != c->proof_bytes)
+    const zkpipe__curve_ops *c = zkpipe__curve_ops_for(proof->curve);
+    if (c == NULL || proof->size != 2 * c->proof_g1_bytes + c->proof_g2_bytes)
         return ZKPIPE_EINVAL;
-    uint64_t a[12], b[24], cc[12], ca[12], cb[24], ccc[12];
-    if ((st = c->proof_unpack(a, b, cc, proof->bytes)) != ZKPIPE_OK)
+    uint64_t a[ZKPIPE__G1A_WORDS], b[ZKPIPE__G2A_WORDS], cc[ZKPIPE__G1A_WORDS];
+    uint64_t ca[ZKPIPE__G1A_WORDS], cb[ZKPIPE__G2A_WORDS], ccc[ZKPIPE__G1A_WORDS];
+    if ((st = c->proof_point_read(a, proof->bytes, 0)) != ZKPIPE_OK ||
+        (st = c->proof_point_read(b, proof->bytes + c->proof_g1_bytes, 1)) != ZKPIPE_OK ||
+        (st = c->proof_point_read(cc, proof->bytes + c->proof_g1_bytes + c->proof_g2_bytes, 0)) !=
+            ZKPIPE_OK)
         return st;
     size_t l = c->fq_limbs;
     c->point_to_canonical(ca, a, 0);
@@ -89,7 +84,7 @@ zkpipe_status zkpipe_snarkjs_proof_write(char *buf, size_t cap, size_t *out_len,
     put(&o, ",\n \"pi_c\": ");
     put_g1(&o, ccc, all_zero(cc, 2 * l), l);
     put(&o, ",\n \"protocol\": \"groth16\",\n \"curve\": \"");
-    put(&o, c->name);
+    put(&o, c->snarkjs_name);
     put(&o, "\"\n}\n");
     *out_len = o.len;
     return ZKPIPE_OK;

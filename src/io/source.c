@@ -12,46 +12,25 @@
 #include "core/struct_size_internal.h"
 #include "io/io_internal.h"
 
-zkpipe_status zkpipe__io_fail(char *detail, size_t cap, zkpipe_status st, const char *fmt, ...)
-{
-    if (detail != NULL && cap > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(detail, cap, fmt, ap);
-        va_end(ap);
-    }
-    return st;
-}
-
-uint32_t zkpipe__io_u32(const uint8_t *p)
-{
-    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
-}
-
-uint64_t zkpipe__io_u64(const uint8_t *p)
-{
-    return (uint64_t)zkpipe__io_u32(p) | (uint64_t)zkpipe__io_u32(p + 4) << 32;
-}
-
 static zkpipe_status map_file(zkpipe__io_src *src, char *detail, size_t cap, const char *path)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EIO, "cannot open: %s", strerror(errno));
+        return zkpipe__fail(detail, cap, ZKPIPE_EIO, "cannot open: %s", strerror(errno));
     struct stat sb;
     zkpipe_status st = ZKPIPE_OK;
     if (fstat(fd, &sb) != 0)
-        st = zkpipe__io_fail(detail, cap, ZKPIPE_EIO, "cannot stat: %s", strerror(errno));
+        st = zkpipe__fail(detail, cap, ZKPIPE_EIO, "cannot stat: %s", strerror(errno));
     else if (!S_ISREG(sb.st_mode))
-        st = zkpipe__io_fail(detail, cap, ZKPIPE_EIO, "not a regular file");
+        st = zkpipe__fail(detail, cap, ZKPIPE_EIO, "not a regular file");
     else if (sb.st_size == 0)
-        st = zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "the file is empty");
+        st = zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "the file is empty");
     else if ((uint64_t)sb.st_size > SIZE_MAX)
-        st = zkpipe__io_fail(detail, cap, ZKPIPE_ETOOBIG, "the file is too large to map");
+        st = zkpipe__fail(detail, cap, ZKPIPE_ETOOBIG, "the file is too large to map");
     if (st == ZKPIPE_OK) {
         void *p = mmap(NULL, (size_t)sb.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
-            st = zkpipe__io_fail(detail, cap, ZKPIPE_EIO, "cannot map: %s", strerror(errno));
+            st = zkpipe__fail(detail, cap, ZKPIPE_EIO, "cannot map: %s", strerror(errno));
         } else {
             src->data = (const uint8_t *)p;
             src->len = (size_t)sb.st_size;
@@ -68,7 +47,7 @@ zkpipe_status zkpipe__io_src_open(zkpipe__io_src *src, char *detail, size_t cap,
 {
     const zkpipe_allocator *a = zkpipe__allocator_or_default(opts->allocator);
     if (a == NULL || (path == NULL && data == NULL && len > 0))
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EINVAL, "invalid argument");
+        return zkpipe__fail(detail, cap, ZKPIPE_EINVAL, "invalid argument");
     memset(src, 0, sizeof *src);
     src->allocator = *a;
     zkpipe_status st = ZKPIPE_OK;
@@ -78,7 +57,17 @@ zkpipe_status zkpipe__io_src_open(zkpipe__io_src *src, char *detail, size_t cap,
         src->data = (const uint8_t *)data;
         src->len = len;
     }
-    if (st == ZKPIPE_OK && opts->acct != NULL) {
+    if (st == ZKPIPE_OK && opts->ledger != NULL) {
+        src->outer = opts->ledger;
+        st = zkpipe_ledger_is_open(src->outer)
+                 ? zkpipe_acct_register_kind(src->outer->acct, kind, &src->kind)
+                 : ZKPIPE_EINVAL;
+        if (st == ZKPIPE_OK &&
+            (st = zkpipe_ledger_charge(src->outer, src->kind, src->len)) == ZKPIPE_OK)
+            src->charged = src->len;
+        if (st != ZKPIPE_OK)
+            zkpipe__fail(detail, cap, st, "cannot account the %s bytes", kind);
+    } else if (st == ZKPIPE_OK && opts->acct != NULL) {
         uint32_t stage;
         st = zkpipe_acct_register_stage(opts->acct, "loaded", &stage);
         if (st == ZKPIPE_OK)
@@ -88,7 +77,7 @@ zkpipe_status zkpipe__io_src_open(zkpipe__io_src *src, char *detail, size_t cap,
         if (st == ZKPIPE_OK)
             st = zkpipe_ledger_charge(&src->ledger, src->kind, src->len);
         if (st != ZKPIPE_OK)
-            zkpipe__io_fail(detail, cap, st, "cannot account the %s bytes", kind);
+            zkpipe__fail(detail, cap, st, "cannot account the %s bytes", kind);
     }
     if (st != ZKPIPE_OK)
         zkpipe__io_src_close(src);
@@ -103,7 +92,18 @@ void zkpipe__io_src_close(zkpipe__io_src *src)
     if (src->mapped)
         munmap((void *)src->data, src->len);
     src->mapped = 0;
+    if (src->outer != NULL && src->charged > 0)
+        zkpipe_ledger_release(src->outer, src->kind, src->charged);
+    src->charged = 0;
     zkpipe_ledger_close(&src->ledger);
+}
+
+/* The ledger a reader's bytes are charged to, or NULL. */
+static zkpipe_ledger *src_ledger(zkpipe__io_src *src)
+{
+    if (src->outer != NULL)
+        return src->outer;
+    return zkpipe_ledger_is_open(&src->ledger) ? &src->ledger : NULL;
 }
 
 void zkpipe_io_options_init(zkpipe_io_options *opts)
@@ -121,7 +121,7 @@ zkpipe_status zkpipe__io_reader_open(void **out, size_t size, const char *kind,
 {
     zkpipe__io_src src;
     if (out == NULL)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EINVAL, "invalid argument");
+        return zkpipe__fail(detail, cap, ZKPIPE_EINVAL, "invalid argument");
     /* The caller's options as this library's struct (README.md, ABI); the first published
      * layout ended with `flags`. */
     zkpipe_io_options options, *opts = &options;
@@ -129,17 +129,17 @@ zkpipe_status zkpipe__io_reader_open(void **out, size_t size, const char *kind,
     if (caller != NULL &&
         zkpipe__struct_in(opts, sizeof options, caller,
                           ZKPIPE__SIZE_THROUGH(zkpipe_io_options, flags)) != ZKPIPE_OK)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EINVAL,
-                               "options: struct_size %zu is not a size this zkpipe knows "
-                               "(set it with zkpipe_io_options_init)",
-                               caller->struct_size);
+        return zkpipe__fail(detail, cap, ZKPIPE_EINVAL,
+                            "options: struct_size %zu is not a size this zkpipe knows "
+                            "(set it with zkpipe_io_options_init)",
+                            caller->struct_size);
     zkpipe_status st = zkpipe__io_src_open(&src, detail, cap, path, data, len, kind, opts);
     if (st != ZKPIPE_OK)
         return st;
     zkpipe__io_src *reader = (zkpipe__io_src *)zkpipe__alloc(&src.allocator, size, 64);
     if (reader == NULL) {
         zkpipe__io_src_close(&src);
-        return zkpipe__io_fail(detail, cap, ZKPIPE_ENOMEM, "out of memory");
+        return zkpipe__fail(detail, cap, ZKPIPE_ENOMEM, "out of memory");
     }
     memset(reader, 0, size);
     *reader = src;
@@ -168,42 +168,42 @@ zkpipe_status zkpipe__io_sections(zkpipe__io_src *src, char *detail, size_t cap,
     const uint8_t *d = src->data;
     uint64_t len = src->len;
     if (len < 12)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "truncated header (%llu bytes)",
-                               (unsigned long long)len);
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "truncated header (%llu bytes)",
+                            (unsigned long long)len);
     if (memcmp(d, magic, 4) != 0)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "not a .%s file (wrong magic)", magic);
-    uint32_t v = zkpipe__io_u32(d + 4);
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "not a .%s file (wrong magic)", magic);
+    uint32_t v = zkpipe__get_le32(d + 4);
     if (v != version)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "unsupported version %u (expected %u)",
-                               (unsigned)v, (unsigned)version);
-    uint32_t nsec = zkpipe__io_u32(d + 8);
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "unsupported version %u (expected %u)",
+                            (unsigned)v, (unsigned)version);
+    uint32_t nsec = zkpipe__get_le32(d + 8);
     for (int i = 0; i < ZKPIPE__IO_MAX_SECTION; i++)
         src->size[i] = UINT64_MAX;
     uint64_t pos = 12;
     for (uint32_t i = 0; i < nsec; i++) {
         if (len - pos < 12)
-            return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
-                                   "truncated: section %u of %u has no header", (unsigned)i,
-                                   (unsigned)nsec);
-        uint32_t id = zkpipe__io_u32(d + pos);
-        uint64_t size = zkpipe__io_u64(d + pos + 4);
+            return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT,
+                                "truncated: section %u of %u has no header", (unsigned)i,
+                                (unsigned)nsec);
+        uint32_t id = zkpipe__get_le32(d + pos);
+        uint64_t size = zkpipe__get_le64(d + pos + 4);
         pos += 12;
         if (size > len - pos)
-            return zkpipe__io_fail(
-                detail, cap, ZKPIPE_EFORMAT, "truncated: section %u needs %llu bytes, %llu left",
-                (unsigned)id, (unsigned long long)size, (unsigned long long)(len - pos));
+            return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT,
+                                "truncated: section %u needs %llu bytes, %llu left", (unsigned)id,
+                                (unsigned long long)size, (unsigned long long)(len - pos));
         if (id < ZKPIPE__IO_MAX_SECTION) {
             if (src->size[id] != UINT64_MAX)
-                return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "section %u appears twice",
-                                       (unsigned)id);
+                return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "section %u appears twice",
+                                    (unsigned)id);
             src->off[id] = pos;
             src->size[id] = size;
         }
         pos += size;
     }
     if (pos != len)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "%llu bytes after the last section",
-                               (unsigned long long)(len - pos));
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "%llu bytes after the last section",
+                            (unsigned long long)(len - pos));
     return ZKPIPE_OK;
 }
 
@@ -211,11 +211,11 @@ zkpipe_status zkpipe__io_section(const uint8_t **out, uint64_t *out_size, const 
                                  char *detail, size_t cap, uint32_t id, uint64_t size)
 {
     if (src->size[id] == UINT64_MAX)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT, "section %u is missing", (unsigned)id);
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "section %u is missing", (unsigned)id);
     if (size != UINT64_MAX && src->size[id] != size)
-        return zkpipe__io_fail(detail, cap, ZKPIPE_EFORMAT,
-                               "section %u has %llu bytes, expected %llu", (unsigned)id,
-                               (unsigned long long)src->size[id], (unsigned long long)size);
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "section %u has %llu bytes, expected %llu",
+                            (unsigned)id, (unsigned long long)src->size[id],
+                            (unsigned long long)size);
     *out = src->data + src->off[id];
     if (out_size != NULL)
         *out_size = src->size[id];
@@ -234,12 +234,15 @@ zkpipe_status zkpipe__io_aligned(const void **out, zkpipe__io_src *src, const ui
     void *copy = zkpipe__alloc(&src->allocator, bytes, 64);
     if (copy == NULL)
         return ZKPIPE_ENOMEM;
-    if (zkpipe_ledger_is_open(&src->ledger)) {
-        zkpipe_status st = zkpipe_ledger_charge(&src->ledger, src->kind, bytes);
+    zkpipe_ledger *ledger = src_ledger(src);
+    if (ledger != NULL) {
+        zkpipe_status st = zkpipe_ledger_charge(ledger, src->kind, bytes);
         if (st != ZKPIPE_OK) {
             zkpipe__free(&src->allocator, copy);
             return st;
         }
+        if (ledger == src->outer)
+            src->charged += bytes;
     }
     memcpy(copy, p, bytes);
     src->copies[src->ncopies] = copy;

@@ -1,12 +1,8 @@
 list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/source.c
     ${CMAKE_CURRENT_LIST_DIR}/decimal.c
-    ${CMAKE_CURRENT_LIST_DIR}/curve.c
-    ${CMAKE_CURRENT_LIST_DIR}/curve_bls12_381.c
-    ${CMAKE_CURRENT_LIST_DIR}/curve_bn254.c
     ${CMAKE_CURRENT_LIST_DIR}/r1cs.c
     ${CMAKE_CURRENT_LIST_DIR}/wtns.c
     ${CMAKE_CURRENT_LIST_DIR}/zkey.c
-    ${CMAKE_CURRENT_LIST_DIR}/vk.c
     ${CMAKE_CURRENT_LIST_DIR}/json_read.c
     ${CMAKE_CURRENT_LIST_DIR}/json_write.c)

@@ -15,7 +15,9 @@
 
 #include "bench_stats.h"
 #include "cuda/cuda_backend.h"
-#include "groth16/groth16_internal.h"
+#include "groth16/prove.h"
+#include "prove_synth.h"
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 #define DISTINCT (1u << 16)
@@ -138,14 +140,14 @@ static void bench_prove(unsigned log)
     double t0 = now_ms();
     check(zkpipe_groth16_setup_insecure(&pk, &vk, cs, seed, pool, NULL), "setup");
     printf("setup (cpu, insecure) 2^%u %10.2f ms\n", log, now_ms() - t0);
-    check(zkpipe__g16_random_scalar(r, ZKPIPE_CURVE_BLS12_381), "r");
-    check(zkpipe__g16_random_scalar(s, ZKPIPE_CURVE_BLS12_381), "s");
+    check(random_scalar(r, ZKPIPE_CURVE_BLS12_381), "r");
+    check(random_scalar(s, ZKPIPE_CURVE_BLS12_381), "s");
     for (int b = 1; b >= 0; b--) {
         zkpipe__synth_result res;
         zkpipe_groth16_timings t;
         check(zkpipe__synth(&res, cs, pool, NULL), "synth");
-        check(zkpipe__groth16_prove_synth(&proof[b], NULL, &t, pk, &res, r, s, pool,
-                                          b ? ZKPIPE_BACKEND_CUDA : ZKPIPE_BACKEND_CPU),
+        check(prove_synth(&proof[b], NULL, &t, pk, &res, r, s, pool,
+                          b ? ZKPIPE_BACKEND_CUDA : ZKPIPE_BACKEND_CPU),
               "prove");
         printf("prove %s 2^%u %10.2f ms (h %.2f, A %.2f, B1 %.2f, C %.2f, B2 on cpu %.2f)\n",
                b ? "cuda" : "cpu", log, 1e3 * t.total, 1e3 * t.h, 1e3 * t.msm_a, 1e3 * t.msm_b1,

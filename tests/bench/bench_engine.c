@@ -32,7 +32,8 @@
 
 #include "bench_stats.h"
 #include "engine/engine_internal.h"
-#include "groth16/groth16_internal.h"
+#include "groth16/prove.h"
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 #define SEED 3
@@ -106,10 +107,11 @@ static void run_engine(zkpipe_engine_config *cfg, keys *k, size_t n, zkpipe_snap
     zkpipe_engine *e = NULL;
     zkpipe_job *job = NULL;
     zkpipe_partition *parts = calloc(n, sizeof *parts);
+    zkpipe_circuit_partition cp = {build, k, 0, k->pk};
     if (parts == NULL)
         check(ZKPIPE_ENOMEM, "partitions");
     for (size_t i = 0; i < n; i++)
-        parts[i] = (zkpipe_partition){build, k, 0, k->pk};
+        parts[i] = (zkpipe_partition){zkpipe_circuit_stage_ops(), &cp, {0, 0}};
     check(zkpipe_acct_create(NULL, &acct), "registry");
     cfg->acct = acct;
     check(zkpipe_engine_create(&e, cfg), "engine");
@@ -147,11 +149,12 @@ static double back_to_back(keys *k, size_t n, double *synth, double *prove)
         check(zkpipe__synth(&res, cs, NULL, NULL), "synth");
         zkpipe_cs_destroy(cs);
         double b = now_s();
-        check(zkpipe__g16_random_scalar(r, ZKPIPE_CURVE_BLS12_381), "random");
-        check(zkpipe__g16_random_scalar(s, ZKPIPE_CURVE_BLS12_381), "random");
-        check(zkpipe__groth16_prove_synth(&proof, NULL, NULL, k->pk, &res, r, s, NULL,
-                                          ZKPIPE_BACKEND_CPU),
-              "prove");
+        const zkpipe__curve_ops *c = zkpipe__curve_ops_for(ZKPIPE_CURVE_BLS12_381);
+        check(zkpipe__fr_random(r, c), "random");
+        check(zkpipe__fr_random(s, c), "random");
+        zkpipe__g16_prove_args args = {r,    s,    NULL, &zkpipe__g16_backend_cpu, NULL, NULL,
+                                       NULL, NULL, 0};
+        check(zkpipe__g16_prove(&proof, k->pk, &res, &args), "prove");
         *synth += b - a;
         *prove += now_s() - b;
     }

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 #define CIRCUIT_SEED 7
@@ -59,10 +60,11 @@ typedef struct plan {
 } plan;
 
 /* Per job: the plan and the job's first partition index, so a partition's fate is a pure
- * function of (seed, index). */
+ * function of (seed, index), and the built-in circuit stage's context its partitions share. */
 typedef struct job_ctx {
     const plan *plan;
     uint64_t first;
+    zkpipe_circuit_partition circuit;
 } job_ctx;
 
 static uint64_t mix(uint64_t x)
@@ -281,9 +283,9 @@ int main(int argc, char **argv)
             size_t k = (head + live) % o.window;
             size_t n = o.partitions - next < o.job_size ? (size_t)(o.partitions - next)
                                                         : (size_t)o.job_size;
-            ctxs[k] = (job_ctx){&p, next};
+            ctxs[k] = (job_ctx){&p, next, {build, &ctxs[k], 0, pk}};
             for (size_t i = 0; i < n; i++)
-                parts[i] = (zkpipe_partition){build, &ctxs[k], 0, pk};
+                parts[i] = (zkpipe_partition){zkpipe_circuit_stage_ops(), &ctxs[k].circuit, {0}};
             st = zkpipe_engine_submit(e, &slots[k].job, parts, n, NULL, NULL);
             if (st != ZKPIPE_OK)
                 break;

@@ -12,7 +12,8 @@
 #include <time.h>
 
 #include "bench_stats.h"
-#include "groth16/synth.h"
+#include "circuit/synth.h"
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 #define REPS 5

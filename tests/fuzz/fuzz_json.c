@@ -19,9 +19,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     size_t len = size - 2;
     switch (data[0] % 3) {
     case 0: {
-        zkpipe_snarkjs_vk *vk;
+        zkpipe_groth16_vk *vk;
         if (zkpipe_snarkjs_vk_parse(&vk, detail, sizeof detail, json, len, NULL) == ZKPIPE_OK)
-            zkpipe_snarkjs_vk_destroy(vk);
+            zkpipe_groth16_vk_destroy(vk);
         break;
     }
     case 1: {

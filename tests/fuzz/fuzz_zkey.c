@@ -13,10 +13,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     zkpipe_zkey *z;
     if (zkpipe_zkey_open_mem(&z, detail, sizeof detail, data, size, NULL) != ZKPIPE_OK)
         return 0;
-    zkpipe_snarkjs_vk *vk;
+    zkpipe_groth16_vk *vk;
     if (zkpipe_zkey_vk(&vk, z, NULL) != ZKPIPE_OK)
         abort();
-    zkpipe_snarkjs_vk_destroy(vk);
+    zkpipe_groth16_vk_destroy(vk);
     zkpipe_zkey_destroy(z);
     return 0;
 }

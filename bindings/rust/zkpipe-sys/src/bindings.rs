@@ -252,7 +252,6 @@ extern "C" {
     pub fn zkpipe_cs_check(cs: *const zkpipe_cs, first_failing: *mut usize) -> zkpipe_status;
     pub fn zkpipe_synth_estimate(out_bytes: *mut u64, out_log_n: *mut c_uint, curve: zkpipe_curve, num_constraints: usize, num_inputs: usize, num_aux: usize) -> zkpipe_status;
     pub fn zkpipe_cs_synth_bytes(cs: *const zkpipe_cs, out_bytes: *mut u64, out_log_n: *mut c_uint) -> zkpipe_status;
-    pub fn zkpipe_testcircuit_build(cs: *mut zkpipe_cs, log_rows: c_uint, seed: u64, num_public: usize) -> zkpipe_status;
 }
 
 // ---- zkpipe/curve.h
@@ -285,6 +284,7 @@ pub const ZKPIPE_RELEASE_EARLY: zkpipe_release = 1;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct zkpipe_engine_config {
+    pub struct_size: usize,
     pub synth_workers: c_uint,
     pub permits: u64,
     pub budget_bytes: u64,
@@ -303,22 +303,50 @@ pub struct zkpipe_engine_config {
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
-pub struct zkpipe_partition {
-    pub build: Option<unsafe extern "C" fn(cs: *mut zkpipe_cs, ctx: *mut c_void, partition: usize) -> zkpipe_status>,
-    pub ctx: *mut c_void,
-    pub synth_bytes: u64,
-    pub pk: *const zkpipe_groth16_pk,
-}
-#[repr(C)]
-#[derive(Copy, Clone)]
 pub struct zkpipe_partition_result {
     pub status: zkpipe_status,
     pub first_failing: usize,
     pub proof: zkpipe_groth16_proof,
+    pub host: *mut c_void,
     pub synth_s: f64,
     pub wait_s: f64,
     pub prove_s: f64,
+    pub detail: [c_char; (ZKPIPE_DETAIL_MAX) as usize],
     pub reserved: [u64; 4],
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_stage_call {
+    pub ctx: *mut c_void,
+    pub partition: usize,
+    pub job: u64,
+    pub ledger: *mut zkpipe_ledger,
+    pub pool: *mut zkpipe_pool,
+    pub backend: zkpipe_backend,
+    pub prover_threads: c_uint,
+    pub worker: c_uint,
+    pub allocator: *const zkpipe_allocator,
+    pub detail: *mut c_char,
+    pub detail_cap: usize,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_stage_ops {
+    pub struct_size: usize,
+    pub name: *const c_char,
+    pub estimate: Option<unsafe extern "C" fn(call: *const zkpipe_stage_call, bytes: *mut u64) -> zkpipe_status>,
+    pub synthesize: Option<unsafe extern "C" fn(call: *const zkpipe_stage_call, item: *mut *mut c_void) -> zkpipe_status>,
+    pub prove: Option<unsafe extern "C" fn(call: *const zkpipe_stage_call, item: *mut c_void, out: *mut zkpipe_partition_result) -> zkpipe_status>,
+    pub discard: Option<unsafe extern "C" fn(call: *const zkpipe_stage_call, item: *mut c_void)>,
+    pub result_free: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize, host: *mut c_void)>,
+    pub validate: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> zkpipe_status>,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_partition {
+    pub ops: *const zkpipe_stage_ops,
+    pub ctx: *mut c_void,
+    pub reserved: [u64; 2],
 }
 pub type zkpipe_job_done_fn = Option<unsafe extern "C" fn(job: *mut zkpipe_job, ctx: *mut c_void)>;
 #[repr(C)]
@@ -332,7 +360,14 @@ pub struct zkpipe_engine_counters {
     pub peak_in_flight: u64,
     pub bound: u64,
     pub resident_bound: u64,
-    pub reserved: [u64; 7],
+    pub proving: u64,
+    pub permits_available: u64,
+    pub budget_bytes: u64,
+    pub budget_available: u64,
+    pub channel_items: u64,
+    pub channel_capacity: u64,
+    pub waiting_senders: u64,
+    pub reserved: [u64; 8],
 }
 
 extern "C" {
@@ -387,6 +422,7 @@ pub struct zkpipe_groth16_timings {
     pub msm_b1: f64,
     pub msm_b2: f64,
     pub msm_c: f64,
+    pub verify: f64,
     pub total: f64,
 }
 
@@ -404,6 +440,7 @@ extern "C" {
     pub fn zkpipe_groth16_vk_num_inputs(vk: *const zkpipe_groth16_vk) -> usize;
     pub fn zkpipe_groth16_pk_sizeof(pk: *const zkpipe_groth16_pk) -> usize;
     pub fn zkpipe_groth16_prove(out: *mut zkpipe_groth16_proof, first_failing: *mut usize, timings: *mut zkpipe_groth16_timings, pk: *const zkpipe_groth16_pk, cs: *const zkpipe_cs, pool: *mut zkpipe_pool, ledger: *mut zkpipe_ledger) -> zkpipe_status;
+    pub fn zkpipe_groth16_prove_witness(out: *mut zkpipe_groth16_proof, timings: *mut zkpipe_groth16_timings, detail: *mut c_char, detail_cap: usize, pk: *const zkpipe_groth16_pk, witness: *const zkpipe_scalar, count: usize, check: *const zkpipe_groth16_pvk, pool: *mut zkpipe_pool, backend: zkpipe_backend, ledger: *mut zkpipe_ledger) -> zkpipe_status;
     pub fn zkpipe_groth16_pvk_create(out: *mut *mut zkpipe_groth16_pvk, vk: *const zkpipe_groth16_vk, allocator: *const zkpipe_allocator) -> zkpipe_status;
     pub fn zkpipe_groth16_verify(pvk: *const zkpipe_groth16_pvk, inputs: *const zkpipe_scalar, n: usize, proof: *const zkpipe_groth16_proof) -> zkpipe_status;
     pub fn zkpipe_groth16_proof_size(curve: zkpipe_curve) -> usize;
@@ -504,8 +541,12 @@ extern "C" {
 
 // ---- zkpipe/io.h
 
-pub const ZKPIPE_IO_DETAIL_MAX: u32 = 256;
+pub const ZKPIPE_IO_DETAIL_MAX: u32 = ZKPIPE_DETAIL_MAX;
 pub const ZKPIPE_IO_DEFER_SUBGROUP: u32 = 1;
+pub const ZKPIPE_SNARKJS_MAX_PUBLIC: u32 = 262144;
+pub const ZKPIPE_SNARKJS_PROOF_MAX_BYTES: u32 = 64 << 10;
+pub const ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES: u32 = 64 << 20;
+pub const ZKPIPE_SNARKJS_VK_MAX_BYTES: u32 = 128 << 20;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct zkpipe_io_options {
@@ -514,6 +555,7 @@ pub struct zkpipe_io_options {
     pub acct: *mut zkpipe_acct,
     pub allocator: *const zkpipe_allocator,
     pub flags: c_uint,
+    pub ledger: *mut zkpipe_ledger,
 }
 #[repr(C)]
 pub struct zkpipe_r1cs {
@@ -553,23 +595,6 @@ pub struct zkpipe_zkey_info {
     pub copied_bytes: u64,
     pub reserved: [u64; 4],
 }
-#[repr(C)]
-#[derive(Copy, Clone)]
-pub struct zkpipe_zkey_timings {
-    pub abc: f64,
-    pub h: f64,
-    pub msm_a: f64,
-    pub msm_b1: f64,
-    pub msm_c: f64,
-    pub msm_b2: f64,
-    pub verify: f64,
-    pub total: f64,
-}
-#[repr(C)]
-pub struct zkpipe_snarkjs_vk {
-    _private: [u8; 0],
-    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
-}
 
 extern "C" {
     pub fn zkpipe_io_options_init(opts: *mut zkpipe_io_options);
@@ -577,25 +602,22 @@ extern "C" {
     pub fn zkpipe_r1cs_open_mem(out: *mut *mut zkpipe_r1cs, detail: *mut c_char, detail_cap: usize, data: *const c_void, len: usize, opts: *const zkpipe_io_options) -> zkpipe_status;
     pub fn zkpipe_r1cs_destroy(r1cs: *mut zkpipe_r1cs);
     pub fn zkpipe_r1cs_info_get(out: *mut zkpipe_r1cs_info, r1cs: *const zkpipe_r1cs) -> zkpipe_status;
-    pub fn zkpipe_r1cs_check(first_failing: *mut usize, detail: *mut c_char, detail_cap: usize, r1cs: *const zkpipe_r1cs, wtns: *const zkpipe_wtns) -> zkpipe_status;
+    pub fn zkpipe_r1cs_load(out: *mut *mut zkpipe_cs, detail: *mut c_char, detail_cap: usize, r1cs: *const zkpipe_r1cs, wtns: *const zkpipe_wtns, allocator: *const zkpipe_allocator) -> zkpipe_status;
     pub fn zkpipe_wtns_open(out: *mut *mut zkpipe_wtns, detail: *mut c_char, detail_cap: usize, path: *const c_char, opts: *const zkpipe_io_options) -> zkpipe_status;
     pub fn zkpipe_wtns_open_mem(out: *mut *mut zkpipe_wtns, detail: *mut c_char, detail_cap: usize, data: *const c_void, len: usize, opts: *const zkpipe_io_options) -> zkpipe_status;
     pub fn zkpipe_wtns_destroy(wtns: *mut zkpipe_wtns);
     pub fn zkpipe_wtns_curve(wtns: *const zkpipe_wtns) -> zkpipe_curve;
     pub fn zkpipe_wtns_count(wtns: *const zkpipe_wtns) -> usize;
     pub fn zkpipe_wtns_get(out: *mut zkpipe_scalar, wtns: *const zkpipe_wtns, i: usize) -> zkpipe_status;
+    pub fn zkpipe_wtns_values(wtns: *const zkpipe_wtns) -> *const zkpipe_scalar;
     pub fn zkpipe_zkey_open(out: *mut *mut zkpipe_zkey, detail: *mut c_char, detail_cap: usize, path: *const c_char, opts: *const zkpipe_io_options) -> zkpipe_status;
     pub fn zkpipe_zkey_open_mem(out: *mut *mut zkpipe_zkey, detail: *mut c_char, detail_cap: usize, data: *const c_void, len: usize, opts: *const zkpipe_io_options) -> zkpipe_status;
     pub fn zkpipe_zkey_destroy(zkey: *mut zkpipe_zkey);
     pub fn zkpipe_zkey_info_get(out: *mut zkpipe_zkey_info, zkey: *const zkpipe_zkey) -> zkpipe_status;
-    pub fn zkpipe_zkey_prove(out: *mut zkpipe_groth16_proof, timings: *mut zkpipe_zkey_timings, detail: *mut c_char, detail_cap: usize, zkey: *const zkpipe_zkey, wtns: *const zkpipe_wtns, pool: *mut zkpipe_pool, backend: zkpipe_backend, ledger: *mut zkpipe_ledger) -> zkpipe_status;
-    pub fn zkpipe_snarkjs_vk_parse(out: *mut *mut zkpipe_snarkjs_vk, detail: *mut c_char, detail_cap: usize, json: *const c_char, len: usize, allocator: *const zkpipe_allocator) -> zkpipe_status;
-    pub fn zkpipe_zkey_vk(out: *mut *mut zkpipe_snarkjs_vk, zkey: *const zkpipe_zkey, allocator: *const zkpipe_allocator) -> zkpipe_status;
-    pub fn zkpipe_snarkjs_vk_destroy(vk: *mut zkpipe_snarkjs_vk);
-    pub fn zkpipe_snarkjs_vk_curve(vk: *const zkpipe_snarkjs_vk) -> zkpipe_curve;
-    pub fn zkpipe_snarkjs_vk_num_public(vk: *const zkpipe_snarkjs_vk) -> usize;
-    pub fn zkpipe_snarkjs_verify(vk: *const zkpipe_snarkjs_vk, inputs: *const zkpipe_scalar, n: usize, proof: *const zkpipe_groth16_proof) -> zkpipe_status;
-    pub fn zkpipe_snarkjs_proof_parse(out: *mut zkpipe_groth16_proof, detail: *mut c_char, detail_cap: usize, json: *const c_char, len: usize) -> zkpipe_status;
+    pub fn zkpipe_zkey_pk(zkey: *const zkpipe_zkey) -> *const zkpipe_groth16_pk;
+    pub fn zkpipe_zkey_vk(out: *mut *mut zkpipe_groth16_vk, zkey: *const zkpipe_zkey, allocator: *const zkpipe_allocator) -> zkpipe_status;
+    pub fn zkpipe_snarkjs_vk_parse(out: *mut *mut zkpipe_groth16_vk, detail: *mut c_char, detail_cap: usize, json: *const c_char, len: usize, allocator: *const zkpipe_allocator) -> zkpipe_status;
+    pub fn zkpipe_snarkjs_proof_parse(out: *mut zkpipe_groth16_proof, detail: *mut c_char, detail_cap: usize, curve: zkpipe_curve, json: *const c_char, len: usize) -> zkpipe_status;
     pub fn zkpipe_snarkjs_public_parse(out: *mut zkpipe_scalar, cap: usize, out_n: *mut usize, detail: *mut c_char, detail_cap: usize, curve: zkpipe_curve, json: *const c_char, len: usize) -> zkpipe_status;
     pub fn zkpipe_snarkjs_proof_write(buf: *mut c_char, cap: usize, out_len: *mut usize, proof: *const zkpipe_groth16_proof) -> zkpipe_status;
     pub fn zkpipe_snarkjs_public_write(buf: *mut c_char, cap: usize, out_len: *mut usize, inputs: *const zkpipe_scalar, n: usize) -> zkpipe_status;
@@ -649,8 +671,40 @@ extern "C" {
     pub fn zkpipe_sem_waiters(sem: *const zkpipe_sem) -> u64;
 }
 
+// ---- zkpipe/stages.h
+
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_circuit_partition {
+    pub build: Option<unsafe extern "C" fn(cs: *mut zkpipe_cs, ctx: *mut c_void, partition: usize) -> zkpipe_status>,
+    pub ctx: *mut c_void,
+    pub synth_bytes: u64,
+    pub pk: *const zkpipe_groth16_pk,
+}
+#[repr(C)]
+pub struct zkpipe_zkey_source {
+    _private: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_zkey_partition {
+    pub source: *const zkpipe_zkey_source,
+    pub wtns_path: *const c_char,
+    pub public_out: *mut zkpipe_scalar,
+    pub insecure_blinding: *const zkpipe_scalar,
+}
+
+extern "C" {
+    pub fn zkpipe_circuit_stage_ops() -> *const zkpipe_stage_ops;
+    pub fn zkpipe_zkey_source_create(out: *mut *mut zkpipe_zkey_source, zkey: *const zkpipe_zkey, allocator: *const zkpipe_allocator) -> zkpipe_status;
+    pub fn zkpipe_zkey_source_destroy(source: *mut zkpipe_zkey_source);
+    pub fn zkpipe_zkey_stage_ops() -> *const zkpipe_stage_ops;
+}
+
 // ---- zkpipe/status.h
 
+pub const ZKPIPE_DETAIL_MAX: u32 = 256;
 pub type zkpipe_status = c_int;
 pub const ZKPIPE_OK: zkpipe_status = 0;
 pub const ZKPIPE_EINVAL: zkpipe_status = -1;
@@ -681,6 +735,13 @@ pub const ZKPIPE_EOVERFLOW: zkpipe_status = -24;
 extern "C" {
     pub fn zkpipe_status_str(status: c_int) -> *const c_char;
     pub fn zkpipe_status_name(status: c_int) -> *const c_char;
+}
+
+// ---- zkpipe/testcircuit.h
+
+
+extern "C" {
+    pub fn zkpipe_testcircuit_build(cs: *mut zkpipe_cs, log_rows: c_uint, seed: u64, num_public: usize) -> zkpipe_status;
 }
 
 // ---- zkpipe/trace.h
@@ -908,6 +969,8 @@ const _: () = assert!(size_of::<zkpipe_release>() == layout::SIZE_zkpipe_release
 const _: () = assert!(align_of::<zkpipe_release>() == layout::ALIGN_zkpipe_release);
 const _: () = assert!(size_of::<zkpipe_engine_config>() == layout::SIZE_zkpipe_engine_config);
 const _: () = assert!(align_of::<zkpipe_engine_config>() == layout::ALIGN_zkpipe_engine_config);
+const _: () = assert!(offset_of!(zkpipe_engine_config, struct_size) == layout::OFFSET_zkpipe_engine_config_struct_size);
+const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.struct_size) == layout::FSIZE_zkpipe_engine_config_struct_size);
 const _: () = assert!(offset_of!(zkpipe_engine_config, synth_workers) == layout::OFFSET_zkpipe_engine_config_synth_workers);
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.synth_workers) == layout::FSIZE_zkpipe_engine_config_synth_workers);
 const _: () = assert!(offset_of!(zkpipe_engine_config, permits) == layout::OFFSET_zkpipe_engine_config_permits);
@@ -938,16 +1001,6 @@ const _: () = assert!(offset_of!(zkpipe_engine_config, trace) == layout::OFFSET_
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.trace) == layout::FSIZE_zkpipe_engine_config_trace);
 const _: () = assert!(offset_of!(zkpipe_engine_config, allocator) == layout::OFFSET_zkpipe_engine_config_allocator);
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.allocator) == layout::FSIZE_zkpipe_engine_config_allocator);
-const _: () = assert!(size_of::<zkpipe_partition>() == layout::SIZE_zkpipe_partition);
-const _: () = assert!(align_of::<zkpipe_partition>() == layout::ALIGN_zkpipe_partition);
-const _: () = assert!(offset_of!(zkpipe_partition, build) == layout::OFFSET_zkpipe_partition_build);
-const _: () = assert!(field_size(|s: &zkpipe_partition| &s.build) == layout::FSIZE_zkpipe_partition_build);
-const _: () = assert!(offset_of!(zkpipe_partition, ctx) == layout::OFFSET_zkpipe_partition_ctx);
-const _: () = assert!(field_size(|s: &zkpipe_partition| &s.ctx) == layout::FSIZE_zkpipe_partition_ctx);
-const _: () = assert!(offset_of!(zkpipe_partition, synth_bytes) == layout::OFFSET_zkpipe_partition_synth_bytes);
-const _: () = assert!(field_size(|s: &zkpipe_partition| &s.synth_bytes) == layout::FSIZE_zkpipe_partition_synth_bytes);
-const _: () = assert!(offset_of!(zkpipe_partition, pk) == layout::OFFSET_zkpipe_partition_pk);
-const _: () = assert!(field_size(|s: &zkpipe_partition| &s.pk) == layout::FSIZE_zkpipe_partition_pk);
 const _: () = assert!(size_of::<zkpipe_partition_result>() == layout::SIZE_zkpipe_partition_result);
 const _: () = assert!(align_of::<zkpipe_partition_result>() == layout::ALIGN_zkpipe_partition_result);
 const _: () = assert!(offset_of!(zkpipe_partition_result, status) == layout::OFFSET_zkpipe_partition_result_status);
@@ -956,14 +1009,68 @@ const _: () = assert!(offset_of!(zkpipe_partition_result, first_failing) == layo
 const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.first_failing) == layout::FSIZE_zkpipe_partition_result_first_failing);
 const _: () = assert!(offset_of!(zkpipe_partition_result, proof) == layout::OFFSET_zkpipe_partition_result_proof);
 const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.proof) == layout::FSIZE_zkpipe_partition_result_proof);
+const _: () = assert!(offset_of!(zkpipe_partition_result, host) == layout::OFFSET_zkpipe_partition_result_host);
+const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.host) == layout::FSIZE_zkpipe_partition_result_host);
 const _: () = assert!(offset_of!(zkpipe_partition_result, synth_s) == layout::OFFSET_zkpipe_partition_result_synth_s);
 const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.synth_s) == layout::FSIZE_zkpipe_partition_result_synth_s);
 const _: () = assert!(offset_of!(zkpipe_partition_result, wait_s) == layout::OFFSET_zkpipe_partition_result_wait_s);
 const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.wait_s) == layout::FSIZE_zkpipe_partition_result_wait_s);
 const _: () = assert!(offset_of!(zkpipe_partition_result, prove_s) == layout::OFFSET_zkpipe_partition_result_prove_s);
 const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.prove_s) == layout::FSIZE_zkpipe_partition_result_prove_s);
+const _: () = assert!(offset_of!(zkpipe_partition_result, detail) == layout::OFFSET_zkpipe_partition_result_detail);
+const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.detail) == layout::FSIZE_zkpipe_partition_result_detail);
 const _: () = assert!(offset_of!(zkpipe_partition_result, reserved) == layout::OFFSET_zkpipe_partition_result_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.reserved) == layout::FSIZE_zkpipe_partition_result_reserved);
+const _: () = assert!(size_of::<zkpipe_stage_call>() == layout::SIZE_zkpipe_stage_call);
+const _: () = assert!(align_of::<zkpipe_stage_call>() == layout::ALIGN_zkpipe_stage_call);
+const _: () = assert!(offset_of!(zkpipe_stage_call, ctx) == layout::OFFSET_zkpipe_stage_call_ctx);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.ctx) == layout::FSIZE_zkpipe_stage_call_ctx);
+const _: () = assert!(offset_of!(zkpipe_stage_call, partition) == layout::OFFSET_zkpipe_stage_call_partition);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.partition) == layout::FSIZE_zkpipe_stage_call_partition);
+const _: () = assert!(offset_of!(zkpipe_stage_call, job) == layout::OFFSET_zkpipe_stage_call_job);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.job) == layout::FSIZE_zkpipe_stage_call_job);
+const _: () = assert!(offset_of!(zkpipe_stage_call, ledger) == layout::OFFSET_zkpipe_stage_call_ledger);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.ledger) == layout::FSIZE_zkpipe_stage_call_ledger);
+const _: () = assert!(offset_of!(zkpipe_stage_call, pool) == layout::OFFSET_zkpipe_stage_call_pool);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.pool) == layout::FSIZE_zkpipe_stage_call_pool);
+const _: () = assert!(offset_of!(zkpipe_stage_call, backend) == layout::OFFSET_zkpipe_stage_call_backend);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.backend) == layout::FSIZE_zkpipe_stage_call_backend);
+const _: () = assert!(offset_of!(zkpipe_stage_call, prover_threads) == layout::OFFSET_zkpipe_stage_call_prover_threads);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.prover_threads) == layout::FSIZE_zkpipe_stage_call_prover_threads);
+const _: () = assert!(offset_of!(zkpipe_stage_call, worker) == layout::OFFSET_zkpipe_stage_call_worker);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.worker) == layout::FSIZE_zkpipe_stage_call_worker);
+const _: () = assert!(offset_of!(zkpipe_stage_call, allocator) == layout::OFFSET_zkpipe_stage_call_allocator);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.allocator) == layout::FSIZE_zkpipe_stage_call_allocator);
+const _: () = assert!(offset_of!(zkpipe_stage_call, detail) == layout::OFFSET_zkpipe_stage_call_detail);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.detail) == layout::FSIZE_zkpipe_stage_call_detail);
+const _: () = assert!(offset_of!(zkpipe_stage_call, detail_cap) == layout::OFFSET_zkpipe_stage_call_detail_cap);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.detail_cap) == layout::FSIZE_zkpipe_stage_call_detail_cap);
+const _: () = assert!(size_of::<zkpipe_stage_ops>() == layout::SIZE_zkpipe_stage_ops);
+const _: () = assert!(align_of::<zkpipe_stage_ops>() == layout::ALIGN_zkpipe_stage_ops);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, struct_size) == layout::OFFSET_zkpipe_stage_ops_struct_size);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.struct_size) == layout::FSIZE_zkpipe_stage_ops_struct_size);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, name) == layout::OFFSET_zkpipe_stage_ops_name);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.name) == layout::FSIZE_zkpipe_stage_ops_name);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, estimate) == layout::OFFSET_zkpipe_stage_ops_estimate);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.estimate) == layout::FSIZE_zkpipe_stage_ops_estimate);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, synthesize) == layout::OFFSET_zkpipe_stage_ops_synthesize);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.synthesize) == layout::FSIZE_zkpipe_stage_ops_synthesize);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, prove) == layout::OFFSET_zkpipe_stage_ops_prove);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.prove) == layout::FSIZE_zkpipe_stage_ops_prove);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, discard) == layout::OFFSET_zkpipe_stage_ops_discard);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.discard) == layout::FSIZE_zkpipe_stage_ops_discard);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, result_free) == layout::OFFSET_zkpipe_stage_ops_result_free);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.result_free) == layout::FSIZE_zkpipe_stage_ops_result_free);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, validate) == layout::OFFSET_zkpipe_stage_ops_validate);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.validate) == layout::FSIZE_zkpipe_stage_ops_validate);
+const _: () = assert!(size_of::<zkpipe_partition>() == layout::SIZE_zkpipe_partition);
+const _: () = assert!(align_of::<zkpipe_partition>() == layout::ALIGN_zkpipe_partition);
+const _: () = assert!(offset_of!(zkpipe_partition, ops) == layout::OFFSET_zkpipe_partition_ops);
+const _: () = assert!(field_size(|s: &zkpipe_partition| &s.ops) == layout::FSIZE_zkpipe_partition_ops);
+const _: () = assert!(offset_of!(zkpipe_partition, ctx) == layout::OFFSET_zkpipe_partition_ctx);
+const _: () = assert!(field_size(|s: &zkpipe_partition| &s.ctx) == layout::FSIZE_zkpipe_partition_ctx);
+const _: () = assert!(offset_of!(zkpipe_partition, reserved) == layout::OFFSET_zkpipe_partition_reserved);
+const _: () = assert!(field_size(|s: &zkpipe_partition| &s.reserved) == layout::FSIZE_zkpipe_partition_reserved);
 const _: () = assert!(size_of::<zkpipe_engine_counters>() == layout::SIZE_zkpipe_engine_counters);
 const _: () = assert!(align_of::<zkpipe_engine_counters>() == layout::ALIGN_zkpipe_engine_counters);
 const _: () = assert!(offset_of!(zkpipe_engine_counters, submitted) == layout::OFFSET_zkpipe_engine_counters_submitted);
@@ -982,6 +1089,20 @@ const _: () = assert!(offset_of!(zkpipe_engine_counters, bound) == layout::OFFSE
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.bound) == layout::FSIZE_zkpipe_engine_counters_bound);
 const _: () = assert!(offset_of!(zkpipe_engine_counters, resident_bound) == layout::OFFSET_zkpipe_engine_counters_resident_bound);
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.resident_bound) == layout::FSIZE_zkpipe_engine_counters_resident_bound);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, proving) == layout::OFFSET_zkpipe_engine_counters_proving);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.proving) == layout::FSIZE_zkpipe_engine_counters_proving);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, permits_available) == layout::OFFSET_zkpipe_engine_counters_permits_available);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.permits_available) == layout::FSIZE_zkpipe_engine_counters_permits_available);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, budget_bytes) == layout::OFFSET_zkpipe_engine_counters_budget_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.budget_bytes) == layout::FSIZE_zkpipe_engine_counters_budget_bytes);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, budget_available) == layout::OFFSET_zkpipe_engine_counters_budget_available);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.budget_available) == layout::FSIZE_zkpipe_engine_counters_budget_available);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, channel_items) == layout::OFFSET_zkpipe_engine_counters_channel_items);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.channel_items) == layout::FSIZE_zkpipe_engine_counters_channel_items);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, channel_capacity) == layout::OFFSET_zkpipe_engine_counters_channel_capacity);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.channel_capacity) == layout::FSIZE_zkpipe_engine_counters_channel_capacity);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, waiting_senders) == layout::OFFSET_zkpipe_engine_counters_waiting_senders);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.waiting_senders) == layout::FSIZE_zkpipe_engine_counters_waiting_senders);
 const _: () = assert!(offset_of!(zkpipe_engine_counters, reserved) == layout::OFFSET_zkpipe_engine_counters_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.reserved) == layout::FSIZE_zkpipe_engine_counters_reserved);
 const _: () = assert!(ZKPIPE_GROTH16_PROOF_MAX_BYTES as i128 == layout::VALUE_ZKPIPE_GROTH16_PROOF_MAX_BYTES as i128);
@@ -1008,6 +1129,8 @@ const _: () = assert!(offset_of!(zkpipe_groth16_timings, msm_b2) == layout::OFFS
 const _: () = assert!(field_size(|s: &zkpipe_groth16_timings| &s.msm_b2) == layout::FSIZE_zkpipe_groth16_timings_msm_b2);
 const _: () = assert!(offset_of!(zkpipe_groth16_timings, msm_c) == layout::OFFSET_zkpipe_groth16_timings_msm_c);
 const _: () = assert!(field_size(|s: &zkpipe_groth16_timings| &s.msm_c) == layout::FSIZE_zkpipe_groth16_timings_msm_c);
+const _: () = assert!(offset_of!(zkpipe_groth16_timings, verify) == layout::OFFSET_zkpipe_groth16_timings_verify);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_timings| &s.verify) == layout::FSIZE_zkpipe_groth16_timings_verify);
 const _: () = assert!(offset_of!(zkpipe_groth16_timings, total) == layout::OFFSET_zkpipe_groth16_timings_total);
 const _: () = assert!(field_size(|s: &zkpipe_groth16_timings| &s.total) == layout::FSIZE_zkpipe_groth16_timings_total);
 const _: () = assert!(ZKPIPE_HISTOGRAM_BUCKETS_MAX as i128 == layout::VALUE_ZKPIPE_HISTOGRAM_BUCKETS_MAX as i128);
@@ -1072,6 +1195,10 @@ const _: () = assert!(offset_of!(zkpipe_http_counters, reserved) == layout::OFFS
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.reserved) == layout::FSIZE_zkpipe_http_counters_reserved);
 const _: () = assert!(ZKPIPE_IO_DETAIL_MAX as i128 == layout::VALUE_ZKPIPE_IO_DETAIL_MAX as i128);
 const _: () = assert!(ZKPIPE_IO_DEFER_SUBGROUP as i128 == layout::VALUE_ZKPIPE_IO_DEFER_SUBGROUP as i128);
+const _: () = assert!(ZKPIPE_SNARKJS_MAX_PUBLIC as i128 == layout::VALUE_ZKPIPE_SNARKJS_MAX_PUBLIC as i128);
+const _: () = assert!(ZKPIPE_SNARKJS_PROOF_MAX_BYTES as i128 == layout::VALUE_ZKPIPE_SNARKJS_PROOF_MAX_BYTES as i128);
+const _: () = assert!(ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES as i128 == layout::VALUE_ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES as i128);
+const _: () = assert!(ZKPIPE_SNARKJS_VK_MAX_BYTES as i128 == layout::VALUE_ZKPIPE_SNARKJS_VK_MAX_BYTES as i128);
 const _: () = assert!(size_of::<zkpipe_io_options>() == layout::SIZE_zkpipe_io_options);
 const _: () = assert!(align_of::<zkpipe_io_options>() == layout::ALIGN_zkpipe_io_options);
 const _: () = assert!(offset_of!(zkpipe_io_options, struct_size) == layout::OFFSET_zkpipe_io_options_struct_size);
@@ -1084,6 +1211,8 @@ const _: () = assert!(offset_of!(zkpipe_io_options, allocator) == layout::OFFSET
 const _: () = assert!(field_size(|s: &zkpipe_io_options| &s.allocator) == layout::FSIZE_zkpipe_io_options_allocator);
 const _: () = assert!(offset_of!(zkpipe_io_options, flags) == layout::OFFSET_zkpipe_io_options_flags);
 const _: () = assert!(field_size(|s: &zkpipe_io_options| &s.flags) == layout::FSIZE_zkpipe_io_options_flags);
+const _: () = assert!(offset_of!(zkpipe_io_options, ledger) == layout::OFFSET_zkpipe_io_options_ledger);
+const _: () = assert!(field_size(|s: &zkpipe_io_options| &s.ledger) == layout::FSIZE_zkpipe_io_options_ledger);
 const _: () = assert!(size_of::<zkpipe_r1cs_info>() == layout::SIZE_zkpipe_r1cs_info);
 const _: () = assert!(align_of::<zkpipe_r1cs_info>() == layout::ALIGN_zkpipe_r1cs_info);
 const _: () = assert!(offset_of!(zkpipe_r1cs_info, curve) == layout::OFFSET_zkpipe_r1cs_info_curve);
@@ -1118,24 +1247,6 @@ const _: () = assert!(offset_of!(zkpipe_zkey_info, copied_bytes) == layout::OFFS
 const _: () = assert!(field_size(|s: &zkpipe_zkey_info| &s.copied_bytes) == layout::FSIZE_zkpipe_zkey_info_copied_bytes);
 const _: () = assert!(offset_of!(zkpipe_zkey_info, reserved) == layout::OFFSET_zkpipe_zkey_info_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_zkey_info| &s.reserved) == layout::FSIZE_zkpipe_zkey_info_reserved);
-const _: () = assert!(size_of::<zkpipe_zkey_timings>() == layout::SIZE_zkpipe_zkey_timings);
-const _: () = assert!(align_of::<zkpipe_zkey_timings>() == layout::ALIGN_zkpipe_zkey_timings);
-const _: () = assert!(offset_of!(zkpipe_zkey_timings, abc) == layout::OFFSET_zkpipe_zkey_timings_abc);
-const _: () = assert!(field_size(|s: &zkpipe_zkey_timings| &s.abc) == layout::FSIZE_zkpipe_zkey_timings_abc);
-const _: () = assert!(offset_of!(zkpipe_zkey_timings, h) == layout::OFFSET_zkpipe_zkey_timings_h);
-const _: () = assert!(field_size(|s: &zkpipe_zkey_timings| &s.h) == layout::FSIZE_zkpipe_zkey_timings_h);
-const _: () = assert!(offset_of!(zkpipe_zkey_timings, msm_a) == layout::OFFSET_zkpipe_zkey_timings_msm_a);
-const _: () = assert!(field_size(|s: &zkpipe_zkey_timings| &s.msm_a) == layout::FSIZE_zkpipe_zkey_timings_msm_a);
-const _: () = assert!(offset_of!(zkpipe_zkey_timings, msm_b1) == layout::OFFSET_zkpipe_zkey_timings_msm_b1);
-const _: () = assert!(field_size(|s: &zkpipe_zkey_timings| &s.msm_b1) == layout::FSIZE_zkpipe_zkey_timings_msm_b1);
-const _: () = assert!(offset_of!(zkpipe_zkey_timings, msm_c) == layout::OFFSET_zkpipe_zkey_timings_msm_c);
-const _: () = assert!(field_size(|s: &zkpipe_zkey_timings| &s.msm_c) == layout::FSIZE_zkpipe_zkey_timings_msm_c);
-const _: () = assert!(offset_of!(zkpipe_zkey_timings, msm_b2) == layout::OFFSET_zkpipe_zkey_timings_msm_b2);
-const _: () = assert!(field_size(|s: &zkpipe_zkey_timings| &s.msm_b2) == layout::FSIZE_zkpipe_zkey_timings_msm_b2);
-const _: () = assert!(offset_of!(zkpipe_zkey_timings, verify) == layout::OFFSET_zkpipe_zkey_timings_verify);
-const _: () = assert!(field_size(|s: &zkpipe_zkey_timings| &s.verify) == layout::FSIZE_zkpipe_zkey_timings_verify);
-const _: () = assert!(offset_of!(zkpipe_zkey_timings, total) == layout::OFFSET_zkpipe_zkey_timings_total);
-const _: () = assert!(field_size(|s: &zkpipe_zkey_timings| &s.total) == layout::FSIZE_zkpipe_zkey_timings_total);
 const _: () = assert!(ZKPIPE_POOL_MAX_THREADS as i128 == layout::VALUE_ZKPIPE_POOL_MAX_THREADS as i128);
 const _: () = assert!(ZKPIPE_SEM_TRACKED_PERMITS as i128 == layout::VALUE_ZKPIPE_SEM_TRACKED_PERMITS as i128);
 const _: () = assert!(size_of::<zkpipe_permit>() == layout::SIZE_zkpipe_permit);
@@ -1148,6 +1259,27 @@ const _: () = assert!(offset_of!(zkpipe_permit, ticket) == layout::OFFSET_zkpipe
 const _: () = assert!(field_size(|s: &zkpipe_permit| &s.ticket) == layout::FSIZE_zkpipe_permit_ticket);
 const _: () = assert!(offset_of!(zkpipe_permit, slot) == layout::OFFSET_zkpipe_permit_slot);
 const _: () = assert!(field_size(|s: &zkpipe_permit| &s.slot) == layout::FSIZE_zkpipe_permit_slot);
+const _: () = assert!(size_of::<zkpipe_circuit_partition>() == layout::SIZE_zkpipe_circuit_partition);
+const _: () = assert!(align_of::<zkpipe_circuit_partition>() == layout::ALIGN_zkpipe_circuit_partition);
+const _: () = assert!(offset_of!(zkpipe_circuit_partition, build) == layout::OFFSET_zkpipe_circuit_partition_build);
+const _: () = assert!(field_size(|s: &zkpipe_circuit_partition| &s.build) == layout::FSIZE_zkpipe_circuit_partition_build);
+const _: () = assert!(offset_of!(zkpipe_circuit_partition, ctx) == layout::OFFSET_zkpipe_circuit_partition_ctx);
+const _: () = assert!(field_size(|s: &zkpipe_circuit_partition| &s.ctx) == layout::FSIZE_zkpipe_circuit_partition_ctx);
+const _: () = assert!(offset_of!(zkpipe_circuit_partition, synth_bytes) == layout::OFFSET_zkpipe_circuit_partition_synth_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_circuit_partition| &s.synth_bytes) == layout::FSIZE_zkpipe_circuit_partition_synth_bytes);
+const _: () = assert!(offset_of!(zkpipe_circuit_partition, pk) == layout::OFFSET_zkpipe_circuit_partition_pk);
+const _: () = assert!(field_size(|s: &zkpipe_circuit_partition| &s.pk) == layout::FSIZE_zkpipe_circuit_partition_pk);
+const _: () = assert!(size_of::<zkpipe_zkey_partition>() == layout::SIZE_zkpipe_zkey_partition);
+const _: () = assert!(align_of::<zkpipe_zkey_partition>() == layout::ALIGN_zkpipe_zkey_partition);
+const _: () = assert!(offset_of!(zkpipe_zkey_partition, source) == layout::OFFSET_zkpipe_zkey_partition_source);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_partition| &s.source) == layout::FSIZE_zkpipe_zkey_partition_source);
+const _: () = assert!(offset_of!(zkpipe_zkey_partition, wtns_path) == layout::OFFSET_zkpipe_zkey_partition_wtns_path);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_partition| &s.wtns_path) == layout::FSIZE_zkpipe_zkey_partition_wtns_path);
+const _: () = assert!(offset_of!(zkpipe_zkey_partition, public_out) == layout::OFFSET_zkpipe_zkey_partition_public_out);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_partition| &s.public_out) == layout::FSIZE_zkpipe_zkey_partition_public_out);
+const _: () = assert!(offset_of!(zkpipe_zkey_partition, insecure_blinding) == layout::OFFSET_zkpipe_zkey_partition_insecure_blinding);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_partition| &s.insecure_blinding) == layout::FSIZE_zkpipe_zkey_partition_insecure_blinding);
+const _: () = assert!(ZKPIPE_DETAIL_MAX as i128 == layout::VALUE_ZKPIPE_DETAIL_MAX as i128);
 const _: () = assert!(ZKPIPE_OK as i128 == layout::VALUE_ZKPIPE_OK as i128);
 const _: () = assert!(ZKPIPE_EINVAL as i128 == layout::VALUE_ZKPIPE_EINVAL as i128);
 const _: () = assert!(ZKPIPE_ENOMEM as i128 == layout::VALUE_ZKPIPE_ENOMEM as i128);

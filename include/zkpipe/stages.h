@@ -1,0 +1,94 @@
+/*! zkpipe/stages.h : the built-in stage operations (zkpipe/engine.h), Groth16 on the library's
+ * own prover: zkpipe circuits built in C, and circom zkeys with witness files.
+ *
+ * Both are implementations of zkpipe_stage_ops like a host's; the engine treats them no
+ * differently. A partition is {ops, ctx} with ctx one of the structs below, which the caller
+ * owns and keeps valid until the job has finished. Results: the proof in
+ * zkpipe_partition_result.proof; failures with a detail line in its `detail`. */
+#ifndef ZKPIPE_STAGES_H
+#define ZKPIPE_STAGES_H
+
+#include "zkpipe/circuit.h"
+#include "zkpipe/common.h"
+#include "zkpipe/engine.h"
+#include "zkpipe/groth16.h"
+#include "zkpipe/io.h"
+#include "zkpipe/status.h"
+
+ZKPIPE_EXTERN_C_BEGIN
+
+/* A zkpipe circuit partition: a circuit with its witness, and the proving key for it. */
+typedef struct zkpipe_circuit_partition {
+    /* Fills `cs` (empty, ZKPIPE_CS_WITNESS mode, over the key's curve, using the engine's
+     * allocator through a wrapper that charges each block, plus a header of 16 bytes or the
+     * block's alignment, to the partition's ledger as kind ZKPIPE_KIND_CIRCUIT) with the
+     * partition's constraints and witness; returns ZKPIPE_OK or an error that becomes the
+     * partition's result. Called on a synthesis worker thread, for partitions of a job
+     * concurrently. The circuit is freed once synthesized. */
+    zkpipe_status (*build)(zkpipe_cs *cs, void *ctx, size_t partition);
+    void *ctx; /* passed to build untouched */
+    /* Bytes synthesis will charge (zkpipe_synth_estimate); 0: derived from the key's counts. A
+     * circuit built larger than announced fails with ZKPIPE_EMISMATCH before synthesis. */
+    uint64_t synth_bytes;
+    const zkpipe_groth16_pk *pk;
+} zkpipe_circuit_partition;
+
+/*! zkpipe_circuit_stage_ops() : the operations of zkpipe_circuit_partition contexts.
+ *   estimate: the most the ledger holds, exactly, on the CPU backend with prover_threads
+ *     threads: synth_bytes (or zkpipe_synth_estimate of the key's counts) with the NTT domain
+ *     beside them while h is computed, or, later, without b and c (h takes a's place) and with
+ *     the largest MSM scratch, whichever is more. The
+ *     circuit is charged but not budgeted, its size being known only once it is built: the
+ *     accounted bytes of all partitions never exceed the budget plus the circuits under
+ *     construction (at most min(synth_workers, permits) of them).
+ *   synthesize: builds the circuit with `build`, synthesizes it into buffers charged to the
+ *     ledger (zkpipe/groth16.h's zkpipe_groth16_prove says which), frees the circuit.
+ *   prove: the prover of zkpipe_groth16_prove on the engine's backend and the worker's pool,
+ *     with fresh r and s from the operating system.
+ * @return a static table. Thread safety: any thread. */
+ZKPIPE_API const zkpipe_stage_ops *zkpipe_circuit_stage_ops(void);
+
+/* A zkey shared by its partitions: the zkey (opened once, mapped and validated), its proving
+ * key and its prepared verifying key. Opaque, immutable: any number of threads use it. */
+typedef struct zkpipe_zkey_source zkpipe_zkey_source;
+
+/*! zkpipe_zkey_source_create() : a source over `zkey` (borrowed: it must outlive the source,
+ * which must outlive every job that uses it).
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, allocator incomplete), ZKPIPE_ENOMEM. Allocates the
+ * source and the prepared verifying key (about 40 KB plus 96 bytes per public signal).
+ * Thread safety: any thread. */
+ZKPIPE_API zkpipe_status zkpipe_zkey_source_create(zkpipe_zkey_source **out,
+                                                   const zkpipe_zkey *zkey,
+                                                   const zkpipe_allocator *allocator);
+/*! zkpipe_zkey_source_destroy() : frees it; NULL is a no-op. No job may be using it. */
+ZKPIPE_API void zkpipe_zkey_source_destroy(zkpipe_zkey_source *source);
+
+/* A circom partition: one witness file proved with a zkey source. */
+typedef struct zkpipe_zkey_partition {
+    const zkpipe_zkey_source *source;
+    const char *wtns_path; /* the .wtns, mapped at synthesis and unmapped once proved */
+    /* NULL, or room for the zkey's num_public signals: the public inputs of the proof (what
+     * snarkjs writes as public.json), filled when the partition is proved. */
+    zkpipe_scalar *public_out;
+    /* NULL (the default, and the only safe choice): fresh r and s from the operating system.
+     * Else two canonical scalars r, s used as they are, so that a proof can be compared byte for
+     * byte with snarkjs's or zkpipe-prove's made with the same ones. INSECURE: a proof whose r
+     * and s are known reveals the witness. For tests only. */
+    const zkpipe_scalar *insecure_blinding;
+} zkpipe_zkey_partition;
+
+/*! zkpipe_zkey_stage_ops() : the operations of zkpipe_zkey_partition contexts.
+ *   estimate: as for circuits, with the witness (its mapping as circom writes it, and its
+ *     aligned copy: 64 bytes per variable) and a, b, c (96 n bytes) in place of synthesis's.
+ *   synthesize: maps the witness (charged to the ledger as kind "wtns"; a witness for another
+ *     curve or of another size than the zkey's fails with ZKPIPE_EMISMATCH), computes a, b and
+ *     c from the zkey's coefficients (kind ABC).
+ *   prove: h on the odd coset and the MSMs on the engine's backend, the proof checked against
+ *     the zkey's verifying key (ZKPIPE_EUNSATISFIED when it fails), as
+ *     zkpipe_groth16_prove_witness; byte for byte the same proof for the same r and s.
+ * Detail lines name the witness file. @return a static table. Thread safety: any thread. */
+ZKPIPE_API const zkpipe_stage_ops *zkpipe_zkey_stage_ops(void);
+
+ZKPIPE_EXTERN_C_END
+
+#endif

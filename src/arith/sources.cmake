@@ -1,0 +1,4 @@
+list(APPEND ZKPIPE_SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/curve_ops.c
+    ${CMAKE_CURRENT_LIST_DIR}/curve_ops_bls12_381.c
+    ${CMAKE_CURRENT_LIST_DIR}/curve_ops_bn254.c)

@@ -1,0 +1,4 @@
+list(APPEND ZKPIPE_SOURCES
+    ${CMAKE_CURRENT_LIST_DIR}/cs.c
+    ${CMAKE_CURRENT_LIST_DIR}/synth.c
+    ${CMAKE_CURRENT_LIST_DIR}/testcircuit.c)

@@ -1,0 +1,452 @@
+/* The one Groth16 prover (groth16/prove.h says what it computes) and the zkey's source of a,
+ * b and c. */
+#include <pthread.h>
+#include <string.h>
+
+#include "acct/charged_alloc.h"
+#include "core/alloc_internal.h"
+#include "core/clock_internal.h"
+#include "core/detail.h"
+#include "groth16/prove.h"
+
+#define ABC_ALIGN 64
+
+static uint64_t max_u64(uint64_t a, uint64_t b)
+{
+    return a > b ? a : b;
+}
+
+/* The assignment's two parts as the MSMs take them: canonical inputs and aux. */
+typedef struct assignment {
+    const uint64_t *in, *aux;
+} assignment;
+
+/* The density bits of query k (0: A, 1: B) over the inputs and over the aux variables; NULL
+ * for both when every variable is dense. */
+static const uint64_t *in_bits(const zkpipe_groth16_pk *pk, int k)
+{
+    return pk->density != NULL ? pk->density + (size_t)k * pk->words : NULL;
+}
+
+static const uint64_t *aux_bits(const zkpipe_groth16_pk *pk, int k)
+{
+    return pk->aux_density != NULL ? pk->aux_density + (size_t)k * pk->words : NULL;
+}
+
+/* sum z_i Q_i over query k's points `bases` (G1): the inputs' part on the CPU (a few points;
+ * on `in_pool`), the aux part on the backend. */
+static zkpipe_status query_g1(zkpipe__g1 *out, const uint64_t *bases, int k,
+                              const zkpipe_groth16_pk *pk, const assignment *z,
+                              const zkpipe__g16_backend *be, zkpipe_pool *pool,
+                              zkpipe_pool *in_pool, zkpipe_ledger *ledger,
+                              const zkpipe_allocator *work)
+{
+    const zkpipe__curve_ops *c = pk->c;
+    zkpipe__g1 aux;
+    zkpipe_status st = zkpipe__g16_backend_cpu.msm_g1(c, out, bases, z->in, in_bits(pk, k),
+                                                      pk->num_inputs, in_pool, ledger, work);
+    if (st == ZKPIPE_OK)
+        st = be->msm_g1(c, &aux, bases + pk->inputs_dense[k] * c->g1a_words, z->aux,
+                        aux_bits(pk, k), pk->num_aux, pool, ledger, work);
+    if (st == ZKPIPE_OK)
+        c->g1_add(out, out, &aux);
+    return st;
+}
+
+/* B in G2, on the backend `be` (which has a G2 MSM). Runs on the thread that owns the ledger,
+ * or beside it with `work` a plain allocator (its scratch charged for it up front). */
+typedef struct g2_job {
+    const zkpipe_groth16_pk *pk;
+    const assignment *z;
+    const zkpipe__g16_backend *be;
+    zkpipe_pool *pool;
+    zkpipe_ledger *ledger;
+    const zkpipe_allocator *work;
+    zkpipe__g2 out;
+    zkpipe_status st;
+    double secs;
+} g2_job;
+
+static void *g2_run(void *arg)
+{
+    g2_job *job = (g2_job *)arg;
+    const zkpipe_groth16_pk *pk = job->pk;
+    const zkpipe__curve_ops *c = pk->c;
+    double t0 = zkpipe__seconds();
+    zkpipe__g2 aux;
+    job->st = job->be->msm_g2(c, &job->out, pk->b2, job->z->in, in_bits(pk, 1), pk->num_inputs,
+                              job->pool, job->ledger, job->work);
+    if (job->st == ZKPIPE_OK)
+        job->st = job->be->msm_g2(c, &aux, pk->b2 + pk->inputs_dense[1] * c->g2a_words, job->z->aux,
+                                  aux_bits(pk, 1), pk->num_aux, job->pool, job->ledger, job->work);
+    if (job->st == ZKPIPE_OK)
+        c->g2_add(&job->out, &job->out, &aux);
+    job->secs = zkpipe__seconds() - t0;
+    return NULL;
+}
+
+/* The most the CPU's G2 MSMs allocate at once (the two parts run one after the other). */
+static uint64_t g2_scratch_bytes(const zkpipe_groth16_pk *pk, unsigned threads)
+{
+    const zkpipe__curve_ops *c = pk->c;
+    size_t in_dense = pk->inputs_dense[1];
+    return max_u64(c->msm_g2_scratch_bytes(pk->num_inputs, in_dense, 0, threads),
+                   c->msm_g2_scratch_bytes(pk->num_aux, pk->num_b - in_dense, 0, threads));
+}
+
+/* The largest scratch of the G1 MSMs and of the G2 MSMs on the CPU, one at a time. */
+static void msm_scratch(const zkpipe_groth16_pk *pk, unsigned threads, uint64_t *g1_max,
+                        uint64_t *g2_max)
+{
+    const zkpipe__curve_ops *c = pk->c;
+    size_t ni = pk->num_inputs, na = pk->num_aux;
+    size_t in_a = pk->inputs_dense[0], in_b = pk->inputs_dense[1];
+    size_t g1[] = {
+        c->msm_g1_scratch_bytes(ni, in_a, 0, threads),
+        c->msm_g1_scratch_bytes(na, pk->num_a - in_a, 0, threads),
+        c->msm_g1_scratch_bytes(ni, in_b, 0, threads),
+        c->msm_g1_scratch_bytes(na, pk->num_b - in_b, 0, threads),
+        c->msm_g1_scratch_bytes(na, na, 0, threads),
+        c->msm_g1_scratch_bytes(pk->num_h, pk->num_h, 0, threads),
+    };
+    *g1_max = 0;
+    for (size_t i = 0; i < sizeof g1 / sizeof g1[0]; i++)
+        *g1_max = max_u64(*g1_max, g1[i]);
+    *g2_max = g2_scratch_bytes(pk, threads);
+}
+
+/* UINT64_MAX for sizes no MSM would accept (they fail before allocating), else v. */
+static uint64_t sane(uint64_t v)
+{
+    return v >= UINT64_MAX / 4 ? UINT64_MAX : v;
+}
+
+uint64_t zkpipe__g16_workspace_bytes(const zkpipe_groth16_pk *pk, unsigned threads)
+{
+    uint64_t g1, g2, domain = pk->c->domain_bytes(pk->log_n);
+    msm_scratch(pk, threads, &g1, &g2);
+    return sane(max_u64(domain, max_u64(g1, g2))) + ZKPIPE__CURVE_BLOCK_HEADER;
+}
+
+uint64_t zkpipe__g16_prove_peak_bytes(const zkpipe_groth16_pk *pk, unsigned threads, uint64_t held)
+{
+    uint64_t g1, g2, domain = sane(pk->c->domain_bytes(pk->log_n));
+    uint64_t bc = 2 * ZKPIPE__FR_BYTES * ((uint64_t)1 << pk->log_n);
+    msm_scratch(pk, threads, &g1, &g2);
+    uint64_t msm = sane(max_u64(g1, g2));
+    if (held >= UINT64_MAX / 4 || domain == UINT64_MAX || msm == UINT64_MAX)
+        return UINT64_MAX;
+    uint64_t during_h = held + domain, during_msms = (held > bc ? held - bc : 0) + msm;
+    return max_u64(during_h, during_msms) + ZKPIPE__CURVE_BLOCK_HEADER;
+}
+
+/* The MSM sums. */
+typedef struct sums {
+    zkpipe__g1 A, B1, L, H;
+    zkpipe__g2 B;
+} sums;
+
+/* The proof's points from the sums and r, s, written to `proof` (step 4). */
+static void blind(uint8_t *proof, const zkpipe_groth16_pk *pk, sums *o, const uint64_t *r,
+                  const uint64_t *s, uint64_t *pa, uint64_t *pb, uint64_t *pc)
+{
+    const zkpipe__curve_ops *c = pk->c;
+    zkpipe__g1 d1, t, C;
+    zkpipe__g2 d2, t2;
+    uint64_t rs[ZKPIPE__FR_LIMBS], neg_delta1[ZKPIPE__G1A_WORDS];
+    c->g1_from_affine(&d1, pk->delta1);
+    c->g2_from_affine(&d2, pk->delta2);
+    c->g1_add_affine(&o->A, &o->A, pk->alpha1);
+    c->g1_mul(&t, &d1, r);
+    c->g1_add(&o->A, &o->A, &t);
+    c->g2_add_affine(&o->B, &o->B, pk->beta2);
+    c->g2_mul(&t2, &d2, s);
+    c->g2_add(&o->B, &o->B, &t2);
+    c->g1_add_affine(&o->B1, &o->B1, pk->beta1);
+    c->g1_mul(&t, &d1, s);
+    c->g1_add(&o->B1, &o->B1, &t);
+    c->g1_add(&C, &o->L, &o->H);
+    c->g1_mul(&t, &o->A, s);
+    c->g1_add(&C, &C, &t);
+    c->g1_mul(&t, &o->B1, r);
+    c->g1_add(&C, &C, &t);
+    c->fr_mul(rs, r, s);
+    c->g1_affine_neg(neg_delta1, pk->delta1);
+    c->g1_from_affine(&t, neg_delta1);
+    c->g1_mul(&t, &t, rs);
+    c->g1_add(&C, &C, &t);
+    c->g1_to_affine(pa, &o->A);
+    c->g2_to_affine(pb, &o->B);
+    c->g1_to_affine(pc, &C);
+    c->proof_point_write(proof, pa, 0);
+    c->proof_point_write(proof + c->proof_g1_bytes, pb, 1);
+    c->proof_point_write(proof + c->proof_g1_bytes + c->proof_g2_bytes, pc, 0);
+}
+
+/* Step 2: h into a's buffer (returned in *h, charged as kind H), b and c freed. */
+static zkpipe_status compute_h(uint64_t **h, const zkpipe_groth16_pk *pk, zkpipe__synth_result *res,
+                               const zkpipe__g16_prove_args *args, const zkpipe_allocator *work)
+{
+    const zkpipe__curve_ops *c = pk->c;
+    uint64_t shift[ZKPIPE__FR_LIMBS];
+    int bellman = pk->form == ZKPIPE__G16_BELLMAN;
+    zkpipe_status st = ZKPIPE_OK;
+    /* 5 generates both scalar fields' multiplicative groups (ffjavascript's choice, from which
+     * ff's roots of unity come), so 5^n != 1 for every domain; w_2n is off the domain too. */
+    if (bellman)
+        c->fr_from_u64(shift, 5);
+    else
+        st = c->fr_root_of_unity(shift, res->log_n + 1);
+    if (st == ZKPIPE_OK)
+        st = args->backend->h(c, res->a, res->b, res->c, res->log_n, shift, bellman, args->pool,
+                              res->ledger, work);
+    if (st != ZKPIPE_OK)
+        return st;
+    /* a's buffer now holds h: its charge changes kind; b and c are done with. */
+    size_t bytes = res->n * ZKPIPE__FR_BYTES;
+    zkpipe_ledger *ledger = res->ledger;
+    uint64_t *a = res->a;
+    res->a = NULL;
+    if (ledger != NULL) {
+        zkpipe_ledger_release(ledger, ZKPIPE_KIND_ABC, bytes);
+        if ((st = zkpipe_ledger_charge(ledger, ZKPIPE_KIND_H, bytes)) != ZKPIPE_OK) {
+            zkpipe__free(&res->allocator, a);
+            return st;
+        }
+    }
+    *h = a;
+    zkpipe__synth_free_abc(res);
+    c->fr_vec_to_canonical(a, res->n, args->pool);
+    return ZKPIPE_OK;
+}
+
+static void h_free(uint64_t *h, const zkpipe__synth_result *res)
+{
+    if (h == NULL)
+        return;
+    if (res->ledger != NULL)
+        zkpipe_ledger_release(res->ledger, ZKPIPE_KIND_H, res->n * ZKPIPE__FR_BYTES);
+    zkpipe__free(&res->allocator, h);
+}
+
+/* Step 3: every MSM, G2 beside the backend when it has none. */
+static zkpipe_status msms(sums *o, const zkpipe_groth16_pk *pk, const zkpipe__synth_result *res,
+                          const assignment *z, const uint64_t *h,
+                          const zkpipe__g16_prove_args *args, zkpipe_groth16_timings *t,
+                          const zkpipe_allocator *work)
+{
+    const zkpipe__curve_ops *c = pk->c;
+    const zkpipe__g16_backend *be = args->backend;
+    zkpipe_ledger *ledger = res->ledger;
+    zkpipe_pool *pool = args->pool;
+    int beside = be->msm_g2 == NULL;
+    /* The G2 thread shares the pool; the inputs' few points then take the caller alone. */
+    zkpipe_pool *in_pool = beside ? NULL : pool;
+    g2_job job = {
+        .pk = pk, .z = z, .be = beside ? &zkpipe__g16_backend_cpu : be, .pool = pool, .work = work};
+    uint64_t g2_scratch = 0;
+    zkpipe_status st = ZKPIPE_OK;
+    pthread_t thread;
+    int threaded = 0;
+    if (beside) {
+        /* The thread must not charge the ledger the caller charges meanwhile. */
+        job.work = &res->allocator;
+        g2_scratch = g2_scratch_bytes(pk, zkpipe_pool_threads(pool));
+        if (ledger != NULL &&
+            (st = zkpipe_ledger_charge(ledger, ZKPIPE_KIND_WORKSPACE, g2_scratch)) != ZKPIPE_OK)
+            return st;
+        threaded = pthread_create(&thread, NULL, g2_run, &job) == 0;
+    } else {
+        job.ledger = ledger;
+    }
+    double t0 = zkpipe__seconds();
+    st = query_g1(&o->A, pk->a, 0, pk, z, be, pool, in_pool, ledger, work);
+    double t1 = zkpipe__seconds();
+    if (st == ZKPIPE_OK)
+        st = query_g1(&o->B1, pk->b1, 1, pk, z, be, pool, in_pool, ledger, work);
+    double t2 = zkpipe__seconds();
+    if (st == ZKPIPE_OK)
+        st = be->msm_g1(c, &o->L, pk->l, z->aux, NULL, pk->num_aux, pool, ledger, work);
+    if (st == ZKPIPE_OK)
+        st = be->msm_g1(c, &o->H, pk->h, h, NULL, pk->num_h, pool, ledger, work);
+    t->msm_a = t1 - t0;
+    t->msm_b1 = t2 - t1;
+    t->msm_c = zkpipe__seconds() - t2;
+    if (threaded)
+        pthread_join(thread, NULL);
+    else if (st == ZKPIPE_OK)
+        g2_run(&job); /* no G2 thread could be started, or none was wanted */
+    else
+        job.st = st;
+    if (g2_scratch > 0 && ledger != NULL)
+        zkpipe_ledger_release(ledger, ZKPIPE_KIND_WORKSPACE, g2_scratch);
+    t->msm_b2 = job.secs;
+    o->B = job.out;
+    return st != ZKPIPE_OK ? st : job.st;
+}
+
+/* Describes a failure of the backend's in the detail line. */
+static zkpipe_status backend_fail(const zkpipe__g16_prove_args *args, zkpipe_status st)
+{
+    const char *why = args->backend->last_error != NULL ? args->backend->last_error() : "";
+    return zkpipe__fail(args->detail, args->detail_cap, st,
+                        "proving failed on the %s backend: %s%s%s", args->backend->name,
+                        zkpipe_status_str(st), *why ? ": " : "", why);
+}
+
+static zkpipe_status prove_steps(zkpipe_groth16_proof *out, const zkpipe_groth16_pk *pk,
+                                 zkpipe__synth_result *res, const zkpipe__g16_prove_args *args,
+                                 zkpipe_groth16_timings *t)
+{
+    const zkpipe__curve_ops *c = pk->c;
+    zkpipe_ledger *ledger = res->ledger;
+    char *detail = args->detail;
+    size_t cap = args->detail_cap;
+    zkpipe_status st;
+    if (ledger != NULL && zkpipe_ledger_stage(ledger) != ZKPIPE_STAGE_PROVING &&
+        (st = zkpipe_ledger_move(ledger, ZKPIPE_STAGE_PROVING)) != ZKPIPE_OK)
+        return zkpipe__fail(detail, cap, st, "accounting: cannot move the ledger");
+    double t0 = zkpipe__seconds();
+    size_t bad = c->fr_vec_first_mismatch(res->a, res->b, res->c, res->num_constraints);
+    if (bad < res->num_constraints) {
+        if (args->first_failing != NULL)
+            *args->first_failing = bad;
+        return zkpipe__fail(detail, cap, ZKPIPE_EUNSATISFIED, "constraint %zu is not satisfied",
+                            bad);
+    }
+    assignment z = {res->assignment, NULL};
+    if (res->assignment != NULL) {
+        z.aux = res->assignment + ZKPIPE__FR_LIMBS * res->num_inputs;
+    } else {
+        c->fr_vec_to_canonical(res->input, res->num_inputs, args->pool);
+        c->fr_vec_to_canonical(res->aux, res->num_aux, args->pool);
+        z.in = res->input;
+        z.aux = res->aux;
+    }
+    zkpipe__charged charged = {res->allocator, ledger, ZKPIPE_KIND_WORKSPACE};
+    zkpipe_allocator work = zkpipe__charged_allocator(&charged);
+    uint64_t *h = NULL;
+    if ((st = compute_h(&h, pk, res, args, &work)) != ZKPIPE_OK)
+        return backend_fail(args, st);
+    t->h = zkpipe__seconds() - t0;
+
+    sums o;
+    st = msms(&o, pk, res, &z, h, args, t, &work);
+    h_free(h, res);
+    if (st != ZKPIPE_OK)
+        return backend_fail(args, st);
+    if (ledger != NULL && (st = zkpipe_ledger_move(ledger, ZKPIPE_STAGE_FINALIZE)) != ZKPIPE_OK)
+        return zkpipe__fail(detail, cap, st, "accounting: cannot move the ledger");
+
+    zkpipe_groth16_proof proof;
+    uint64_t pa[ZKPIPE__G1A_WORDS], pb[ZKPIPE__G2A_WORDS], pc[ZKPIPE__G1A_WORDS];
+    memset(&proof, 0, sizeof proof);
+    proof.curve = c->curve;
+    proof.size = zkpipe__g16_proof_bytes(c);
+    blind(proof.bytes, pk, &o, args->r, args->s, pa, pb, pc);
+    /* Only a query point outside the subgroup can put a proof point there. */
+    if (pk->subgroup_unchecked &&
+        (!c->g1_in_subgroup(pa) || !c->g2_in_subgroup(pb) || !c->g1_in_subgroup(pc)))
+        return zkpipe__fail(detail, cap, ZKPIPE_ENOTINSUBGROUP,
+                            "a proof point is outside the prime-order subgroup: the key's "
+                            "query points are not all in it");
+    if (args->check != NULL) {
+        double t1 = zkpipe__seconds();
+        st = args->check->num_inputs == pk->num_inputs
+                 ? zkpipe__g16_verify(args->check, z.in + 4, &proof)
+                 : ZKPIPE_EMISMATCH;
+        t->verify = zkpipe__seconds() - t1;
+        if (st == ZKPIPE_EMISMATCH)
+            return zkpipe__fail(detail, cap, st,
+                                "the verifying key has %zu inputs, the proving key %zu",
+                                args->check->num_inputs, pk->num_inputs);
+        /* A failing proof comes from the witness; on a device, a device fault is another
+         * possibility, which the cpu backend tells apart. */
+        if (st != ZKPIPE_OK && args->backend->device)
+            return zkpipe__fail(detail, cap, ZKPIPE_EUNSATISFIED,
+                                "the proof computed on the %s backend fails the verifying key: the "
+                                "witness does not satisfy the circuit, or the device computed "
+                                "wrongly (the cpu backend tells which)",
+                                args->backend->name);
+        if (st != ZKPIPE_OK)
+            return zkpipe__fail(detail, cap, ZKPIPE_EUNSATISFIED,
+                                "the witness does not satisfy the circuit (the proof fails the "
+                                "verifying key; the .r1cs names the constraint)");
+    }
+    *out = proof;
+    return ZKPIPE_OK;
+}
+
+/* The queries hold points for the key's dense variables only: a witness whose constraints use
+ * other variables in A or B would be proved against the wrong points. */
+static int matches(const zkpipe_groth16_pk *pk, const zkpipe__synth_result *res)
+{
+    if (res->curve != pk->c->curve || res->num_inputs != pk->num_inputs ||
+        res->num_aux != pk->num_aux || res->log_n != pk->log_n)
+        return 0;
+    if (pk->density == NULL)
+        return 1;
+    return res->density != NULL && res->density_words == pk->words &&
+           memcmp(res->density, pk->density, 2 * pk->words * sizeof(uint64_t)) == 0;
+}
+
+zkpipe_status zkpipe__g16_prove(zkpipe_groth16_proof *out, const zkpipe_groth16_pk *pk,
+                                zkpipe__synth_result *res, const zkpipe__g16_prove_args *args)
+{
+    zkpipe_groth16_timings unused, *t = args->timings != NULL ? args->timings : &unused;
+    double t0 = zkpipe__seconds();
+    zkpipe_status st;
+    if (matches(pk, res))
+        st = prove_steps(out, pk, res, args, t);
+    else
+        st = zkpipe__fail(args->detail, args->detail_cap, ZKPIPE_EMISMATCH,
+                          "the witness (%s, %zu inputs, %zu aux, 2^%u rows) is not the key's "
+                          "circuit (%s, %zu inputs, %zu aux, 2^%u rows, or another density)",
+                          zkpipe_curve_name(res->curve), res->num_inputs, res->num_aux, res->log_n,
+                          zkpipe_curve_name(pk->c->curve), pk->num_inputs, pk->num_aux, pk->log_n);
+    zkpipe__synth_free(res);
+    t->total = zkpipe__seconds() - t0;
+    return st;
+}
+
+zkpipe_status zkpipe__g16_witness_abc(zkpipe__synth_result *res, const zkpipe_groth16_pk *pk,
+                                      const uint64_t *witness, zkpipe_ledger *ledger,
+                                      const zkpipe_allocator *allocator)
+{
+    if (pk->coeffs == NULL)
+        return ZKPIPE_EINVAL;
+    const zkpipe__curve_ops *c = pk->c;
+    zkpipe__synth_result r;
+    memset(&r, 0, sizeof r);
+    r.curve = c->curve;
+    r.log_n = pk->log_n;
+    r.n = (size_t)1 << pk->log_n;
+    r.num_inputs = pk->num_inputs;
+    r.num_aux = pk->num_aux;
+    r.assignment = witness;
+    r.ledger = ledger;
+    r.allocator = *allocator;
+    size_t bytes = r.n * ZKPIPE__FR_BYTES;
+    uint64_t **v[3] = {&r.a, &r.b, &r.c};
+    for (int k = 0; k < 3; k++) {
+        zkpipe_status st = ZKPIPE_ENOMEM;
+        uint64_t *p = (uint64_t *)zkpipe__alloc(allocator, bytes, ABC_ALIGN);
+        if (p != NULL && ledger != NULL &&
+            (st = zkpipe_ledger_charge(ledger, ZKPIPE_KIND_ABC, bytes)) != ZKPIPE_OK) {
+            zkpipe__free(allocator, p);
+            p = NULL;
+        }
+        if (p == NULL) {
+            zkpipe__synth_free(&r);
+            return st;
+        }
+        *v[k] = p;
+    }
+    memset(r.a, 0, bytes);
+    memset(r.b, 0, bytes);
+    c->fr_accumulate_entries(r.a, r.b, pk->coeffs, pk->num_coeffs, ZKPIPE__G16_COEFF_BYTES,
+                             witness);
+    c->fr_vec_mul(r.c, r.a, r.b, r.n, NULL);
+    *res = r;
+    return ZKPIPE_OK;
+}

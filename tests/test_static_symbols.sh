@@ -1,0 +1,14 @@
+#!/bin/sh
+# The static library ($1) defines no global symbol outside zkpipe_ (the public API) and
+# zkpipe__ (internal): a host linking it statically meets none of its names.
+set -eu
+lib=$1
+command -v nm >/dev/null 2>&1 || { echo "no nm: skipped"; exit 77; }
+bad=$(nm -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /[TDRBCGSV]/ { print $3 }' |
+    grep -v '^zkpipe_' || true)
+if [ -n "$bad" ]; then
+    echo "FAIL: global symbols outside zkpipe_:" >&2
+    echo "$bad" | head -40 >&2
+    exit 1
+fi
+echo "PASS"
