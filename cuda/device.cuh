@@ -11,6 +11,10 @@
 #include "zkpipe/acct.h"
 #include "zkpipe/status.h"
 
+/* C linkage, so that the library's internal names stay plain zkpipe__ symbols in the archive
+ * (tests/test_static_symbols.sh). */
+extern "C" {
+
 /* Threads per block of every kernel. */
 #define ZKPIPE__CUDA_BLOCK 256u
 
@@ -63,5 +67,6 @@ cudaError_t zkpipe__cuda_sort_pairs(void *temp, size_t *temp_bytes, uint32_t **k
                                     cudaStream_t stream);
 cudaError_t zkpipe__cuda_exclusive_sum(void *temp, size_t *temp_bytes, const uint32_t *in,
                                        uint32_t *out, uint32_t n, cudaStream_t stream);
+}
 
 #endif

@@ -28,6 +28,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_memory.h"
 #include "cli_observe.h"
 #include "zkpipe/http.h"
 #include "zkpipe/zkpipe.h"
@@ -456,6 +457,7 @@ static bool run(pipeline *p, const options *o)
 
 int main(int argc, char **argv)
 {
+    cli_memory_return_freed();
     options o;
     int parsed = parse_args(argc, argv, &o);
     if (parsed != 0) {

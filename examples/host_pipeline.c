@@ -30,6 +30,7 @@
 #include <time.h>
 
 #include "cli_engine.h"
+#include "cli_memory.h"
 #include "cli_observe.h"
 #include "zkpipe/zkpipe.h"
 
@@ -382,6 +383,7 @@ static zkpipe_status write_metrics(const char *path, const zkpipe_snapshot *snap
 
 int main(int argc, char **argv)
 {
+    cli_memory_return_freed();
     static const char prog[] = "zkpipe-host-pipeline";
     options o;
     switch (parse_args(argc, argv, &o)) {
