@@ -388,7 +388,7 @@ int main(int argc, char **argv)
     zkpipe_job *job = NULL;
     cli_engine w;
     cli_observe obs;
-    int observing = 0;
+    int observing = 0, observe_failed = 0;
     /* The host's own kind: the counters show its bytes under its name. */
     zkpipe_status st = zkpipe_acct_register_kind(acct, "host_state", &h.state_kind);
     if (st == ZKPIPE_OK && cli_engine_init(&w, o.partitions) != 0)
@@ -396,6 +396,7 @@ int main(int argc, char **argv)
     if (st == ZKPIPE_OK) {
         observing = cli_observe_start(&obs, &o.obs, prog, acct, cli_engine_progress, &w) == 0;
         st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
+        observe_failed = !observing;
     }
     o.cfg.acct = acct;
     o.cfg.report_file = stderr;
@@ -432,7 +433,7 @@ int main(int argc, char **argv)
                     r.status != ZKPIPE_OK ? r.detail : "the result does not check out",
                     zkpipe_status_name(r.status));
         }
-    } else {
+    } else if (!observe_failed) { /* (cli_observe_start has said why) */
         fprintf(stderr, "%s: setup: %s\n", prog, zkpipe_status_str(st));
     }
     double elapsed = now_s() - t0;
