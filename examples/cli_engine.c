@@ -73,6 +73,49 @@ void cli_engine_job_done(zkpipe_job *job, void *ctx)
     }
 }
 
+uint64_t cli_engine_learned_bytes(zkpipe_engine *engine)
+{
+    zkpipe_engine_source src[16];
+    size_t n = 0;
+    if (zkpipe_engine_sources(engine, src, 16, &n) != ZKPIPE_OK)
+        return 0;
+    uint64_t most = 0;
+    for (size_t i = 0; i < n && i < 16; i++)
+        most = src[i].learned_bytes > most ? src[i].learned_bytes : most;
+    return most;
+}
+
+/* What the engine knows of its partition sources, as Prometheus series labelled by source. */
+static void source_series(zkpipe_http_out *out, zkpipe_engine *engine)
+{
+    zkpipe_engine_source src[16];
+    size_t n = 0;
+    if (engine == NULL || zkpipe_engine_sources(engine, src, 16, &n) != ZKPIPE_OK)
+        return;
+    static const struct {
+        const char *name, *help;
+        size_t offset;
+    } per[] = {
+        {"source_estimate_bytes", "The last estimate a source's partitions announced.",
+         offsetof(zkpipe_engine_source, estimate_bytes)},
+        {"source_learned_bytes", "The largest peak a source's closed ledgers reached.",
+         offsetof(zkpipe_engine_source, learned_bytes)},
+        {"source_reserved_bytes", "A source's last reservation of the byte budget.",
+         offsetof(zkpipe_engine_source, reserved_bytes)},
+    };
+    for (size_t f = 0; f < sizeof per / sizeof per[0]; f++) {
+        zkpipe_http_out_family(out, per[f].name, "gauge", per[f].help);
+        for (size_t i = 0; i < n && i < 16; i++) {
+            char labels[96];
+            snprintf(labels, sizeof labels, "source=\"%.31s#%zu\"",
+                     src[i].name[0] != '\0' ? src[i].name : "unnamed", i);
+            zkpipe_http_out_sample(
+                out, per[f].name, labels,
+                (double)*(const uint64_t *)((const char *)&src[i] + per[f].offset));
+        }
+    }
+}
+
 static const struct {
     const char *name, *help;
 } hists[3] = {
@@ -93,15 +136,22 @@ zkpipe_status cli_engine_provide(zkpipe_http_out *out, zkpipe_http_format format
     zkpipe_histogram_read(w->wait_s, &h[1]);
     zkpipe_histogram_read(w->prove_s, &h[2]);
     if (format == ZKPIPE_HTTP_JSON) {
-        zkpipe_http_out_printf(out,
-                               "{\"submitted\":%llu,\"proved\":%llu,\"failed\":%llu,"
-                               "\"canceled\":%llu,\"in_flight\":%llu,\"peak_in_flight\":%llu,"
-                               "\"bound\":%llu,\"resident_bound\":%llu",
-                               (unsigned long long)c.submitted, (unsigned long long)c.proved,
-                               (unsigned long long)c.failed, (unsigned long long)c.canceled,
-                               (unsigned long long)c.in_flight,
-                               (unsigned long long)c.peak_in_flight, (unsigned long long)c.bound,
-                               (unsigned long long)c.resident_bound);
+        zkpipe_http_out_printf(
+            out,
+            "{\"submitted\":%llu,\"proved\":%llu,\"failed\":%llu,"
+            "\"canceled\":%llu,\"in_flight\":%llu,\"peak_in_flight\":%llu,"
+            "\"bound\":%llu,\"resident_bound\":%llu,\"budget_bytes\":%llu,"
+            "\"budget_available\":%llu,\"budget_returned_early\":%llu,"
+            "\"over_reservation_events\":%llu,"
+            "\"over_reservation_bytes\":%llu",
+            (unsigned long long)c.submitted, (unsigned long long)c.proved,
+            (unsigned long long)c.failed, (unsigned long long)c.canceled,
+            (unsigned long long)c.in_flight, (unsigned long long)c.peak_in_flight,
+            (unsigned long long)c.bound, (unsigned long long)c.resident_bound,
+            (unsigned long long)c.budget_bytes, (unsigned long long)c.budget_available,
+            (unsigned long long)c.budget_returned_early,
+            (unsigned long long)c.over_reservation_events,
+            (unsigned long long)c.over_reservation_bytes);
         for (int i = 0; i < 3; i++) {
             zkpipe_http_out_printf(out, ",\"%s\":", hists[i].name + 10);
             zkpipe_http_out_histogram(out, hists[i].name, hists[i].help, &h[i]);
@@ -127,12 +177,31 @@ zkpipe_status cli_engine_provide(zkpipe_http_out *out, zkpipe_http_format format
          offsetof(zkpipe_engine_counters, bound)},
         {"partitions_resident_bound", "The bound plus prover workers: partitions holding buffers.",
          offsetof(zkpipe_engine_counters, resident_bound)},
+        {"budget_bytes", "The byte budget over in-flight partitions (0: none).",
+         offsetof(zkpipe_engine_counters, budget_bytes)},
+        {"budget_available_bytes", "Bytes of the budget not reserved now.",
+         offsetof(zkpipe_engine_counters, budget_available)},
     };
+    zkpipe_http_out_family(out, "budget_returned_early_bytes_total", "counter",
+                           "Budget bytes given back as ledgers freed them, before they closed.");
+    zkpipe_http_out_sample(out, "budget_returned_early_bytes_total", NULL,
+                           (double)c.budget_returned_early);
+    zkpipe_http_out_family(out, "over_reservation_events_total", "counter",
+                           "Partitions whose ledger charged beyond their byte reservation.");
+    zkpipe_http_out_sample(out, "over_reservation_events_total", NULL,
+                           (double)c.over_reservation_events);
+    zkpipe_http_out_family(out, "over_reservation_bytes_total", "counter",
+                           "The sum of those partitions' largest excesses over it.");
+    zkpipe_http_out_sample(out, "over_reservation_bytes_total", NULL,
+                           (double)c.over_reservation_bytes);
     for (size_t i = 0; i < sizeof gauges / sizeof gauges[0]; i++) {
         zkpipe_http_out_family(out, gauges[i].name, "gauge", gauges[i].help);
         zkpipe_http_out_sample(out, gauges[i].name, NULL,
                                (double)*(const uint64_t *)((const char *)&c + gauges[i].offset));
     }
+    pthread_mutex_lock(&w->lock);
+    source_series(out, w->engine);
+    pthread_mutex_unlock(&w->lock);
     for (int i = 0; i < 3; i++)
         zkpipe_http_out_histogram(out, hists[i].name, hists[i].help, &h[i]);
     return ZKPIPE_OK;

@@ -34,6 +34,9 @@ void cli_engine_job_done(zkpipe_job *job, void *ctx);
 /* A zkpipe_http_provider_fn (ctx: the cli_engine). */
 zkpipe_status cli_engine_provide(zkpipe_http_out *out, zkpipe_http_format format, void *ctx);
 
+/* The largest peak the engine has learned over its partition sources (0: none closed yet). */
+uint64_t cli_engine_learned_bytes(zkpipe_engine *engine);
+
 /* A cli_progress_fn (ctx: the cli_engine): one phase, proving. */
 int cli_engine_progress(char *buf, size_t cap, void *ctx);
 
