@@ -10,6 +10,7 @@
 #include <stdatomic.h>
 
 #include "zkpipe/engine.h"
+#include "zkpipe/http.h"
 
 /* Sources remembered at once; past that the least recently used is forgotten. */
 #define ZKPIPE__SOURCES_MAX 64
@@ -19,9 +20,9 @@ typedef struct zkpipe__source {
     const void *key;
     char name[ZKPIPE_ENGINE_SOURCE_NAME_MAX + 1];
     zkpipe_engine_source stats;
-    uint64_t slack; /* the most a closed ledger grew back after releases (reservation.h) */
+    uint64_t slack;  /* the most a closed ledger grew back after releases (reservation.h) */
     uint64_t proved; /* closed ledgers of partitions proved: whole profiles */
-    uint64_t used;  /* the table's clock when last planned or taught */
+    uint64_t used;   /* the table's clock when last planned or taught */
 } zkpipe__source;
 
 typedef struct zkpipe__admission {
@@ -58,5 +59,12 @@ void zkpipe__admission_learn(zkpipe__admission *a, const zkpipe_stage_ops *ops, 
 
 /* Copies up to `cap` sources into `out`, most recently used first; returns how many exist. */
 size_t zkpipe__admission_sources(zkpipe__admission *a, zkpipe_engine_source *out, size_t cap);
+
+/* The engine HTTP provider's part for admission (admission_http.c): JSON members (after
+ * others: each starts with a comma) and Prometheus families. */
+void zkpipe__admission_json(zkpipe_http_out *out, zkpipe_engine *e,
+                            const zkpipe_engine_counters *c);
+void zkpipe__admission_prometheus(zkpipe_http_out *out, zkpipe_engine *e,
+                                  const zkpipe_engine_counters *c);
 
 #endif

@@ -8,6 +8,7 @@
 #include <stdatomic.h>
 
 #include "engine/admission.h"
+#include "engine/observe.h"
 #include "engine/reservation.h"
 #include "zkpipe/chan.h"
 #include "zkpipe/engine.h"
@@ -19,7 +20,7 @@
 
 /* One partition on its way through the engine; the channel carries pointers to these. Owned
  * by one thread at a time: the synthesis worker, the channel, then the prover worker. */
-typedef struct zkpipe__item {
+struct zkpipe__item {
     zkpipe_ledger ledger;
     zkpipe_job *job;
     size_t index;                      /* in the job */
@@ -34,7 +35,8 @@ typedef struct zkpipe__item {
     zkpipe__reservation res;           /* the partition's bytes of the budget */
     const void *source;                /* the key ops.source gave (NULL without one) */
     uint64_t at[ZKPIPE__ENGINE_MARKS]; /* zkpipe_trace_now() at each stage entered; 0: not */
-} zkpipe__item;
+    zkpipe__item_watch watch;          /* its place among the partitions in flight */
+};
 
 /* Job states, in order. */
 enum { JOB_RUNNING = 0, JOB_RESULTS = 1, JOB_FINISHED = 2 };
@@ -87,6 +89,9 @@ struct zkpipe_engine {
     atomic_int canceling;    /* zkpipe_engine_destroy: end whatever has not started proving */
 
     atomic_uint_fast64_t submitted, proved, failed, canceled, in_flight, peak_in_flight, proving;
+
+    /* Histograms, the in-flight list, the trace flusher (observe.c). */
+    zkpipe__observe *observe;
 
     zkpipe__prove_hook prove_hook;
     void *prove_hook_ctx;
