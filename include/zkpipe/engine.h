@@ -116,7 +116,9 @@ typedef struct zkpipe_engine_config {
     /* NULL, or a trace (zkpipe/trace.h) that receives per partition one track with a span per
      * stage, and a "live bytes" counter sample at each stage change. The engine flushes it at
      * least once a second (its own thread), so the file is valid JSON holding every event
-     * older than a second however long a partition takes. Not owned: it must outlive the
+     * older than a second however long a partition takes. For samples as buffers are charged
+     * and released inside a stage too (synthesis filling its buffers), have the trace watch
+     * `acct` (zkpipe_trace_watch), as zkpipe-pipeline does. Not owned: it must outlive the
      * engine. */
     zkpipe_trace *trace;
     const zkpipe_allocator *allocator; /* NULL for the C library; copied */

@@ -590,6 +590,7 @@ extern "C" {
 
 pub const ZKPIPE_IO_DETAIL_MAX: u32 = ZKPIPE_DETAIL_MAX;
 pub const ZKPIPE_IO_DEFER_SUBGROUP: u32 = 1;
+pub const ZKPIPE_SNARKJS_MAX_DEPTH: u32 = 64;
 pub const ZKPIPE_SNARKJS_MAX_PUBLIC: u32 = 262144;
 pub const ZKPIPE_SNARKJS_PROOF_MAX_BYTES: u32 = 64 << 10;
 pub const ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES: u32 = 64 << 20;
@@ -1303,6 +1304,7 @@ const _: () = assert!(offset_of!(zkpipe_http_counters, reserved) == layout::OFFS
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.reserved) == layout::FSIZE_zkpipe_http_counters_reserved);
 const _: () = assert!(ZKPIPE_IO_DETAIL_MAX as i128 == layout::VALUE_ZKPIPE_IO_DETAIL_MAX as i128);
 const _: () = assert!(ZKPIPE_IO_DEFER_SUBGROUP as i128 == layout::VALUE_ZKPIPE_IO_DEFER_SUBGROUP as i128);
+const _: () = assert!(ZKPIPE_SNARKJS_MAX_DEPTH as i128 == layout::VALUE_ZKPIPE_SNARKJS_MAX_DEPTH as i128);
 const _: () = assert!(ZKPIPE_SNARKJS_MAX_PUBLIC as i128 == layout::VALUE_ZKPIPE_SNARKJS_MAX_PUBLIC as i128);
 const _: () = assert!(ZKPIPE_SNARKJS_PROOF_MAX_BYTES as i128 == layout::VALUE_ZKPIPE_SNARKJS_PROOF_MAX_BYTES as i128);
 const _: () = assert!(ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES as i128 == layout::VALUE_ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES as i128);
