@@ -5,10 +5,10 @@
  * the point, not the CPU): --synth-ms and --prove-ms per partition. Bytes are only charged,
  * never allocated, so the scaled cases cost nothing but time.
  *
- * 1. Two scenarios (proving slower than synthesis, and the reverse), a budget of about three
- *    partitions: a sweep of permits 1-6 x capacity 1-3 with reservations that follow the
- *    ledger and with whole ones; per setting, the median throughput of --runs runs, the peak
- *    accounted bytes and the budget overruns (peak above the budget).
+ * 1. Two scenarios (proving slower than synthesis, with three provers; synthesis slower than
+ *    proving, with one), a budget of three partitions: a sweep of permits 1-6 x capacity 1-3 with
+ * reservations that follow the ledger and with whole ones; per setting, the median throughput of
+ * --runs runs, the peak accounted bytes and the budget overruns (peak above the budget).
  * 2. The field's case scaled down (1 MiB standing for 1 GiB): a 755 "GiB" budget, partitions
  *    of 16 "GiB" of which 12 are a/b/c, 12 synthesis workers and one slow prover, with release
  *    early (no budget), release on delivery (no budget), whole byte reservations and
@@ -30,6 +30,7 @@
 typedef struct shape {
     uint64_t abc, aux, h;
     long synth_ms, prove_ms;
+    unsigned provers;
 } shape;
 
 static double now_s(void)
@@ -172,11 +173,12 @@ static void sweep(const char *title, shape *s, size_t n, int runs)
     zkpipe_engine_config cfg;
     zkpipe_engine_config_init(&cfg);
     cfg.synth_workers = 6;
-    cfg.prover_workers = 1;
+    cfg.prover_workers = s->provers;
     cfg.budget_bytes = 3 * partition;
-    printf("\n%s: synth %ld ms, prove %ld ms; partition %llu MiB (a/b/c %llu); budget %llu MiB; "
+    printf("\n%s: synth %ld ms, prove %ld ms, %u provers; partition %llu MiB (a/b/c %llu); budget "
+           "%llu MiB; "
            "%zu partitions, median of %d runs\n",
-           title, s->synth_ms, s->prove_ms, (unsigned long long)(partition / MIB),
+           title, s->synth_ms, s->prove_ms, s->provers, (unsigned long long)(partition / MIB),
            (unsigned long long)(s->abc / MIB), (unsigned long long)(cfg.budget_bytes / MIB), n,
            runs);
     printf("permits capacity | follow: per_s  peak_MiB over | whole: per_s  peak_MiB over | "
@@ -207,7 +209,7 @@ static void sweep(const char *title, shape *s, size_t n, int runs)
 static void field_case(size_t n)
 {
     /* 1 MiB for 1 GiB: 16 "GiB" partitions, 12 of a/b/c; one slow prover. */
-    shape s = {12 * MIB, 3 * MIB, 1 * MIB, 30, 120};
+    shape s = {12 * MIB, 3 * MIB, 1 * MIB, 30, 120, 1};
     zkpipe_engine_config cfg;
     zkpipe_engine_config_init(&cfg);
     cfg.synth_workers = 12;
@@ -264,8 +266,10 @@ int main(int argc, char **argv)
         }
     }
     /* a/b/c most of a partition: 12 of 16 MiB. */
-    shape prove_bound = {12 * MIB, 3 * MIB, 1 * MIB, 10, 40};
-    shape synth_bound = {12 * MIB, 3 * MIB, 1 * MIB, 40, 10};
+    /* Proving the bottleneck with three provers: with whole reservations the budget admits
+     * only the partitions being proved, and each prover waits for the next synthesis. */
+    shape prove_bound = {12 * MIB, 3 * MIB, 1 * MIB, 10, 40, 3};
+    shape synth_bound = {12 * MIB, 3 * MIB, 1 * MIB, 40, 10, 1};
     sweep("proving slower than synthesis", &prove_bound, n, runs);
     sweep("synthesis slower than proving", &synth_bound, n, runs);
     field_case(scaled);
