@@ -25,6 +25,7 @@ static int canceled(zkpipe_engine *e, const zkpipe__item *it)
 static void mark(zkpipe_engine *e, zkpipe__item *it, uint32_t stage)
 {
     it->at[stage] = zkpipe_trace_now();
+    zkpipe__observe_stage(e->observe, it, stage, it->at[stage]);
     if (e->config.trace != NULL)
         zkpipe_trace_counters(e->config.trace, e->acct);
 }
@@ -59,6 +60,7 @@ static zkpipe_status enter(zkpipe_engine *e, zkpipe__item *it)
     zkpipe_status st = zkpipe_ledger_open(&it->ledger, e->acct, ZKPIPE_STAGE_SYNTH);
     if (st != ZKPIPE_OK)
         return st;
+    zkpipe_ledger_set_hook(&it->ledger, zkpipe__reservation_follow, &it->res);
     if (e->config.trace != NULL) {
         char name[64];
         snprintf(name, sizeof name, "job %llu partition %zu", (unsigned long long)it->job->id,
@@ -98,8 +100,13 @@ static void synth_one(zkpipe_engine *e, zkpipe__item *it, unsigned worker)
         st = ZKPIPE_ECANCELED;
     if (st == ZKPIPE_OK)
         st = zkpipe_sem_acquire(e->permits, &it->permit, 1);
-    if (st == ZKPIPE_OK && e->budget != NULL && bytes > 0)
-        st = zkpipe_sem_acquire(e->budget, &it->bytes, bytes);
+    if (st == ZKPIPE_OK) {
+        it->source = it->ops.source != NULL ? it->ops.source(it->ctx, it->index) : NULL;
+        zkpipe__plan plan =
+            zkpipe__admission_plan(&e->adm, it->table, it->source, bytes, e->config.budget_bytes);
+        st = zkpipe__reservation_take(&it->res, e->budget, &e->adm, plan,
+                                      e->config.reservation == ZKPIPE_RESERVATION_FOLLOW);
+    }
     if (st == ZKPIPE_OK)
         st = enter(e, it);
     if (st == ZKPIPE_OK) {
@@ -209,11 +216,14 @@ void zkpipe__item_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status status)
         atomic_fetch_sub(&e->proving, 1);
         it->proving = 0;
     }
+    int opened = zkpipe_ledger_is_open(&it->ledger);
     zkpipe_ledger_close(&it->ledger);
+    if (opened)
+        zkpipe__admission_learn(&e->adm, it->table, it->source, it->res.peak, it->res.regrowth,
+                                it->res.over, status == ZKPIPE_OK);
     if (zkpipe_permit_is_held(&it->permit))
         zkpipe_permit_release(&it->permit);
-    if (zkpipe_permit_is_held(&it->bytes))
-        zkpipe_permit_release(&it->bytes);
+    zkpipe__reservation_end(&it->res);
     const uint64_t *at = it->at;
     it->at[ZKPIPE__ENGINE_MARKS - 1] = zkpipe_trace_now();
     r->status = status;
@@ -224,6 +234,7 @@ void zkpipe__item_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status status)
     r->synth_s = seconds(at[ZKPIPE_STAGE_SYNTH], at[ZKPIPE_STAGE_PENDING]);
     r->wait_s = seconds(at[ZKPIPE_STAGE_PENDING], at[ZKPIPE_STAGE_PROVING]);
     r->prove_s = seconds(at[ZKPIPE_STAGE_PROVING], at[ZKPIPE__ENGINE_MARKS - 1]);
+    zkpipe__observe_end(e->observe, it, status, at[ZKPIPE__ENGINE_MARKS - 1]);
     if (e->config.trace != NULL) {
         trace_spans(e, it);
         zkpipe_trace_counters(e->config.trace, e->acct);
@@ -246,8 +257,10 @@ zkpipe_ledger *zkpipe__item_ledger(void *item, void *ctx)
 
 void zkpipe__item_on_send(void *item, void *ctx)
 {
-    (void)ctx;
-    ((zkpipe__item *)item)->at[ZKPIPE_STAGE_QUEUED] = zkpipe_trace_now();
+    zkpipe_engine *e = ctx;
+    zkpipe__item *it = item;
+    it->at[ZKPIPE_STAGE_QUEUED] = zkpipe_trace_now();
+    zkpipe__observe_stage(e->observe, it, ZKPIPE_STAGE_QUEUED, it->at[ZKPIPE_STAGE_QUEUED]);
 }
 
 /* Under the channel's lock, right after the ledger left QUEUED for PROVING: the engine's counts
@@ -257,6 +270,7 @@ void zkpipe__item_on_recv(void *item, void *ctx)
     zkpipe_engine *e = ctx;
     zkpipe__item *it = item;
     it->at[ZKPIPE_STAGE_PROVING] = zkpipe_trace_now();
+    zkpipe__observe_stage(e->observe, it, ZKPIPE_STAGE_PROVING, it->at[ZKPIPE_STAGE_PROVING]);
     if (it->in_waist) {
         atomic_fetch_sub(&e->in_flight, 1);
         it->in_waist = 0;
