@@ -435,15 +435,15 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
             zkpipe_partition part = {zkpipe_zkey_stage_ops(), &j->part, {0, 0}};
             zkpipe_job *ignored;
             st = zkpipe_engine_submit(n->engine, &ignored, &part, 1, job_done, j);
-            if (st != ZKPIPE_OK)
-                fail_job(j, JOB_FAILED, st, "cannot submit: %s%s", zkpipe_status_str(st), "");
+            /* Submitted, j belongs to the engine and then the finisher: it may be freed by now. */
+            if (st == ZKPIPE_OK)
+                return;
+            fail_job(j, JOB_FAILED, st, "cannot submit: %s%s", zkpipe_status_str(st), "");
         }
     }
-    if (j->kind != JOB_ENGINE) {
-        pthread_mutex_lock(&n->lock);
-        push_done(n, j);
-        pthread_mutex_unlock(&n->lock);
-    }
+    pthread_mutex_lock(&n->lock);
+    push_done(n, j);
+    pthread_mutex_unlock(&n->lock);
 }
 
 /* ---- The finisher ---- */
