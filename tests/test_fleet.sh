@@ -10,6 +10,9 @@
 #    held, in flight or live.
 # 2. A node started before Redis is up, and Redis restarted under it: it says so, reconnects
 #    and proves the jobs submitted after each start; SIGTERM ends it cleanly.
+# 3. A node stalled (SIGSTOP) past --claim-idle-ms while it holds jobs: another node takes them
+#    over and proves them, then the stalled one wakes up and proves them again: one result per
+#    delivery, the submitter counts each job once, the outputs are whole and verify.
 # Skips (exit 77) with one line when redis-server is not installed or the binaries were built
 # without hiredis ("-" for $1 and $2).
 set -eu
@@ -62,8 +65,8 @@ redis_stop() {
     wait "$redis_pid" 2>/dev/null || true
     redis_pid=
 }
-pending_of() { # entries of the jobs stream pending for consumer $1
-    echo $(($(rcli XPENDING jobs zkpipe - + 10000 "$1" | wc -l) / 4))
+pending_of() { # entries of stream $2 (default jobs) pending for consumer $1
+    echo $(($(rcli XPENDING "${2:-jobs}" zkpipe - + 10000 "$1" | wc -l) / 4))
 }
 wait_line() { # until file $1 has $4 (default 1) lines matching $2, for at most $3 tenths of a s
     n=$3
@@ -251,5 +254,70 @@ wait "$early" || status=$?
 json=$(tail -n 1 "$tmp/early.out")
 [ "$(field proved "$json")" -eq 8 ] && [ "$(field held_at_exit "$json")" -eq 0 ] ||
     fail "the early node: $json"
+
+# ---- 3. A node stalled past --claim-idle-ms: its jobs proved twice ----
+# The stalled node holds jobs; another takes them over and proves them; the stalled one wakes
+# up and proves them too: the same files, replaced whole, and one result per delivery.
+slow_url=redis://127.0.0.1:$port/slow
+"$pipe" --queue "$slow_url" --consumer slow $node_args >"$tmp/slow.out" 2>"$tmp/slow.err" &
+slow=$!
+pids="$pids $slow"
+wait_line "$tmp/slow.out" "queue node slow" 100
+sleep 0.3
+kill -STOP "$slow"
+mkdir -p "$tmp/round3"
+for i in 1 2 3 4 5 6; do cp "$d/witness.wtns" "$tmp/round3/s$i.wtns"; done
+"$submit" "$slow_url" --zkey "$d/circuit.zkey" --out "$tmp/round3" --timeout-s 60 --json \
+    "$tmp/round3"/s*.wtns >"$tmp/round3.out" 2>"$tmp/round3.log" &
+sub3=$!
+n=100
+until [ "$(rcli XLEN slow)" -ge 6 ]; do
+    n=$((n - 1))
+    [ "$n" -gt 0 ] || fail "round 3: jobs not submitted"
+    sleep 0.1
+done
+tries=0
+while [ "$(pending_of slow slow)" -eq 0 ]; do
+    tries=$((tries + 1))
+    [ "$tries" -le 50 ] || fail "the stalled node never held a job"
+    kill -CONT "$slow"
+    sleep 0.02
+    kill -STOP "$slow"
+done
+stalled=$(pending_of slow slow)
+"$pipe" --queue "$slow_url" --consumer fast --exit-when-idle-ms 1000 $node_args \
+    >"$tmp/fast.out" 2>"$tmp/fast.err" &
+fast=$!
+pids="$pids $fast"
+status=0
+wait "$sub3" || status=$?
+json=$(tail -n 1 "$tmp/round3.out")
+[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq 6 ] ||
+    fail "round 3: exit $status: $json: $(cat "$tmp/round3.log")"
+kill -CONT "$slow"
+n=100
+until [ "$(rcli XLEN slow:results)" -ge $((6 + stalled)) ]; do
+    n=$((n - 1))
+    [ "$n" -gt 0 ] || fail "the stalled node did not finish its $stalled jobs: $(cat "$tmp/slow.err")"
+    sleep 0.1
+done
+kill -TERM "$slow"
+status=0
+wait "$slow" || status=$?
+json=$(tail -n 1 "$tmp/slow.out")
+[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq "$stalled" ] &&
+    [ "$(field held_at_exit "$json")" -eq 0 ] || fail "the stalled node: exit $status: $json"
+status=0
+wait "$fast" || status=$?
+[ "$status" -eq 0 ] || fail "the fast node: exit $status: $(cat "$tmp/fast.err")"
+[ "$(rcli XLEN slow:results)" -eq $((6 + stalled)) ] ||
+    fail "not one result per delivery: $(rcli XLEN slow:results)"
+[ "$(rcli XPENDING slow zkpipe | head -n 1)" -eq 0 ] || fail "round 3: jobs left pending"
+[ "$(ls "$tmp/round3" | grep -c json)" -eq 12 ] || fail "round 3: files: $(ls "$tmp/round3")"
+for i in 1 2 3 4 5 6; do
+    "$verify" "$d/verification_key.json" "$tmp/round3/s$i.public.json" \
+        "$tmp/round3/s$i.proof.json" >/dev/null || fail "round 3: s$i"
+done
+echo "a node stalled holding $stalled jobs: each proved twice, one result per delivery"
 redis_stop
 echo "PASS"
