@@ -45,6 +45,20 @@ static const char transition_lua[] = "local acked = redis.call('XACK', KEYS[1], 
                                      "end\n"
                                      "return acked\n";
 
+/* Renews the hold on each listed entry that is still this consumer's (XCLAIM ... JUSTID, no
+ * delivery counted): one that another node took over meanwhile stays that node's, so that two
+ * nodes never pull a job back and forth. KEYS[1]: the jobs stream; ARGV: group, consumer, ids. */
+static const char renew_lua[] =
+    "local n = 0\n"
+    "for i = 3, #ARGV do\n"
+    "  local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)\n"
+    "  if #p == 1 and p[1][2] == ARGV[2] then\n"
+    "    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')\n"
+    "    n = n + 1\n"
+    "  end\n"
+    "end\n"
+    "return n\n";
+
 /* A zkey open on this node. Opened and closed by the taker; `users` under the node's lock. */
 typedef struct qkey {
     struct qkey *next;
@@ -689,7 +703,7 @@ static int create_group(queue_link *l, void *ctx)
     return 0;
 }
 
-/* Renews this node's hold on every job it has, so no other node takes them over. */
+/* Renews this node's hold on every job it has and still owns, so no other node takes them over. */
 static void renew(node *n, queue_link *l)
 {
     pthread_mutex_lock(&n->lock);
@@ -702,12 +716,11 @@ static void renew(node *n, queue_link *l)
             memcpy(ids[k++], j->entry, sizeof ids[0]);
     pthread_mutex_unlock(&n->lock);
     if (k > 0) {
-        const char *head[5] = {"XCLAIM", n->stream, n->group, n->consumer, "0"};
-        for (int i = 0; i < 5; i++)
+        const char *head[6] = {"EVAL", renew_lua, "1", n->stream, n->group, n->consumer};
+        for (int i = 0; i < 6; i++)
             argv[i] = head[i];
         for (size_t i = 0; i < k; i++)
-            argv[5 + i] = ids[i];
-        argv[5 + k] = "JUSTID";
+            argv[6 + i] = ids[i];
         for (size_t i = 0; i < k + 6; i++)
             lens[i] = strlen(argv[i]);
         redisReply *r = queue_link_cmd(l, (int)(k + 6), argv, lens);
