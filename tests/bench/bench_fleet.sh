@@ -72,7 +72,7 @@ fleet() { # K round
     node_pids=
     for n in $(seq 1 "$k"); do
         # shellcheck disable=SC2086 # the engine flags, split on purpose
-        "$pipe" --queue "$url" --consumer "n$n" --exit-when-idle-ms 500 --json $engine \
+        "$pipe" --queue "$url" --consumer "n$n" --json $engine \
             >"$tmp/node$n.out" 2>"$tmp/node$n.err" &
         node_pids="$node_pids $!"
         pids="$pids $!"
@@ -80,6 +80,7 @@ fleet() { # K round
     for n in $(seq 1 "$k"); do wait_for "$tmp/node$n.out" "queue node n$n"; done
     rm -rf "$tmp/out" && mkdir -p "$tmp/out"
     timed "nodes-$k" "$round" "$submit" "$url" --zkey "$zkey" --out "$tmp/out" "$tmp"/in/*.wtns
+    for p in $node_pids; do kill -TERM "$p"; done
     for p in $node_pids; do wait "$p"; done
     for n in $(seq 1 "$k"); do
         tail -n 1 "$tmp/node$n.out" | sed -n 's/.*"peak_held":\([0-9]*\),"held_bound":\([0-9]*\).*/\1 \2/p' \
