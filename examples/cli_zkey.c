@@ -73,7 +73,7 @@ zkpipe_status cli_proof_write(const char *proof_path, const char *public_path,
         cli_output outs[2] = {{public_path, public_json, qlen}, {proof_path, proof_json, plen}};
         cli_error e;
         if (cli_outputs_write(outs, 2, &e) != 0) {
-            snprintf(why, cap, "%s: %s: %s", outs[e.index].path, e.what, strerror(e.err));
+            cli_error_text(why, cap, outs, &e);
             st = ZKPIPE_EIO;
         }
     }

@@ -279,7 +279,6 @@ static void job_done(zkpipe_job *job, void *ctx)
 {
     qjob *j = ctx;
     node *n = j->node;
-    cli_engine_job_done(job, &n->watch);
     pthread_mutex_lock(&n->lock);
     j->job = job;
     push_done(n, j);
@@ -440,7 +439,7 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
             !cli_output_path(public_path, sizeof public_path, j->out, j->id, "public.json")) {
             fail_job(j, JOB_FAILED, ZKPIPE_EINVAL, "the output path is too long%s%s", "", "");
         } else if (cli_outputs_check(outs, 2, &ce) != 0) {
-            snprintf(why, sizeof why, "%s: %s: %s", outs[ce.index].path, ce.what, strerror(ce.err));
+            cli_error_text(why, sizeof why, outs, &ce);
             fail_job(j, JOB_FAILED, ZKPIPE_EIO, "%s%s", why, "");
         } else if ((j->pub = calloc(j->key->key.num_public + 1, sizeof *j->pub)) == NULL) {
             fail_job(j, JOB_FAILED, ZKPIPE_ENOMEM, "out of memory%s%s", "", "");
@@ -1071,7 +1070,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     if (st == ZKPIPE_OK && (st = zkpipe_engine_stats(n.engine, &c)) == ZKPIPE_OK)
         n.bound = c.resident_bound;
     if (st == ZKPIPE_OK &&
-        (cli_observe_attach(&obs, prog, "engine", cli_engine_provide, &n.watch) != 0 ||
+        (cli_observe_attach(&obs, prog, "engine", zkpipe_engine_http_provider, n.engine) != 0 ||
          cli_observe_attach(&obs, prog, "queue", queue_provide, &n) != 0))
         st = ZKPIPE_ENOMEM;
     if (st == ZKPIPE_OK)
@@ -1123,7 +1122,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         leave_group(&n, &l);
     queue_link_close(&l);
     if (observing)
-        cli_observe_finish(&obs, prog, "", 0);
+        cli_observe_finish(&obs, prog, "zkpipe-pipeline --queue", n.bound, NULL, 0);
     cli_engine_free(&n.watch);
     for (qkey *k = n.keys, *next; k != NULL; k = next) {
         next = k->next;
