@@ -483,7 +483,7 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
     return st;
 }
 
-static void print_summary(const options *o, const zkpipe_engine_counters *n,
+static void print_summary(const options *o, const zkpipe_engine_counters *n, uint64_t learned,
                           const zkpipe_snapshot *peaks, const zkpipe_snapshot *end, const tally *t,
                           const char *backend)
 {
@@ -518,7 +518,10 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n,
                "\"bound\":%llu,\"resident_bound\":%llu,\"peak_in_flight\":%llu,"
                "\"peak_accounted_bytes\":%llu,"
                "\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,\"live_items_at_exit\":%llu,"
-               "\"live_bytes_at_exit\":%llu,\"elapsed_s\":%.6f,\"throughput_per_s\":%.3f}\n",
+               "\"live_bytes_at_exit\":%llu,\"learned_partition_bytes\":%llu,"
+               "\"over_reservation_bytes\":%llu,\"over_reservation_events\":%llu,"
+               "\"budget_returned_early_bytes\":%llu,\"elapsed_s\":%.6f,"
+               "\"throughput_per_s\":%.3f}\n",
                t->partitions, t->verified, t->errors,
                o->zkey_path != NULL ? (unsigned long)t->partitions : o->jobs,
                o->zkey_path != NULL ? 0UL : o->log_constraints,
@@ -527,7 +530,9 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n,
                (unsigned long long)n->peak_in_flight, (unsigned long long)peaks->peak_bytes,
                (unsigned long long)o->cfg.budget_bytes, (unsigned long long)rss,
                (unsigned long long)end->live_items, (unsigned long long)end->live_bytes,
-               t->elapsed_s, per_s);
+               (unsigned long long)learned, (unsigned long long)n->over_reservation_bytes,
+               (unsigned long long)n->over_reservation_events,
+               (unsigned long long)n->budget_returned_early, t->elapsed_s, per_s);
 }
 
 int main(int argc, char **argv)
@@ -629,6 +634,7 @@ int main(int argc, char **argv)
     st = o.zkey_path != NULL ? run_zkey(&o, e, &b, &t) : run_circuits(&o, e, k, &t);
     zkpipe_engine_counters n;
     zkpipe_engine_stats(e, &n);
+    uint64_t learned = cli_engine_learned_bytes(e);
     zkpipe_snapshot peaks, end;
     zkpipe_acct_snapshot(zkpipe_acct_default(), &peaks);
     cli_observe_stop_serving(&obs); /* the engine provider goes with the engine */
@@ -661,7 +667,7 @@ int main(int argc, char **argv)
         closed = ZKPIPE_EIO;
     free(metrics_text);
     cli_engine_free(&w);
-    print_summary(&o, &n, &peaks, &end, &t, backend);
+    print_summary(&o, &n, learned, &peaks, &end, &t, backend);
     batch_free(&b, o.nwtns);
     for (size_t c = 0; c < o.ncurves; c++)
         free_keys(&k[c]);

@@ -64,6 +64,15 @@ for bin in "$pipeline" "$host"; do
     same "ulimit -f 0" m.prom "old metrics"
     same "ulimit -f 0" p.svg "old plot"
     no_leftovers "ulimit -f 0" "$d"
+    # --trace is written from the start: its first write fails, said once, and the run stops
+    said=$(sh -c 'ulimit -f 0; "$@" 2>&1 >/dev/null; echo "exit $?"' sh "$bin" $args \
+        --trace t.json </dev/null)
+    case $said in
+    *"--trace t.json: input/output error"*"exit 1") ;;
+    *) fail "$(basename "$bin"): ulimit -f 0 --trace: $said" ;;
+    esac
+    [ "$(printf '%s\n' "$said" | awk 'END { print NR }')" -eq 2 ] ||
+        fail "$(basename "$bin"): ulimit -f 0 --trace: not one line and the exit: $said"
 done
 
 # 3. Written: both files replaced; a link stays a link and its target is written; a device

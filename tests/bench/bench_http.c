@@ -122,6 +122,7 @@ static const zkpipe_stage_ops gate_ops = {sizeof(zkpipe_stage_ops),
                                           gate_prove,
                                           gate_discard,
                                           NULL,
+                                          NULL,
                                           NULL};
 
 static double request_us(uint16_t port, const char *path, size_t *bytes)
