@@ -1035,8 +1035,10 @@ static void *signal_thread(void *arg_)
         n->stop = n->stop == 0 ? 1 : 2;
         if (n->stop == 1)
             fprintf(stderr,
-                    "%s: %s: taking no more jobs, finishing the %llu held (again: stop now)\n",
-                    prog, sig == SIGTERM ? "SIGTERM" : "SIGINT", (unsigned long long)n->s.held);
+                    "%s: %s: taking no more jobs, finishing the %llu held of %llu taken (again: "
+                    "stop now)\n",
+                    prog, sig == SIGTERM ? "SIGTERM" : "SIGINT", (unsigned long long)n->s.held,
+                    (unsigned long long)n->s.taken);
         else
             fprintf(stderr,
                     "%s: stopping now: the jobs not acknowledged stay pending for other "

@@ -55,6 +55,7 @@ redis_stop() {
 pending_of() { # entries of stream $2 (default jobs) pending for consumer $1
     echo $(($(rcli XPENDING "${2:-jobs}" zkpipe - + 10000 "$1" | wc -l) / 4))
 }
+jobs_in() { [ "$(rcli XLEN "$1")" -ge "$2" ]; } # stream $1 has $2 entries at least
 wait_line() { # until file $1 has $4 (default 1) lines matching $2, for at most $3 tenths of a s
     n=$3
     # (the file may not be there yet: a process started in the background opens it itself)

@@ -27,22 +27,20 @@ d=$fixtures/bn128/multiplier
 vk=$d/verification_key.json
 redis_start
 
-gauge() { # series $2 of the node serving /metrics on port $1
-    "$probe" get 127.0.0.1 "$1" /metrics | awk -v m="$2" '$1 == m {print $2}'
+held_gauge() { # the jobs held by the node serving /metrics on port $1
+    "$probe" get 127.0.0.1 "$1" /metrics | awk '$1 == "zkpipe_queue_jobs_held" {print $2}'
 }
 # Stops Redis while the node serving port $1 holds at least $2 jobs: it cannot acknowledge
-# any, so what it holds stays held and nothing more is proved. Leaves Redis stopped; the jobs
-# held in $held, those proved so far in $proved_before.
+# them, so they stay held. Leaves Redis stopped; the count in $held.
 hold_with_redis_stopped() {
     tries=0
     while :; do
         kill -STOP "$redis_pid"
-        held=$(gauge "$1" zkpipe_queue_jobs_held)
-        proved_before=$(gauge "$1" zkpipe_queue_jobs_proved_total)
+        held=$(held_gauge "$1")
         [ "${held:-0}" -ge "$2" ] && return 0
         kill -CONT "$redis_pid"
         tries=$((tries + 1))
-        [ "$tries" -le 200 ] || fail "the node never held a job"
+        [ "$tries" -le 200 ] || fail "the node never held $2 jobs"
         sleep 0.05
     done
 }
@@ -58,37 +56,42 @@ submit_json() { # the counts line of submitter $2's output $1, once it has ended
 hport=$("$probe" freeport)
 node_start redis://127.0.0.1:$port/term term --listen 127.0.0.1:$hport
 term=$node
-copies "$d/witness.wtns" "$tmp/term" t 8
+nterm=12
+copies "$d/witness.wtns" "$tmp/term" t $nterm
 submit_bg term "$tmp/term"
-hold_with_redis_stopped "$hport" 1
+# Two held at least: the node sends one job's result at a time, and one sent as Redis stopped
+# may still be answered before the signal, so one job at least is held when the signal comes.
+hold_with_redis_stopped "$hport" 2
 kill -TERM "$term"
 wait_line "$tmp/term.err" "SIGTERM: taking no more jobs" 300
-finishing=$(sed -n 's/.*finishing the \([0-9]*\) held.*/\1/p' "$tmp/term.err")
-[ "$finishing" -ge "$held" ] || fail "held $held, finishing $finishing"
+line=$(grep "SIGTERM: taking no more jobs" "$tmp/term.err")
+finishing=$(echo "$line" | sed -n 's/.*finishing the \([0-9]*\) held of \([0-9]*\) taken.*/\1/p')
+taken_then=$(echo "$line" | sed -n 's/.*finishing the \([0-9]*\) held of \([0-9]*\) taken.*/\2/p')
+[ "${finishing:-0}" -ge 1 ] || fail "SIGTERM: $line (held $held)"
 kill -CONT "$redis_pid"
 wait_exit "$term" 1200 "the node told to stop"
 json=$(tail -n 1 "$tmp/term.out")
 [ "$status" -eq 0 ] || fail "SIGTERM: exit $status: $json"
-proved=$(field proved "$json")
-[ "$proved" -eq $((proved_before + finishing)) ] && [ "$(field failed "$json")" -eq 0 ] &&
+# It took none after the signal (each delivered then was handed back) and finished all it held.
+proved=$(field proved "$json") handed=$(field handed_back "$json")
+[ "$(field taken "$json")" -eq $((taken_then + handed)) ] &&
+    [ "$proved" -eq "$taken_then" ] && [ "$(field failed "$json")" -eq 0 ] &&
     [ "$(field left_pending "$json")" -eq 0 ] && [ "$(field held_at_exit "$json")" -eq 0 ] ||
-    fail "SIGTERM: $proved_before proved before, finishing $finishing: $json"
-handed=$(field handed_back "$json")
-[ "$(field taken "$json")" -eq $((proved + handed)) ] ||
-    fail "SIGTERM: a job delivered after the signal was not handed back: $json"
+    fail "SIGTERM: $line: $json"
 [ "$(results_of term term)" -eq "$proved" ] || fail "SIGTERM: $(results_of term term) results"
 [ "$(pending_of term term)" -eq 0 ] || fail "SIGTERM: jobs left pending for the stopped node"
 [ "$(rcli XPENDING term zkpipe | head -n 1)" -eq 0 ] || fail "SIGTERM: jobs pending"
 node_start redis://127.0.0.1:$port/term rest --exit-when-idle-ms 1000
 rest=$node
 submit_json "$tmp/term-submit.out" "$sub"
-[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq 8 ] &&
+[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq $nterm ] &&
     [ "$(field duplicates "$json")" -eq 0 ] || fail "SIGTERM: $json: $(cat "$tmp/term-submit.log")"
 wait_exit "$rest" 600 "the second node"
 [ "$status" -eq 0 ] || fail "the second node: exit $status"
-[ "$(results_of term rest)" -eq $((8 - proved)) ] || fail "SIGTERM: the rest not proved once"
-[ "$(rcli XLEN term:results)" -eq 8 ] || fail "SIGTERM: $(rcli XLEN term:results) results for 8"
-verify_all "$vk" "$tmp/term" t1 t2 t3 t4 t5 t6 t7 t8
+[ "$(results_of term rest)" -eq $((nterm - proved)) ] || fail "SIGTERM: the rest not proved once"
+[ "$(rcli XLEN term:results)" -eq $nterm ] ||
+    fail "SIGTERM: $(rcli XLEN term:results) results for $nterm"
+verify_all "$vk" "$tmp/term" $(cd "$tmp/term" && ls t*.wtns | sed 's/\.wtns$//')
 echo "SIGTERM holding $finishing jobs: finished them, handed back $handed, exit 0"
 
 # ---- 2. SIGTERM twice: stop now, the jobs held left pending, taken over ----
@@ -121,8 +124,10 @@ submit_json "$tmp/now-submit.out" "$sub"
     [ "$(field duplicates "$json")" -eq 0 ] || fail "stop now: $json: $(cat "$tmp/now-submit.log")"
 wait_exit "$rescuer" 600 "the rescuer"
 rjson=$(tail -n 1 "$tmp/rescuer.out")
-[ "$status" -eq 0 ] && [ "$(field reclaimed "$rjson")" -ge 1 ] &&
-    [ "$(field reclaimed "$rjson")" -le "$left" ] || fail "the rescuer ($left left): $rjson"
+# (It may take over more than were left: a read the node sent as Redis stopped is answered,
+# its jobs delivered to the node, once Redis resumes.)
+[ "$status" -eq 0 ] && [ "$(field reclaimed "$rjson")" -ge 1 ] ||
+    fail "the rescuer ($left left): $rjson"
 [ "$(rcli XPENDING now zkpipe | head -n 1)" -eq 0 ] || fail "stop now: jobs left pending"
 verify_all "$vk" "$tmp/now" $(cd "$tmp/now" && ls n*.wtns | sed 's/\.wtns$//')
 echo "stop now holding $left jobs: exit 0, $(field reclaimed "$rjson") taken over by another node"
@@ -130,7 +135,6 @@ echo "stop now holding $left jobs: exit 0, $(field reclaimed "$rjson") taken ove
 # ---- 3. The submitter counts a job once when its results come twice ----
 copies "$d/witness.wtns" "$tmp/dup" d 3
 submit_bg dup "$tmp/dup"
-jobs_in() { [ "$(rcli XLEN "$1")" -ge "$2" ]; }
 wait_until 300 jobs_in dup 3 || fail "the jobs were not submitted"
 token=$(rcli XRANGE dup - + COUNT 1 | awk 'p == "sub" {print; exit} {p = $0}')
 [ -n "$token" ] || fail "no sub field in the jobs"
