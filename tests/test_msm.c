@@ -408,8 +408,8 @@ static void *alloc_or_fail(size_t bytes)
                 memcpy(x, FR##_MODULUS, LIMBS * sizeof(uint64_t));                                 \
                 zkpipe__limbs_sub(x, x, three, LIMBS);                                             \
                 break;                                                                             \
-            default:                            /* random, below r */                              \
-                for (int l = 0; l < LIMBS; l++) /* (k's own rows above were overwritten) */        \
+            default: /* random below r, from the seed: k's own rows above are overwritten */       \
+                for (int l = 0; l < LIMBS; l++)                                                    \
                     x[l] = test_splitmix64(&seed) >> (l == LIMBS - 1 ? 4 : 0);                     \
                 break;                                                                             \
             }                                                                                      \
