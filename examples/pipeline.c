@@ -90,7 +90,8 @@ static void usage(FILE *f)
                "  --backend B          auto, cpu or cuda (default auto)\n"
                "  --release R          delivery (default) or early (the pile-up experiment)\n"
                "  --report-ms N        a reporter line every N ms; 0: none (default 500)\n"
-               "  --metrics FILE       Prometheus text of the final counters\n"
+               "  --metrics FILE       Prometheus text of the final counters (a node: also\n"
+               "                       rewritten every second, with its queue series)\n"
                "  --json               last stdout line: one JSON object with the figures\n");
     cli_observe_usage(f);
     fprintf(f, "  --help               this text\n"
@@ -570,6 +571,7 @@ int main(int argc, char **argv)
     }
     if (check_outputs(&o) != 0)
         return 1;
+    o.queue.metrics_path = o.metrics_path;
     if (o.queue.url != NULL)
         return queue_node_run(&o.queue, &o.cfg, &o.obs, o.full_check, o.json);
     /* --zkey maps the zkey and each witness: one truncated meanwhile is an I/O error naming
