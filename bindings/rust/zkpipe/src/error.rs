@@ -22,6 +22,11 @@ impl Error {
     pub const UNDERFLOW: Error = Error(sys::ZKPIPE_EUNDERFLOW);
     pub const TOOBIG: Error = Error(sys::ZKPIPE_ETOOBIG);
     pub const OVERFLOW: Error = Error(sys::ZKPIPE_EOVERFLOW);
+    pub const DEVICE: Error = Error(sys::ZKPIPE_EDEVICE);
+    pub const NODEVICE: Error = Error(sys::ZKPIPE_ENODEVICE);
+    pub const CANCELED: Error = Error(sys::ZKPIPE_ECANCELED);
+    pub const UNSUPPORTED: Error = Error(sys::ZKPIPE_EUNSUPPORTED);
+    pub const THREAD: Error = Error(sys::ZKPIPE_ETHREAD);
 
     /// The error of a status, `Ok` for `ZKPIPE_OK`.
     pub fn check(status: sys::zkpipe_status) -> Result<()> {

@@ -7,6 +7,8 @@
 //!   ledgers; a permit handed to [`Channel::send`] is held until the value is delivered.
 //! - [`Snapshot`]: a consistent copy of a registry's counters, with the summary, JSON and
 //!   Prometheus exporters.
+//! - [`Engine`]: the two-phase engine running a host's stage operations (the [`Stages`]
+//!   trait): synthesis workers, the narrow waist, prover workers, [`Job`]s with their results.
 //!
 //! Everything here is a thin layer over the C library (see `zkpipe-sys`); each type's C header
 //! documents the guarantees. Errors are the library's status codes ([`Error`]).
@@ -16,12 +18,17 @@
 
 mod acct;
 mod chan;
+mod engine;
 mod error;
 mod sem;
 mod snapshot;
 
 pub use acct::{Kind, Ledger, Registry, Stage};
 pub use chan::{Channel, ChannelStats, Received, SendError};
+pub use engine::{
+    Backend, Call, Engine, EngineConfig, EngineStats, Job, PartitionResult, Release, StageError,
+    Stages,
+};
 pub use error::{Error, Result};
 pub use sem::{Permit, Semaphore};
 pub use snapshot::{KindCounters, Snapshot, StageCounters};

@@ -1,0 +1,644 @@
+use std::ffi::{c_void, CStr};
+use std::marker::PhantomData;
+use std::mem::MaybeUninit;
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::ptr::NonNull;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use zkpipe_sys as sys;
+
+use crate::{Error, Kind, Registry, Result, Stage};
+
+/// Where the engine's built-in prover would run (`zkpipe/backend.h`). A host's own stage
+/// operations see the resolved backend in [`Call::backend`] and may ignore it.
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Backend {
+    /// CUDA when its plug-in is there and a device is usable, else the CPU.
+    Auto,
+    Cpu,
+    Cuda,
+}
+
+impl Backend {
+    fn raw(self) -> sys::zkpipe_backend {
+        match self {
+            Backend::Auto => sys::ZKPIPE_BACKEND_AUTO,
+            Backend::Cpu => sys::ZKPIPE_BACKEND_CPU,
+            Backend::Cuda => sys::ZKPIPE_BACKEND_CUDA,
+        }
+    }
+
+    fn from_raw(raw: sys::zkpipe_backend) -> Backend {
+        match raw {
+            sys::ZKPIPE_BACKEND_CPU => Backend::Cpu,
+            sys::ZKPIPE_BACKEND_CUDA => Backend::Cuda,
+            _ => Backend::Auto,
+        }
+    }
+}
+
+/// When a synthesis worker gives its partition permit back (`zkpipe_release`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Release {
+    /// Once the channel has taken the item: the narrow waist's bound holds (the default).
+    Delivery,
+    /// Before sending: an experiment that reproduces the pile-up, never for production.
+    Early,
+}
+
+/// The engine's settings (`zkpipe_engine_config`); `Default` gives the C defaults: 2 synthesis
+/// workers, 2 permits, no byte budget, capacity 2, 1 prover worker of 1 thread, backend auto,
+/// release on delivery, the process-wide registry.
+#[derive(Clone)]
+pub struct EngineConfig {
+    pub synth_workers: u32,
+    pub permits: u64,
+    /// The byte budget over all in-flight partitions, by their estimates; 0: none.
+    pub budget_bytes: u64,
+    pub capacity: usize,
+    pub prover_workers: u32,
+    pub prover_threads: u32,
+    pub backend: Backend,
+    pub release: Release,
+    /// The registry the partitions' ledgers count in; `None`: [`Registry::global`].
+    pub registry: Option<Registry>,
+}
+
+impl Default for EngineConfig {
+    fn default() -> EngineConfig {
+        EngineConfig {
+            synth_workers: 2,
+            permits: 2,
+            budget_bytes: 0,
+            capacity: 2,
+            prover_workers: 1,
+            prover_threads: 1,
+            backend: Backend::Auto,
+            release: Release::Delivery,
+            registry: None,
+        }
+    }
+}
+
+/// A stage operation's failure: the status the partition ends with and the line its result
+/// carries (`zkpipe_partition_result.detail`, cut to 255 bytes).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StageError {
+    pub error: Error,
+    pub detail: String,
+}
+
+impl StageError {
+    pub fn new(error: Error, detail: impl Into<String>) -> StageError {
+        StageError {
+            error,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl From<Error> for StageError {
+    fn from(error: Error) -> StageError {
+        StageError {
+            error,
+            detail: String::new(),
+        }
+    }
+}
+
+/// What a stage operation is given (`zkpipe_stage_call`), for the duration of the call: which
+/// partition, and its ledger to charge what it keeps and release what it frees. Not `Send`:
+/// only the thread the operation runs on may touch the ledger.
+pub struct Call<'a> {
+    raw: &'a sys::zkpipe_stage_call,
+    _not_send: PhantomData<*mut ()>,
+}
+
+impl Call<'_> {
+    /// The partition's index in its job.
+    pub fn partition(&self) -> usize {
+        self.raw.partition
+    }
+
+    /// The job's number, from 1.
+    pub fn job(&self) -> u64 {
+        self.raw.job
+    }
+
+    /// The index of the calling worker among those of its kind.
+    pub fn worker(&self) -> u32 {
+        self.raw.worker
+    }
+
+    /// The backend the engine resolved (CPU or CUDA).
+    pub fn backend(&self) -> Backend {
+        Backend::from_raw(self.raw.backend)
+    }
+
+    /// The threads of each prover worker's pool.
+    pub fn prover_threads(&self) -> u32 {
+        self.raw.prover_threads
+    }
+
+    /// Whether the call has the partition's ledger: in synthesize and prove; not in estimate,
+    /// nor in discard once the engine has closed the ledger (its charges are gone then).
+    pub fn has_ledger(&self) -> bool {
+        !self.raw.ledger.is_null()
+    }
+
+    /// The stage the partition's ledger is in (SYNTH in synthesize, PROVING when prove
+    /// starts); `None` without a ledger.
+    pub fn stage(&self) -> Option<Stage> {
+        // SAFETY: the engine's open ledger, read by the thread the call runs on.
+        (!self.raw.ledger.is_null())
+            .then(|| Stage(unsafe { sys::zkpipe_ledger_stage(self.raw.ledger) }))
+    }
+
+    /// One more live buffer of `kind` with `bytes` bytes in the partition's ledger. Errors:
+    /// INVAL (no ledger in this call, an unregistered kind), OVERFLOW.
+    pub fn charge(&mut self, kind: Kind, bytes: u64) -> Result<()> {
+        if self.raw.ledger.is_null() {
+            return Err(Error::INVAL);
+        }
+        // SAFETY: the engine's open ledger; only this thread uses it during the call.
+        Error::check(unsafe { sys::zkpipe_ledger_charge(self.raw.ledger, kind.0, bytes) })
+    }
+
+    /// One live buffer of `kind` with `bytes` bytes is gone. Errors: INVAL, UNDERFLOW.
+    pub fn release(&mut self, kind: Kind, bytes: u64) -> Result<()> {
+        if self.raw.ledger.is_null() {
+            return Err(Error::INVAL);
+        }
+        // SAFETY: as for charge.
+        Error::check(unsafe { sys::zkpipe_ledger_release(self.raw.ledger, kind.0, bytes) })
+    }
+}
+
+/// A host's stage operations: what one partition is and how it is synthesized and proved.
+/// The engine runs everything around them (permits, the byte budget, the narrow waist, ledger
+/// moves, cancel, results), the same as for its built-in partitions. Calls for different
+/// partitions run concurrently on the engine's workers, hence `Send + Sync`.
+///
+/// Each partition of a job is one `Input`. `synthesize` turns it into an `Item`, which goes
+/// through the channel, charging every buffer it keeps to [`Call::charge`]; `prove` consumes
+/// the item, releasing buffers as they die, and gives an `Output` ([`Job::take_output`]).
+/// Whatever a partition still has charged when it ends is released by the engine. A panic in
+/// an operation ends its partition with [`Error::STATE`] and a detail line saying so; it never
+/// crosses into C.
+pub trait Stages: Send + Sync + 'static {
+    type Input: Send + Sync + 'static;
+    type Item: Send + 'static;
+    type Output: Send + 'static;
+
+    /// The most bytes the partition's ledger holds at once, for the byte budget (0: none).
+    fn estimate(&self, call: &Call, input: &Self::Input) -> std::result::Result<u64, StageError> {
+        let _ = (call, input);
+        Ok(0)
+    }
+
+    /// Synthesis, on a synthesis worker holding the partition's permit.
+    fn synthesize(
+        &self,
+        call: &mut Call,
+        input: &Self::Input,
+    ) -> std::result::Result<Self::Item, StageError>;
+
+    /// Proving, on a prover worker; `item` is consumed whatever the outcome.
+    fn prove(
+        &self,
+        call: &mut Call,
+        input: &Self::Input,
+        item: Self::Item,
+    ) -> std::result::Result<Self::Output, StageError>;
+
+    /// An item that will never be proved (cancel, a dropped engine); the default drops it.
+    fn discard(&self, call: &mut Call, input: &Self::Input, item: Self::Item) {
+        let _ = (call, input);
+        drop(item);
+    }
+}
+
+/// The C table of a `Stages` type and the value it calls; shared by the engine and its jobs,
+/// since a job may outlive its engine.
+struct Shared<S: Stages> {
+    ops: sys::zkpipe_stage_ops,
+    stages: S,
+}
+
+// SAFETY: the table holds static function pointers and a static name; S is Send + Sync.
+unsafe impl<S: Stages> Send for Shared<S> {}
+unsafe impl<S: Stages> Sync for Shared<S> {}
+
+/// One partition's context (the C partition's ctx): owned by its job, valid until the job is
+/// destroyed, which waits for every partition to end first.
+struct PartCtx<S: Stages> {
+    shared: Arc<Shared<S>>,
+    input: S::Input,
+    output: Mutex<Option<S::Output>>,
+}
+
+const NAME: &CStr = c"rust";
+
+fn write_detail(call: &sys::zkpipe_stage_call, text: &str) {
+    if call.detail.is_null() || call.detail_cap == 0 {
+        return;
+    }
+    let mut n = text.len().min(call.detail_cap - 1);
+    while !text.is_char_boundary(n) {
+        n -= 1;
+    }
+    // SAFETY: the engine's buffer of detail_cap bytes, for this call only.
+    unsafe {
+        std::ptr::copy_nonoverlapping(text.as_ptr(), call.detail.cast::<u8>(), n);
+        *call.detail.add(n) = 0;
+    }
+}
+
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic")
+}
+
+/// Runs an operation's body, turning its error or panic into a status and a detail line.
+fn run(
+    call: &sys::zkpipe_stage_call,
+    what: &str,
+    f: impl FnOnce() -> std::result::Result<(), StageError>,
+) -> sys::zkpipe_status {
+    match catch_unwind(AssertUnwindSafe(f)) {
+        Ok(Ok(())) => sys::ZKPIPE_OK,
+        Ok(Err(e)) => {
+            write_detail(call, &e.detail);
+            e.error.code()
+        }
+        Err(panic) => {
+            write_detail(call, &format!("{what} panicked: {}", panic_text(&*panic)));
+            sys::ZKPIPE_ESTATE
+        }
+    }
+}
+
+/// # Safety
+/// `call` is the engine's, and its ctx a live PartCtx<S> (every partition of a Job<S>).
+unsafe fn parts<'a, S: Stages>(
+    call: *const sys::zkpipe_stage_call,
+) -> (&'a sys::zkpipe_stage_call, &'a PartCtx<S>) {
+    // SAFETY: the caller's promise.
+    unsafe {
+        let call = &*call;
+        (call, &*call.ctx.cast::<PartCtx<S>>())
+    }
+}
+
+fn call_of(raw: &sys::zkpipe_stage_call) -> Call<'_> {
+    Call {
+        raw,
+        _not_send: PhantomData,
+    }
+}
+
+unsafe extern "C" fn estimate_op<S: Stages>(
+    call: *const sys::zkpipe_stage_call,
+    bytes: *mut u64,
+) -> sys::zkpipe_status {
+    // SAFETY: called by the engine for a partition of a Job<S>.
+    let (raw, ctx) = unsafe { parts::<S>(call) };
+    run(raw, "estimate", || {
+        let n = ctx.shared.stages.estimate(&call_of(raw), &ctx.input)?;
+        // SAFETY: the engine's out parameter.
+        unsafe { *bytes = n };
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn synthesize_op<S: Stages>(
+    call: *const sys::zkpipe_stage_call,
+    item: *mut *mut c_void,
+) -> sys::zkpipe_status {
+    // SAFETY: as in estimate_op.
+    let (raw, ctx) = unsafe { parts::<S>(call) };
+    run(raw, "synthesize", || {
+        let value = ctx
+            .shared
+            .stages
+            .synthesize(&mut call_of(raw), &ctx.input)?;
+        // Never NULL (a zero-sized item gets a dangling, non-NULL pointer).
+        // SAFETY: the engine's out parameter; the box goes back in prove or discard.
+        unsafe { *item = Box::into_raw(Box::new(value)).cast() };
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn prove_op<S: Stages>(
+    call: *const sys::zkpipe_stage_call,
+    item: *mut c_void,
+    _out: *mut sys::zkpipe_partition_result,
+) -> sys::zkpipe_status {
+    // SAFETY: as in estimate_op; item is the box synthesize_op made, handed over once.
+    let (raw, ctx) = unsafe { parts::<S>(call) };
+    let value = unsafe { Box::from_raw(item.cast::<S::Item>()) };
+    run(raw, "prove", || {
+        let output = ctx
+            .shared
+            .stages
+            .prove(&mut call_of(raw), &ctx.input, *value)?;
+        *ctx.output.lock().unwrap_or_else(|e| e.into_inner()) = Some(output);
+        Ok(())
+    })
+}
+
+unsafe extern "C" fn discard_op<S: Stages>(call: *const sys::zkpipe_stage_call, item: *mut c_void) {
+    // SAFETY: as in prove_op.
+    let (raw, ctx) = unsafe { parts::<S>(call) };
+    let value = unsafe { Box::from_raw(item.cast::<S::Item>()) };
+    // A panic here has nowhere to go: the item is dropped during the unwind, and that is all.
+    let _ = catch_unwind(AssertUnwindSafe(|| {
+        ctx.shared
+            .stages
+            .discard(&mut call_of(raw), &ctx.input, *value)
+    }));
+}
+
+/// The engine's counters (`zkpipe_engine_counters`), each read atomically.
+#[derive(Copy, Clone, Debug, Default, PartialEq, Eq)]
+pub struct EngineStats {
+    pub submitted: u64,
+    pub proved: u64,
+    pub failed: u64,
+    pub canceled: u64,
+    /// Partitions in synth + pending + queued now, and the most there ever were.
+    pub in_flight: u64,
+    pub peak_in_flight: u64,
+    /// permits + capacity: what `peak_in_flight` stays within on release at delivery.
+    pub bound: u64,
+    /// `bound` + prover workers: the most partitions holding buffers at once.
+    pub resident_bound: u64,
+    pub proving: u64,
+    pub channel_items: u64,
+    pub waiting_senders: u64,
+}
+
+/// The two-phase engine (`zkpipe/engine.h`) running a host's [`Stages`]: synthesis workers,
+/// the accounted narrow waist, prover workers. Dropping it cancels the jobs not yet finished
+/// (their partitions not yet proving end with [`Error::CANCELED`], their items are discarded)
+/// and joins its threads; [`Engine::drain`] first to finish them instead. Its jobs stay
+/// readable after it is gone.
+pub struct Engine<S: Stages> {
+    raw: NonNull<sys::zkpipe_engine>,
+    shared: Arc<Shared<S>>,
+    _registry: Registry,
+}
+
+// SAFETY: every engine function but destroy may run from any thread concurrently
+// (zkpipe/engine.h); destroy runs from drop.
+unsafe impl<S: Stages> Send for Engine<S> {}
+unsafe impl<S: Stages> Sync for Engine<S> {}
+
+impl<S: Stages> Engine<S> {
+    /// Starts an engine. Errors: INVAL (a zero count), NODEVICE (backend cuda, none usable),
+    /// NOMEM, THREAD.
+    pub fn new(config: &EngineConfig, stages: S) -> Result<Engine<S>> {
+        let registry = config.registry.clone().unwrap_or_else(Registry::global);
+        let mut c = MaybeUninit::<sys::zkpipe_engine_config>::uninit();
+        // SAFETY: zkpipe_engine_config_init fills in every field.
+        let mut c = unsafe {
+            sys::zkpipe_engine_config_init(c.as_mut_ptr());
+            c.assume_init()
+        };
+        c.synth_workers = config.synth_workers;
+        c.permits = config.permits;
+        c.budget_bytes = config.budget_bytes;
+        c.capacity = config.capacity;
+        c.prover_workers = config.prover_workers;
+        c.prover_threads = config.prover_threads;
+        c.backend = config.backend.raw();
+        c.release = match config.release {
+            Release::Delivery => sys::ZKPIPE_RELEASE_DELIVERY,
+            Release::Early => sys::ZKPIPE_RELEASE_EARLY,
+        };
+        c.acct = registry.as_ptr();
+        let shared = Arc::new(Shared {
+            ops: sys::zkpipe_stage_ops {
+                struct_size: std::mem::size_of::<sys::zkpipe_stage_ops>(),
+                name: NAME.as_ptr(),
+                estimate: Some(estimate_op::<S>),
+                synthesize: Some(synthesize_op::<S>),
+                prove: Some(prove_op::<S>),
+                discard: Some(discard_op::<S>),
+                result_free: None,
+                validate: None,
+            },
+            stages,
+        });
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a complete config whose registry this engine keeps a handle of.
+        Error::check(unsafe { sys::zkpipe_engine_create(&mut raw, &c) })?;
+        let raw = NonNull::new(raw).ok_or(Error::NOMEM)?;
+        Ok(Engine {
+            raw,
+            shared,
+            _registry: registry,
+        })
+    }
+
+    /// The backend the engine resolved, and the line saying why.
+    pub fn backend(&self) -> (Backend, String) {
+        let mut why = std::ptr::null();
+        // SAFETY: a live engine; why receives a string valid for the process.
+        let b = unsafe { sys::zkpipe_engine_backend(self.raw.as_ptr(), &mut why) };
+        let text = if why.is_null() {
+            String::new()
+        } else {
+            // SAFETY: as above.
+            unsafe { CStr::from_ptr(why) }
+                .to_string_lossy()
+                .into_owned()
+        };
+        (Backend::from_raw(b), text)
+    }
+
+    /// The stage operations the engine calls.
+    pub fn stages(&self) -> &S {
+        &self.shared.stages
+    }
+
+    /// Queues a job, one partition per input, started in order. Errors: INVAL (no input),
+    /// CLOSED (the engine is closed or draining), NOMEM, OVERFLOW.
+    pub fn submit(&self, inputs: Vec<S::Input>) -> Result<Job<S>> {
+        if inputs.is_empty() {
+            return Err(Error::INVAL);
+        }
+        let ctxs: Box<[PartCtx<S>]> = inputs
+            .into_iter()
+            .map(|input| PartCtx {
+                shared: self.shared.clone(),
+                input,
+                output: Mutex::new(None),
+            })
+            .collect();
+        let parts: Vec<sys::zkpipe_partition> = ctxs
+            .iter()
+            .map(|ctx| sys::zkpipe_partition {
+                ops: &self.shared.ops,
+                ctx: (ctx as *const PartCtx<S>).cast_mut().cast(),
+                reserved: [0; 2],
+            })
+            .collect();
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: the partitions point at the shared table and at ctxs, which the job keeps
+        // until it is destroyed (after every partition has ended).
+        Error::check(unsafe {
+            sys::zkpipe_engine_submit(
+                self.raw.as_ptr(),
+                &mut raw,
+                parts.as_ptr(),
+                parts.len(),
+                None,
+                std::ptr::null_mut(),
+            )
+        })?;
+        let raw = NonNull::new(raw).ok_or(Error::NOMEM)?;
+        Ok(Job { raw, ctxs })
+    }
+
+    /// Later submissions fail with CLOSED; jobs already submitted go on.
+    pub fn close(&self) {
+        // SAFETY: a live engine.
+        unsafe { sys::zkpipe_engine_close(self.raw.as_ptr()) }
+    }
+
+    /// Closes the engine and waits until every submitted job has finished.
+    pub fn drain(&self) {
+        // SAFETY: a live engine; not called from a stage operation (they get no Engine).
+        unsafe { sys::zkpipe_engine_drain(self.raw.as_ptr()) }
+    }
+
+    /// A copy of the engine's counters.
+    pub fn stats(&self) -> EngineStats {
+        // SAFETY: zkpipe_engine_counters is plain data.
+        let mut c: sys::zkpipe_engine_counters = unsafe { std::mem::zeroed() };
+        // SAFETY: a live engine; cannot fail with valid arguments.
+        unsafe { sys::zkpipe_engine_stats(self.raw.as_ptr(), &mut c) };
+        EngineStats {
+            submitted: c.submitted,
+            proved: c.proved,
+            failed: c.failed,
+            canceled: c.canceled,
+            in_flight: c.in_flight,
+            peak_in_flight: c.peak_in_flight,
+            bound: c.bound,
+            resident_bound: c.resident_bound,
+            proving: c.proving,
+            channel_items: c.channel_items,
+            waiting_senders: c.waiting_senders,
+        }
+    }
+}
+
+impl<S: Stages> Drop for Engine<S> {
+    fn drop(&mut self) {
+        // SAFETY: the last reference; jobs keep their own handles and contexts.
+        unsafe { sys::zkpipe_engine_destroy(self.raw.as_ptr()) }
+    }
+}
+
+/// What became of one partition (`zkpipe_partition_result`).
+#[derive(Clone, Debug)]
+pub struct PartitionResult {
+    /// `Ok` when proved; the error otherwise (CANCELED for a cancelled partition).
+    pub status: Result<()>,
+    /// What the failing operation (or the engine) said; empty when nothing failed.
+    pub detail: String,
+    pub synth_s: f64,
+    pub wait_s: f64,
+    pub prove_s: f64,
+}
+
+/// A submitted job. Dropping it cancels it if it has not finished, waits for it and frees it.
+pub struct Job<S: Stages> {
+    raw: NonNull<sys::zkpipe_job>,
+    ctxs: Box<[PartCtx<S>]>,
+}
+
+// SAFETY: job functions may run from any thread (zkpipe/engine.h); outputs are taken under
+// their mutex; destroy runs from drop.
+unsafe impl<S: Stages> Send for Job<S> {}
+unsafe impl<S: Stages> Sync for Job<S> {}
+
+impl<S: Stages> Job<S> {
+    /// The number of partitions.
+    pub fn len(&self) -> usize {
+        self.ctxs.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ctxs.is_empty()
+    }
+
+    /// Blocks until every partition has ended.
+    pub fn wait(&self) {
+        // SAFETY: a live job; not on an engine thread (stage operations get no Job).
+        unsafe { sys::zkpipe_job_wait(self.raw.as_ptr()) };
+    }
+
+    /// `wait` giving up after `timeout`: TIMEDOUT.
+    pub fn wait_timeout(&self, timeout: Duration) -> Result<()> {
+        let ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        // SAFETY: as for wait.
+        Error::check(unsafe { sys::zkpipe_job_wait_timed(self.raw.as_ptr(), ns) })
+    }
+
+    /// Partitions that have not started proving end with CANCELED; proofs under way finish.
+    pub fn cancel(&self) {
+        // SAFETY: a live job.
+        unsafe { sys::zkpipe_job_cancel(self.raw.as_ptr()) }
+    }
+
+    /// What became of partition `index`. Errors: INVAL (out of range), STATE (the job has not
+    /// finished: wait first).
+    pub fn result(&self, index: usize) -> Result<PartitionResult> {
+        // SAFETY: plain data, filled by zkpipe_job_result.
+        let mut r: sys::zkpipe_partition_result = unsafe { std::mem::zeroed() };
+        // SAFETY: a live job.
+        Error::check(unsafe { sys::zkpipe_job_result(self.raw.as_ptr(), index, &mut r) })?;
+        // SAFETY: the engine NUL-terminates the detail line within its array.
+        let detail = unsafe { CStr::from_ptr(r.detail.as_ptr()) }
+            .to_string_lossy()
+            .into_owned();
+        Ok(PartitionResult {
+            status: Error::check(r.status),
+            detail,
+            synth_s: r.synth_s,
+            wait_s: r.wait_s,
+            prove_s: r.prove_s,
+        })
+    }
+
+    /// Takes partition `index`'s output (once; `None` after, for a partition that did not
+    /// prove, or one still running).
+    pub fn take_output(&self, index: usize) -> Option<S::Output> {
+        self.ctxs
+            .get(index)?
+            .output
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+    }
+
+    /// The inputs, in partition order.
+    pub fn inputs(&self) -> impl Iterator<Item = &S::Input> {
+        self.ctxs.iter().map(|c| &c.input)
+    }
+}
+
+impl<S: Stages> Drop for Job<S> {
+    fn drop(&mut self) {
+        // SAFETY: ours; it cancels and waits for every partition, so no operation uses ctxs
+        // after this, and they are dropped next.
+        unsafe { sys::zkpipe_job_destroy(self.raw.as_ptr()) }
+    }
+}
