@@ -1,4 +1,4 @@
-/* The engine's counters and partition histograms for zkpipe-pipeline (cli_engine.h). */
+/* The progress line of the engine pipelines (cli_engine.h). */
 #include "cli_engine.h"
 
 #include <stdio.h>
@@ -11,15 +11,7 @@ int cli_engine_init(cli_engine *w, uint64_t total)
     memset(w, 0, sizeof *w);
     w->total = total;
     w->t0_ns = zkpipe_trace_now();
-    if (pthread_mutex_init(&w->lock, NULL) != 0)
-        return -1;
-    if (zkpipe_histogram_create(&w->synth_s, NULL, 0, 1e-9, NULL) != ZKPIPE_OK ||
-        zkpipe_histogram_create(&w->wait_s, NULL, 0, 1e-9, NULL) != ZKPIPE_OK ||
-        zkpipe_histogram_create(&w->prove_s, NULL, 0, 1e-9, NULL) != ZKPIPE_OK) {
-        cli_engine_free(w);
-        return -1;
-    }
-    return 0;
+    return pthread_mutex_init(&w->lock, NULL) == 0 ? 0 : -1;
 }
 
 void cli_engine_set(cli_engine *w, zkpipe_engine *engine)
@@ -46,96 +38,8 @@ static zkpipe_status stats(cli_engine *w, zkpipe_engine_counters *c)
 
 void cli_engine_free(cli_engine *w)
 {
-    zkpipe_histogram_destroy(w->synth_s);
-    zkpipe_histogram_destroy(w->wait_s);
-    zkpipe_histogram_destroy(w->prove_s);
     pthread_mutex_destroy(&w->lock);
     memset(w, 0, sizeof *w);
-}
-
-static uint64_t ns(double s)
-{
-    return s > 0 ? (uint64_t)(s * 1e9) : 0;
-}
-
-void cli_engine_job_done(zkpipe_job *job, void *ctx)
-{
-    cli_engine *w = ctx;
-    for (size_t i = 0; i < zkpipe_job_partitions(job); i++) {
-        zkpipe_partition_result r;
-        if (zkpipe_job_result(job, i, &r) != ZKPIPE_OK || r.status == ZKPIPE_ECANCELED)
-            continue;
-        zkpipe_histogram_observe(w->synth_s, ns(r.synth_s));
-        if (r.status == ZKPIPE_OK) {
-            zkpipe_histogram_observe(w->wait_s, ns(r.wait_s));
-            zkpipe_histogram_observe(w->prove_s, ns(r.prove_s));
-        }
-    }
-}
-
-static const struct {
-    const char *name, *help;
-} hists[3] = {
-    {"partition_synth_seconds", "Seconds per partition building its circuit and synthesizing."},
-    {"partition_wait_seconds", "Seconds per partition from synthesized to taken by a prover."},
-    {"partition_prove_seconds", "Seconds per partition proving."},
-};
-
-zkpipe_status cli_engine_provide(zkpipe_http_out *out, zkpipe_http_format format, void *ctx)
-{
-    cli_engine *w = ctx;
-    zkpipe_engine_counters c;
-    zkpipe_status st = stats(w, &c);
-    if (st != ZKPIPE_OK)
-        return st;
-    zkpipe_histogram_snapshot h[3];
-    zkpipe_histogram_read(w->synth_s, &h[0]);
-    zkpipe_histogram_read(w->wait_s, &h[1]);
-    zkpipe_histogram_read(w->prove_s, &h[2]);
-    if (format == ZKPIPE_HTTP_JSON) {
-        zkpipe_http_out_printf(out,
-                               "{\"submitted\":%llu,\"proved\":%llu,\"failed\":%llu,"
-                               "\"canceled\":%llu,\"in_flight\":%llu,\"peak_in_flight\":%llu,"
-                               "\"bound\":%llu,\"resident_bound\":%llu",
-                               (unsigned long long)c.submitted, (unsigned long long)c.proved,
-                               (unsigned long long)c.failed, (unsigned long long)c.canceled,
-                               (unsigned long long)c.in_flight,
-                               (unsigned long long)c.peak_in_flight, (unsigned long long)c.bound,
-                               (unsigned long long)c.resident_bound);
-        for (int i = 0; i < 3; i++) {
-            zkpipe_http_out_printf(out, ",\"%s\":", hists[i].name + 10);
-            zkpipe_http_out_histogram(out, hists[i].name, hists[i].help, &h[i]);
-        }
-        zkpipe_http_out_write(out, "}", 1);
-        return ZKPIPE_OK;
-    }
-    zkpipe_http_out_family(out, "partitions_submitted_total", "counter", "Partitions submitted.");
-    zkpipe_http_out_sample(out, "partitions_submitted_total", NULL, (double)c.submitted);
-    zkpipe_http_out_family(out, "partitions_total", "counter", "Partitions ended, by result.");
-    zkpipe_http_out_sample(out, "partitions_total", "result=\"proved\"", (double)c.proved);
-    zkpipe_http_out_sample(out, "partitions_total", "result=\"failed\"", (double)c.failed);
-    zkpipe_http_out_sample(out, "partitions_total", "result=\"canceled\"", (double)c.canceled);
-    static const struct {
-        const char *name, *help;
-        size_t offset;
-    } gauges[] = {
-        {"partitions_in_flight", "Partitions in synth + pending + queued now.",
-         offsetof(zkpipe_engine_counters, in_flight)},
-        {"partitions_peak_in_flight", "Most partitions in synth + pending + queued at once.",
-         offsetof(zkpipe_engine_counters, peak_in_flight)},
-        {"partitions_bound", "Permits + capacity: the bound on partitions in flight.",
-         offsetof(zkpipe_engine_counters, bound)},
-        {"partitions_resident_bound", "The bound plus prover workers: partitions holding buffers.",
-         offsetof(zkpipe_engine_counters, resident_bound)},
-    };
-    for (size_t i = 0; i < sizeof gauges / sizeof gauges[0]; i++) {
-        zkpipe_http_out_family(out, gauges[i].name, "gauge", gauges[i].help);
-        zkpipe_http_out_sample(out, gauges[i].name, NULL,
-                               (double)*(const uint64_t *)((const char *)&c + gauges[i].offset));
-    }
-    for (int i = 0; i < 3; i++)
-        zkpipe_http_out_histogram(out, hists[i].name, hists[i].help, &h[i]);
-    return ZKPIPE_OK;
 }
 
 int cli_engine_progress(char *buf, size_t cap, void *ctx)

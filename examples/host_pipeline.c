@@ -416,7 +416,7 @@ int main(int argc, char **argv)
         st = zkpipe_engine_create(&e, &o.cfg);
     if (st == ZKPIPE_OK) {
         cli_engine_set(&w, e);
-        if (cli_observe_attach(&obs, prog, "engine", cli_engine_provide, &w) != 0)
+        if (cli_observe_attach(&obs, prog, "engine", zkpipe_engine_http_provider, e) != 0)
             st = ZKPIPE_ENOMEM;
     }
     zkpipe_partition *parts = st == ZKPIPE_OK ? calloc(o.partitions, sizeof *parts) : NULL;
@@ -426,7 +426,7 @@ int main(int argc, char **argv)
         parts[i] = (zkpipe_partition){&host_ops, &h, {0, 0}};
     double t0 = now_s();
     if (st == ZKPIPE_OK)
-        st = zkpipe_engine_submit(e, &job, parts, o.partitions, cli_engine_job_done, &w);
+        st = zkpipe_engine_submit(e, &job, parts, o.partitions, NULL, NULL);
     unsigned long verified = 0, errors = 0;
     if (st == ZKPIPE_OK) {
         zkpipe_job_wait(job);

@@ -324,8 +324,7 @@ static void count(tally *t, zkpipe_status st, const char *what, const char *deta
 
 /* Submits every job of the built-in circuit, then waits for each in turn and verifies its
  * proofs. */
-static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, tally *t,
-                                  cli_engine *w)
+static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, tally *t)
 {
     zkpipe_partition *parts = calloc(o->partitions, sizeof *parts);
     zkpipe_job **jobs = calloc(o->jobs, sizeof *jobs);
@@ -336,8 +335,7 @@ static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, t
         keys *kk = &k[submitted % o->ncurves];
         for (unsigned long i = 0; i < o->partitions; i++)
             parts[i] = (zkpipe_partition){zkpipe_circuit_stage_ops(), &kk->partition, {0, 0}};
-        st =
-            zkpipe_engine_submit(e, &jobs[submitted], parts, o->partitions, cli_engine_job_done, w);
+        st = zkpipe_engine_submit(e, &jobs[submitted], parts, o->partitions, NULL, NULL);
     }
     for (unsigned long j = 0; j < submitted; j++) {
         const keys *kk = &k[j % o->ncurves];
@@ -493,7 +491,7 @@ static zkpipe_status write_outputs(const options *o, const batch *b, size_t i,
 
 /* Submits one job per witness, then waits for each in order, checks its proof and writes its
  * outputs. */
-static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tally *t, cli_engine *w)
+static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tally *t)
 {
     double t0 = now_s();
     zkpipe_status st = ZKPIPE_OK;
@@ -504,7 +502,7 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
         p->wtns_path = o->wtns[submitted];
         p->public_out = b->publics + submitted * b->num_public;
         zkpipe_partition part = {zkpipe_zkey_stage_ops(), p, {0, 0}};
-        st = zkpipe_engine_submit(e, &b->jobs[submitted], &part, 1, cli_engine_job_done, w);
+        st = zkpipe_engine_submit(e, &b->jobs[submitted], &part, 1, NULL, NULL);
     }
     for (size_t i = 0; i < submitted; i++) {
         zkpipe_partition_result r;
@@ -623,7 +621,8 @@ int main(int argc, char **argv)
     if (st == ZKPIPE_OK)
         st = zkpipe_engine_create(&e, &o.cfg);
     cli_engine_set(&w, e);
-    if (st == ZKPIPE_OK && cli_observe_attach(&obs, prog, "engine", cli_engine_provide, &w) != 0)
+    if (st == ZKPIPE_OK &&
+        cli_observe_attach(&obs, prog, "engine", zkpipe_engine_http_provider, e) != 0)
         st = ZKPIPE_ENOMEM;
     if (st != ZKPIPE_OK) {
         fprintf(stderr, "zkpipe-pipeline: setup: %s\n", zkpipe_status_str(st));
@@ -650,7 +649,7 @@ int main(int argc, char **argv)
     fflush(stdout);
 
     tally t = {0, 0, 0, 0.0};
-    st = o.zkey_path != NULL ? run_zkey(&o, e, &b, &t, &w) : run_circuits(&o, e, k, &t, &w);
+    st = o.zkey_path != NULL ? run_zkey(&o, e, &b, &t) : run_circuits(&o, e, k, &t);
     zkpipe_engine_counters n;
     zkpipe_engine_stats(e, &n);
     zkpipe_snapshot peaks, end;

@@ -25,6 +25,7 @@
 #include <cjson/cJSON.h>
 
 #include "http_client.h"
+#include "read_file.h"
 
 static int fail(const char *what)
 {
@@ -70,18 +71,9 @@ static int get(const char *host, uint16_t port, const char *path, int check_json
 
 static int jsonfile(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return fail("cannot open the file");
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    char *buf = malloc((size_t)n + 1);
-    size_t got = buf != NULL ? fread(buf, 1, (size_t)n, f) : 0;
-    fclose(f);
-    if (buf == NULL || got != (size_t)n)
-        return free(buf), fail("cannot read the file");
-    buf[n] = '\0';
+    char *buf = read_file(path, NULL);
+    if (buf == NULL)
+        return fail("cannot read the file");
     cJSON *j = cJSON_Parse(buf);
     free(buf);
     int ok = j != NULL;

@@ -22,6 +22,7 @@
 #include "groth16/prove.h"
 #include "fail_pthread.h"
 #include "nap.h"
+#include "read_file.h"
 #include "sanitize.h"
 #include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
@@ -719,22 +720,6 @@ static int lines_seen(lines *l)
     return n;
 }
 
-/* Reads the whole file into a NUL-terminated heap string. */
-static char *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    assert_non_null(f);
-    fseek(f, 0, SEEK_END);
-    long len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *s = malloc((size_t)len + 1);
-    assert_non_null(s);
-    assert_int_equal(fread(s, 1, (size_t)len, f), (size_t)len);
-    s[len] = '\0';
-    fclose(f);
-    return s;
-}
-
 /* Brackets balance outside strings, and strings close: enough to catch a torn event. */
 static void assert_balanced_json(const char *s)
 {
@@ -796,7 +781,8 @@ static void reporter_and_trace(void **state)
     assert_int_equal(zkpipe_trace_close(trace), ZKPIPE_OK);
     assert_int_equal(l.odd, 0);
 
-    char *text = slurp(path);
+    char *text = read_file(path, NULL);
+    assert_non_null(text);
     assert_int_equal(strncmp(text, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[", 39), 0);
     assert_balanced_json(text);
     static const char *const want[] = {
@@ -843,7 +829,8 @@ static void trace_refuses_bad_arguments(void **state)
     uint64_t now = zkpipe_trace_now();
     assert_int_equal(zkpipe_trace_span(t, 1, "x", now, now - 5), ZKPIPE_OK);
     assert_int_equal(zkpipe_trace_close(t), ZKPIPE_OK);
-    char *text = slurp(path);
+    char *text = read_file(path, NULL);
+    assert_non_null(text);
     assert_non_null(strstr(text, "\"a \\\"quoted\\\"\\\\\\u000a name\""));
     assert_non_null(strstr(text, "\"dur\":0.000"));
     assert_balanced_json(text);

@@ -6,7 +6,10 @@
 # the one of a run nobody watched. Then the trace and the plot: the trace is valid JSON while
 # it is written and at the end, the --release early plot renders with rsvg-convert, and
 # --progress prints progress lines where nothing asks for them otherwise. zkpipe-pipeline ($3)
-# serves its engine's series too, and zkpipe-prove ($4) shows its phases with --progress.
+# serves its engine's series too, scraped by the same Prometheus: mid-run its /metrics passes
+# promtool, /status lists the partitions in flight, hostile clients leave its proofs alone, and
+# Prometheus ends up holding its stage series and partition histograms. zkpipe-prove ($4) shows
+# its phases with --progress.
 set -eu
 bin=$1
 probe=$2
@@ -60,6 +63,8 @@ ref=$("$bin" $args --consumer-ms 0 | tail -n 1)
 port=$("$probe" freeport)
 prom_port=$("$probe" freeport)
 [ "$port" != "$prom_port" ] || prom_port=$("$probe" freeport)
+eport=$("$probe" freeport) # zkpipe-pipeline's, in part 4
+while [ "$eport" = "$port" ] || [ "$eport" = "$prom_port" ]; do eport=$("$probe" freeport); done
 if have prometheus; then
     cat >"$tmp/prometheus.yml" <<YML
 global:
@@ -69,6 +74,9 @@ scrape_configs:
   - job_name: zkpipe
     static_configs:
       - targets: ['127.0.0.1:$port']
+  - job_name: engine
+    static_configs:
+      - targets: ['127.0.0.1:$eport']
 YML
     prometheus --config.file="$tmp/prometheus.yml" --storage.tsdb.path="$tmp/tsdb" \
         --web.listen-address="127.0.0.1:$prom_port" >"$tmp/prometheus.log" 2>&1 &
@@ -152,27 +160,71 @@ fi
 "$bin" --items 4 --buf-mib 1 --consumer-ms 0 --report-ms 0 --progress >/dev/null 2>"$tmp/loud"
 grep -q '^consumed 4/4 buffers' "$tmp/loud" || fail "no progress line with --progress"
 
-# 4. zkpipe-pipeline: the engine's series, a trace and a plot.
-port=$("$probe" freeport)
-"$pipeline" --jobs 2 --partitions 3 --log-constraints 6 --report-ms 0 --curve bn254 \
-    --listen "127.0.0.1:$port" --linger-ms 3000 --trace "$tmp/engine.json" \
+# 4. zkpipe-pipeline: the engine's series mid-run and at the end, scraped by Prometheus too; a
+# trace and a plot. 6 partitions of 2^10 rows: about a second of proving.
+"$pipeline" --jobs 2 --partitions 3 --log-constraints 10 --report-ms 0 --curve bn254 \
+    --listen "127.0.0.1:$eport" --linger-ms 4000 --trace "$tmp/engine.json" \
     --plot "$tmp/engine.svg" --json >"$tmp/engine.out" 2>"$tmp/engine.err" &
 engine_pid=$!
 pids="$pids $engine_pid"
-wait_for 30 "$probe" get 127.0.0.1 "$port" /healthz || fail "zkpipe-pipeline: no endpoint"
+wait_for 30 "$probe" get 127.0.0.1 "$eport" /healthz || fail "zkpipe-pipeline: no endpoint"
+# Mid-run: a partition in flight in /status (the endpoint is up before the keys are made).
+listed() {
+    "$probe" get 127.0.0.1 "$eport" /status >"$tmp/engine-status.json" &&
+        grep -q '"partitions":{"count":[1-9][0-9]*,"listed":\[{"job":' "$tmp/engine-status.json"
+}
+wait_for 60 listed || fail "zkpipe-pipeline: no partition in flight in /status"
+"$probe" get 127.0.0.1 "$eport" /metrics >"$tmp/engine-mid.txt" || fail "zkpipe-pipeline: /metrics"
+"$probe" jsonfile "$tmp/engine-status.json" || fail "zkpipe-pipeline: /status mid-run is not JSON"
+grep -Eq '"stage":"(synth|pending|queued|proving|finalize)","age_s":[0-9.]+,"stage_age_s":' \
+    "$tmp/engine-status.json" || fail "zkpipe-pipeline: no stage and age: $(cat "$tmp/engine-status.json")"
+grep -q '"permits":{"total":2,' "$tmp/engine-status.json" || fail "zkpipe-pipeline: no permits"
+grep -q '"channel":{"items":[0-9]*,"capacity":2,' "$tmp/engine-status.json" ||
+    fail "zkpipe-pipeline: no channel occupancy"
+grep -q '^zkpipe_partitions_bound 4$' "$tmp/engine-mid.txt" || fail "zkpipe-pipeline: no bound"
+if have promtool; then
+    promtool check metrics <"$tmp/engine-mid.txt" ||
+        fail "promtool rejects zkpipe-pipeline's /metrics mid-run"
+fi
+"$probe" hostile 127.0.0.1 "$eport" || fail "zkpipe-pipeline: hostile clients"
 # During the linger every partition is proved.
-wait_for 60 sh -c "'$probe' get 127.0.0.1 $port /metrics | grep -q '^zkpipe_partitions_total{result=\"proved\"} 6\$'" ||
+wait_for 60 sh -c "'$probe' get 127.0.0.1 $eport /metrics | grep -q '^zkpipe_partitions_total{result=\"proved\"} 6\$'" ||
     fail "zkpipe-pipeline: no proved partitions in /metrics"
-"$probe" get 127.0.0.1 "$port" /metrics >"$tmp/engine.txt"
+"$probe" get 127.0.0.1 "$eport" /metrics >"$tmp/engine.txt"
 grep -q '^zkpipe_partition_prove_seconds_count 6$' "$tmp/engine.txt" || fail "no prove histogram"
 if have promtool; then
     promtool check metrics <"$tmp/engine.txt" || fail "promtool rejects zkpipe-pipeline's /metrics"
 fi
-"$probe" json 127.0.0.1 "$port" /status || fail "zkpipe-pipeline: /status"
+"$probe" json 127.0.0.1 "$eport" /status || fail "zkpipe-pipeline: /status"
 wait "$engine_pid" || fail "zkpipe-pipeline failed: $(cat "$tmp/engine.err")"
+json=$(tail -n 1 "$tmp/engine.out")
+[ "$(field proofs_verified "$json")" -eq 6 ] || fail "zkpipe-pipeline: not every proof verified"
+[ "$(field live_bytes_at_exit "$json")" -eq 0 ] || fail "zkpipe-pipeline: bytes live at exit"
 "$probe" jsonfile "$tmp/engine.json" || fail "zkpipe-pipeline's trace is not JSON"
 if have rsvg-convert; then
     rsvg-convert -o "$tmp/engine.png" "$tmp/engine.svg" || fail "rsvg-convert: engine plot"
+fi
+if have prometheus; then
+    # What Prometheus scraped of that run: its stage series, and partition histograms that hold
+    # all six partitions with non-zero seconds.
+    # The linger let it scrape the end state at least twice; its last samples may take a moment.
+    proved() {
+        [ "$(q 'max_over_time(zkpipe_partitions_total{job="engine",result="proved"}[5m])' |
+            sed 's/.* //')" = 6 ]
+    }
+    wait_for 10 proved || fail "Prometheus did not see zkpipe-pipeline's 6 partitions proved"
+    ups=$(q 'sum_over_time(up{job="engine"}[5m])' | sed 's/.* //')
+    [ "$ups" -ge 2 ] || fail "Prometheus scraped zkpipe-pipeline $ups times, not 2 or more"
+    series=$(q 'last_over_time(zkpipe_stage_items{job="engine"}[5m])' | wc -l)
+    [ "$series" -ge 5 ] || fail "Prometheus holds $series engine zkpipe_stage_items series, not 5"
+    for h in synth wait prove; do
+        count=$(q "max_over_time(zkpipe_partition_${h}_seconds_count{job=\"engine\"}[5m])" | sed 's/.* //')
+        [ "$count" = 6 ] || fail "Prometheus: zkpipe_partition_${h}_seconds_count is $count, not 6"
+    done
+    sum=$(q 'max_over_time(zkpipe_partition_prove_seconds_sum{job="engine"}[5m]) > 0' | sed 's/.* //')
+    [ -n "$sum" ] || fail "Prometheus: no prove seconds"
+    median=$(q 'histogram_quantile(0.5, max_over_time(zkpipe_partition_prove_seconds_bucket{job="engine"}[5m]))')
+    echo "median prove seconds per partition from Prometheus: $median"
 fi
 # 5. zkpipe-prove: quiet unless asked, its phases with --progress.
 fx=$(dirname "$0")/interop/fixtures/bn128/multiplier

@@ -34,7 +34,13 @@
  * hidden): synth_workers + prover_workers worker threads; each prover worker owns a thread
  * pool of prover_threads threads (itself included: prover_threads - 1 more threads each);
  * stage operations may start threads of their own (the built-in prover does, for the G2 MSM
- * beside a device, joined before it returns); one reporter thread when report_ms > 0. */
+ * beside a device, joined before it returns); one reporter thread when report_ms > 0; one
+ * trace flusher thread when a trace is attached.
+ *
+ * Watching it: zkpipe_engine_stats (counters), zkpipe_engine_histogram (each partition's
+ * synthesis, wait and prove seconds), zkpipe_engine_in_flight (the partitions holding buffers
+ * now, with their stage and age), and zkpipe_engine_http_provider, which serves all of it
+ * through an HTTP endpoint (zkpipe/http.h). */
 #ifndef ZKPIPE_ENGINE_H
 #define ZKPIPE_ENGINE_H
 
@@ -45,6 +51,8 @@
 #include "zkpipe/backend.h"
 #include "zkpipe/common.h"
 #include "zkpipe/groth16.h"
+#include "zkpipe/histogram.h"
+#include "zkpipe/http.h"
 #include "zkpipe/pool.h"
 #include "zkpipe/status.h"
 #include "zkpipe/trace.h"
@@ -89,8 +97,10 @@ typedef struct zkpipe_engine_config {
     zkpipe_reporter_fn report_fn;
     void *report_ctx;
     /* NULL, or a trace (zkpipe/trace.h) that receives per partition one track with a span per
-     * stage, and a "live bytes" counter sample at each stage change. Not owned: it must
-     * outlive the engine. */
+     * stage, and a "live bytes" counter sample at each stage change. The engine flushes it at
+     * least once a second (its own thread), so the file is valid JSON holding every event
+     * older than a second however long a partition takes. Not owned: it must outlive the
+     * engine. */
     zkpipe_trace *trace;
     const zkpipe_allocator *allocator; /* NULL for the C library; copied */
 } zkpipe_engine_config;
@@ -294,6 +304,78 @@ ZKPIPE_API zkpipe_status zkpipe_job_result(const zkpipe_job *job, size_t index,
  * results); if it has not finished, cancels it and waits for it first. NULL is a no-op.
  * Thread safety: once per job, not from a callback. */
 ZKPIPE_API void zkpipe_job_destroy(zkpipe_job *job);
+
+/* Watching the engine. */
+
+/* The phases of a partition whose seconds the engine observes (zkpipe_engine_histogram). */
+typedef enum zkpipe_engine_phase {
+    /* From the ledger's opening to pending; observed as each synthesis succeeds. */
+    ZKPIPE_PHASE_SYNTH = 0,
+    /* From synthesized to taken by a prover (pending + queued); observed as a prover takes it. */
+    ZKPIPE_PHASE_WAIT = 1,
+    /* From taken by a prover to the partition's end, for every partition that ends with any
+     * status but ZKPIPE_ECANCELED once taken (a failed proof counts, a canceled one does not). */
+    ZKPIPE_PHASE_PROVE = 2,
+    ZKPIPE_PHASE_COUNT = 3
+} zkpipe_engine_phase;
+
+/*! zkpipe_engine_histogram() : a consistent copy of the engine's histogram of `phase`, over
+ * every partition since the engine was created. Values are nanoseconds (unit 1e-9: the
+ * exports show seconds) in zkpipe/histogram.h's default buckets, 1 ms to 1000 s, which hold a
+ * test circuit's millisecond partitions and production partitions of minutes alike.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, unknown phase). Thread safety: any thread.
+ * Does not allocate; waits only for observations under way (a few atomic additions). */
+ZKPIPE_API zkpipe_status zkpipe_engine_histogram(zkpipe_engine *engine, zkpipe_engine_phase phase,
+                                                 zkpipe_histogram_snapshot *out);
+
+/* A partition in flight (zkpipe_engine_in_flight). */
+typedef struct zkpipe_partition_info {
+    uint64_t job;         /* the job's number, from 1 */
+    size_t index;         /* the partition's index in its job */
+    uint32_t stage;       /* the engine's stage for it: ZKPIPE_STAGE_SYNTH .. ZKPIPE_STAGE_FINALIZE
+                           * (a host's prove may move the ledger to stages of its own meanwhile) */
+    uint64_t age_ns;      /* since its synthesis began (its ledger opened) */
+    uint64_t stage_ns;    /* since it entered `stage` */
+    uint64_t reserved[2]; /* zero */
+} zkpipe_partition_info;
+
+/*! zkpipe_engine_in_flight() : the partitions holding a ledger now (from the start of their
+ * synthesis to their end, those being proved included), oldest first: the first
+ * min(cap, *count) of them are copied into `out`, and *count receives how many there are.
+ * @param out room for `cap` entries; may be NULL when cap is 0 (to count only).
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL engine or count, NULL out with cap > 0).
+ * Thread safety: any thread. Holds the engine's list for the copy of at most `cap` entries
+ * (partitions entering or ending wait that long); does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_engine_in_flight(zkpipe_engine *engine, zkpipe_partition_info *out,
+                                                 size_t cap, size_t *count);
+
+/* The partitions in flight that /status lists at most (the oldest; it counts them all). */
+#define ZKPIPE_ENGINE_HTTP_LISTED 32
+
+/*! zkpipe_engine_http_provider() : a zkpipe_http_provider_fn serving the engine `engine`
+ * (its ctx): attach it with zkpipe_http_attach(server, "engine", zkpipe_engine_http_provider,
+ * engine), and detach it (or stop the server) before zkpipe_engine_destroy.
+ *   /metrics (with the server's prefix and labels, here "zkpipe"): counters
+ *     zkpipe_partitions_submitted_total and zkpipe_partitions_total{result="proved|failed|
+ *     canceled"}; gauges zkpipe_partitions_in_flight, _peak_in_flight, _proving, _bound,
+ *     _resident_bound, _oldest_age_seconds, zkpipe_permits, zkpipe_permits_available,
+ *     zkpipe_budget_bytes, zkpipe_budget_available_bytes, zkpipe_channel_items,
+ *     zkpipe_channel_capacity, zkpipe_channel_waiting_senders; histograms
+ *     zkpipe_partition_synth_seconds, zkpipe_partition_wait_seconds and
+ *     zkpipe_partition_prove_seconds (_bucket, _sum, _count).
+ *   /status: {"backend":"cpu","submitted":N,"proved":N,"failed":N,"canceled":N,
+ *     "in_flight":N,"peak_in_flight":N,"proving":N,"bound":N,"resident_bound":N,
+ *     "permits":{"total":N,"available":N},
+ *     "budget":{"total_bytes":N,"used_bytes":N,"available_bytes":N},
+ *     "channel":{"items":N,"capacity":N,"waiting_senders":N},
+ *     "synth_seconds":H,"wait_seconds":H,"prove_seconds":H (zkpipe_histogram_json),
+ *     "partitions":{"count":N,"listed":[{"job":J,"index":I,"stage":"queued","age_s":S,
+ *     "stage_age_s":S},...]}} with the oldest ZKPIPE_ENGINE_HTTP_LISTED partitions in flight.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL out or engine). Thread safety: as the server calls
+ *         it; reads the engine only through the calls above. Does not allocate (the server's
+ *         response buffer grows as needed). */
+ZKPIPE_API zkpipe_status zkpipe_engine_http_provider(zkpipe_http_out *out,
+                                                     zkpipe_http_format format, void *engine);
 
 ZKPIPE_EXTERN_C_END
 

@@ -43,6 +43,7 @@ static void teardown(zkpipe_engine *e)
         pthread_join(e->threads[i], NULL);
     zkpipe_chan_destroy(e->ch);
     zkpipe_reporter_stop(e->reporter);
+    zkpipe__observe_destroy(e->observe);
     for (unsigned i = 0; e->pools != NULL && i < e->config.prover_workers; i++)
         zkpipe_pool_destroy(e->pools[i]);
     zkpipe_sem_destroy(e->budget);
@@ -94,7 +95,9 @@ static zkpipe_status make_parts(zkpipe_engine *e)
         zkpipe__calloc(&e->allocator, c->prover_workers, sizeof *e->pools, _Alignof(zkpipe_pool *));
     if (e->threads == NULL || e->pools == NULL)
         return ZKPIPE_ENOMEM;
-    zkpipe_status st = zkpipe_sem_create(&e->permits, c->permits, &e->allocator);
+    zkpipe_status st = zkpipe__observe_create(&e->observe, &e->allocator, c->trace);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_sem_create(&e->permits, c->permits, &e->allocator);
     if (st == ZKPIPE_OK && c->budget_bytes > 0)
         st = zkpipe_sem_create(&e->budget, c->budget_bytes, &e->allocator);
     if (st == ZKPIPE_OK)

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "engine/observe.h"
 #include "zkpipe/chan.h"
 #include "zkpipe/engine.h"
 #include "zkpipe/pool.h"
@@ -17,7 +18,7 @@
 
 /* One partition on its way through the engine; the channel carries pointers to these. Owned
  * by one thread at a time: the synthesis worker, the channel, then the prover worker. */
-typedef struct zkpipe__item {
+struct zkpipe__item {
     zkpipe_ledger ledger;
     zkpipe_job *job;
     size_t index;                      /* in the job */
@@ -30,7 +31,8 @@ typedef struct zkpipe__item {
     zkpipe_permit permit;              /* one unit of the partition semaphore */
     zkpipe_permit bytes;               /* the partition's bytes of the budget */
     uint64_t at[ZKPIPE__ENGINE_MARKS]; /* zkpipe_trace_now() at each stage entered; 0: not */
-} zkpipe__item;
+    zkpipe__item_watch watch;          /* its place among the partitions in flight */
+};
 
 /* Job states, in order. */
 enum { JOB_RUNNING = 0, JOB_RESULTS = 1, JOB_FINISHED = 2 };
@@ -82,6 +84,9 @@ struct zkpipe_engine {
     atomic_int canceling;    /* zkpipe_engine_destroy: end whatever has not started proving */
 
     atomic_uint_fast64_t submitted, proved, failed, canceled, in_flight, peak_in_flight, proving;
+
+    /* Histograms, the in-flight list, the trace flusher (observe.c). */
+    zkpipe__observe *observe;
 
     zkpipe__prove_hook prove_hook;
     void *prove_hook_ctx;

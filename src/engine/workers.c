@@ -25,6 +25,7 @@ static int canceled(zkpipe_engine *e, const zkpipe__item *it)
 static void mark(zkpipe_engine *e, zkpipe__item *it, uint32_t stage)
 {
     it->at[stage] = zkpipe_trace_now();
+    zkpipe__observe_stage(e->observe, it, stage, it->at[stage]);
     if (e->config.trace != NULL)
         zkpipe_trace_counters(e->config.trace, e->acct);
 }
@@ -224,6 +225,7 @@ void zkpipe__item_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status status)
     r->synth_s = seconds(at[ZKPIPE_STAGE_SYNTH], at[ZKPIPE_STAGE_PENDING]);
     r->wait_s = seconds(at[ZKPIPE_STAGE_PENDING], at[ZKPIPE_STAGE_PROVING]);
     r->prove_s = seconds(at[ZKPIPE_STAGE_PROVING], at[ZKPIPE__ENGINE_MARKS - 1]);
+    zkpipe__observe_end(e->observe, it, status, at[ZKPIPE__ENGINE_MARKS - 1]);
     if (e->config.trace != NULL) {
         trace_spans(e, it);
         zkpipe_trace_counters(e->config.trace, e->acct);
@@ -246,8 +248,10 @@ zkpipe_ledger *zkpipe__item_ledger(void *item, void *ctx)
 
 void zkpipe__item_on_send(void *item, void *ctx)
 {
-    (void)ctx;
-    ((zkpipe__item *)item)->at[ZKPIPE_STAGE_QUEUED] = zkpipe_trace_now();
+    zkpipe_engine *e = ctx;
+    zkpipe__item *it = item;
+    it->at[ZKPIPE_STAGE_QUEUED] = zkpipe_trace_now();
+    zkpipe__observe_stage(e->observe, it, ZKPIPE_STAGE_QUEUED, it->at[ZKPIPE_STAGE_QUEUED]);
 }
 
 /* Under the channel's lock, right after the ledger left QUEUED for PROVING: the engine's counts
@@ -257,6 +261,7 @@ void zkpipe__item_on_recv(void *item, void *ctx)
     zkpipe_engine *e = ctx;
     zkpipe__item *it = item;
     it->at[ZKPIPE_STAGE_PROVING] = zkpipe_trace_now();
+    zkpipe__observe_stage(e->observe, it, ZKPIPE_STAGE_PROVING, it->at[ZKPIPE_STAGE_PROVING]);
     if (it->in_waist) {
         atomic_fetch_sub(&e->in_flight, 1);
         it->in_waist = 0;

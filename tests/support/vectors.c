@@ -4,39 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "read_file.h"
+
 #ifndef ZKPIPE_TEST_SOURCE_DIR
 #define ZKPIPE_TEST_SOURCE_DIR "."
 #endif
-
-static char *read_all(const char *path)
-{
-    FILE *fp = fopen(path, "rb");
-    if (fp == NULL)
-        return NULL;
-    size_t cap = 1 << 16, len = 0;
-    char *buf = malloc(cap);
-    while (buf != NULL) {
-        len += fread(buf + len, 1, cap - len - 1, fp);
-        if (len < cap - 1)
-            break;
-        char *grown = realloc(buf, cap * 2);
-        if (grown == NULL) {
-            free(buf);
-            buf = NULL;
-            break;
-        }
-        buf = grown;
-        cap *= 2;
-    }
-    int failed = ferror(fp);
-    fclose(fp);
-    if (buf == NULL || failed) {
-        free(buf);
-        return NULL;
-    }
-    buf[len] = '\0';
-    return buf;
-}
 
 static int is_space(char c)
 {
@@ -54,7 +26,7 @@ int vectors_load(vectors_file *f, const char *relpath)
     if (path == NULL)
         return -1;
     snprintf(path, n, "%s/%s", dir, relpath);
-    f->text = read_all(path);
+    f->text = read_file(path, NULL);
     if (f->text == NULL) {
         fprintf(stderr, "vectors: cannot read %s\n", path);
         free(path);

@@ -120,6 +120,7 @@ int main(void)
     V(ZKPIPE_CURVE_BN254);
     V(ZKPIPE_CURVE_COUNT);
     S(zkpipe_curve);
+    V(ZKPIPE_ENGINE_HTTP_LISTED);
     V(ZKPIPE_RELEASE_DELIVERY);
     V(ZKPIPE_RELEASE_EARLY);
     S(zkpipe_release);
@@ -192,6 +193,18 @@ int main(void)
     F(zkpipe_engine_counters, channel_capacity);
     F(zkpipe_engine_counters, waiting_senders);
     F(zkpipe_engine_counters, reserved);
+    V(ZKPIPE_PHASE_SYNTH);
+    V(ZKPIPE_PHASE_WAIT);
+    V(ZKPIPE_PHASE_PROVE);
+    V(ZKPIPE_PHASE_COUNT);
+    S(zkpipe_engine_phase);
+    S(zkpipe_partition_info);
+    F(zkpipe_partition_info, job);
+    F(zkpipe_partition_info, index);
+    F(zkpipe_partition_info, stage);
+    F(zkpipe_partition_info, age_ns);
+    F(zkpipe_partition_info, stage_ns);
+    F(zkpipe_partition_info, reserved);
     V(ZKPIPE_GROTH16_PROOF_MAX_BYTES);
     V(ZKPIPE_GROTH16_SEED_BYTES);
     S(zkpipe_groth16_proof);

@@ -268,6 +268,7 @@ extern "C" {
 
 // ---- zkpipe/engine.h
 
+pub const ZKPIPE_ENGINE_HTTP_LISTED: u32 = 32;
 #[repr(C)]
 pub struct zkpipe_engine {
     _private: [u8; 0],
@@ -369,6 +370,21 @@ pub struct zkpipe_engine_counters {
     pub waiting_senders: u64,
     pub reserved: [u64; 8],
 }
+pub type zkpipe_engine_phase = c_uint;
+pub const ZKPIPE_PHASE_SYNTH: zkpipe_engine_phase = 0;
+pub const ZKPIPE_PHASE_WAIT: zkpipe_engine_phase = 1;
+pub const ZKPIPE_PHASE_PROVE: zkpipe_engine_phase = 2;
+pub const ZKPIPE_PHASE_COUNT: zkpipe_engine_phase = 3;
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_partition_info {
+    pub job: u64,
+    pub index: usize,
+    pub stage: u32,
+    pub age_ns: u64,
+    pub stage_ns: u64,
+    pub reserved: [u64; 2],
+}
 
 extern "C" {
     pub fn zkpipe_engine_config_init(config: *mut zkpipe_engine_config);
@@ -385,6 +401,9 @@ extern "C" {
     pub fn zkpipe_job_partitions(job: *const zkpipe_job) -> usize;
     pub fn zkpipe_job_result(job: *const zkpipe_job, index: usize, out: *mut zkpipe_partition_result) -> zkpipe_status;
     pub fn zkpipe_job_destroy(job: *mut zkpipe_job);
+    pub fn zkpipe_engine_histogram(engine: *mut zkpipe_engine, phase: zkpipe_engine_phase, out: *mut zkpipe_histogram_snapshot) -> zkpipe_status;
+    pub fn zkpipe_engine_in_flight(engine: *mut zkpipe_engine, out: *mut zkpipe_partition_info, cap: usize, count: *mut usize) -> zkpipe_status;
+    pub fn zkpipe_engine_http_provider(out: *mut zkpipe_http_out, format: zkpipe_http_format, engine: *mut c_void) -> zkpipe_status;
 }
 
 // ---- zkpipe/groth16.h
@@ -963,6 +982,7 @@ const _: () = assert!(ZKPIPE_CURVE_BN254 as i128 == layout::VALUE_ZKPIPE_CURVE_B
 const _: () = assert!(ZKPIPE_CURVE_COUNT as i128 == layout::VALUE_ZKPIPE_CURVE_COUNT as i128);
 const _: () = assert!(size_of::<zkpipe_curve>() == layout::SIZE_zkpipe_curve);
 const _: () = assert!(align_of::<zkpipe_curve>() == layout::ALIGN_zkpipe_curve);
+const _: () = assert!(ZKPIPE_ENGINE_HTTP_LISTED as i128 == layout::VALUE_ZKPIPE_ENGINE_HTTP_LISTED as i128);
 const _: () = assert!(ZKPIPE_RELEASE_DELIVERY as i128 == layout::VALUE_ZKPIPE_RELEASE_DELIVERY as i128);
 const _: () = assert!(ZKPIPE_RELEASE_EARLY as i128 == layout::VALUE_ZKPIPE_RELEASE_EARLY as i128);
 const _: () = assert!(size_of::<zkpipe_release>() == layout::SIZE_zkpipe_release);
@@ -1105,6 +1125,26 @@ const _: () = assert!(offset_of!(zkpipe_engine_counters, waiting_senders) == lay
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.waiting_senders) == layout::FSIZE_zkpipe_engine_counters_waiting_senders);
 const _: () = assert!(offset_of!(zkpipe_engine_counters, reserved) == layout::OFFSET_zkpipe_engine_counters_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.reserved) == layout::FSIZE_zkpipe_engine_counters_reserved);
+const _: () = assert!(ZKPIPE_PHASE_SYNTH as i128 == layout::VALUE_ZKPIPE_PHASE_SYNTH as i128);
+const _: () = assert!(ZKPIPE_PHASE_WAIT as i128 == layout::VALUE_ZKPIPE_PHASE_WAIT as i128);
+const _: () = assert!(ZKPIPE_PHASE_PROVE as i128 == layout::VALUE_ZKPIPE_PHASE_PROVE as i128);
+const _: () = assert!(ZKPIPE_PHASE_COUNT as i128 == layout::VALUE_ZKPIPE_PHASE_COUNT as i128);
+const _: () = assert!(size_of::<zkpipe_engine_phase>() == layout::SIZE_zkpipe_engine_phase);
+const _: () = assert!(align_of::<zkpipe_engine_phase>() == layout::ALIGN_zkpipe_engine_phase);
+const _: () = assert!(size_of::<zkpipe_partition_info>() == layout::SIZE_zkpipe_partition_info);
+const _: () = assert!(align_of::<zkpipe_partition_info>() == layout::ALIGN_zkpipe_partition_info);
+const _: () = assert!(offset_of!(zkpipe_partition_info, job) == layout::OFFSET_zkpipe_partition_info_job);
+const _: () = assert!(field_size(|s: &zkpipe_partition_info| &s.job) == layout::FSIZE_zkpipe_partition_info_job);
+const _: () = assert!(offset_of!(zkpipe_partition_info, index) == layout::OFFSET_zkpipe_partition_info_index);
+const _: () = assert!(field_size(|s: &zkpipe_partition_info| &s.index) == layout::FSIZE_zkpipe_partition_info_index);
+const _: () = assert!(offset_of!(zkpipe_partition_info, stage) == layout::OFFSET_zkpipe_partition_info_stage);
+const _: () = assert!(field_size(|s: &zkpipe_partition_info| &s.stage) == layout::FSIZE_zkpipe_partition_info_stage);
+const _: () = assert!(offset_of!(zkpipe_partition_info, age_ns) == layout::OFFSET_zkpipe_partition_info_age_ns);
+const _: () = assert!(field_size(|s: &zkpipe_partition_info| &s.age_ns) == layout::FSIZE_zkpipe_partition_info_age_ns);
+const _: () = assert!(offset_of!(zkpipe_partition_info, stage_ns) == layout::OFFSET_zkpipe_partition_info_stage_ns);
+const _: () = assert!(field_size(|s: &zkpipe_partition_info| &s.stage_ns) == layout::FSIZE_zkpipe_partition_info_stage_ns);
+const _: () = assert!(offset_of!(zkpipe_partition_info, reserved) == layout::OFFSET_zkpipe_partition_info_reserved);
+const _: () = assert!(field_size(|s: &zkpipe_partition_info| &s.reserved) == layout::FSIZE_zkpipe_partition_info_reserved);
 const _: () = assert!(ZKPIPE_GROTH16_PROOF_MAX_BYTES as i128 == layout::VALUE_ZKPIPE_GROTH16_PROOF_MAX_BYTES as i128);
 const _: () = assert!(ZKPIPE_GROTH16_SEED_BYTES as i128 == layout::VALUE_ZKPIPE_GROTH16_SEED_BYTES as i128);
 const _: () = assert!(size_of::<zkpipe_groth16_proof>() == layout::SIZE_zkpipe_groth16_proof);
