@@ -6,7 +6,24 @@
 #include <string.h>
 
 #include "cuda/cuda_backend.h"
+#include "groth16/backend_plugin.h"
 #include "groth16/prove.h"
+#include "zkpipe/version.h"
+
+/* The core's functions, copied by the entry point, which the core calls (once) before it
+ * reaches anything else here. A launcher called before that (a test calling one directly
+ * without resolving a backend first) cannot charge: ZKPIPE_ESTATE. */
+static zkpipe__plugin_host host;
+
+zkpipe_status zkpipe__cuda_charge(zkpipe_ledger *ledger, uint32_t kind, uint64_t bytes)
+{
+    return host.ledger_charge != NULL ? host.ledger_charge(ledger, kind, bytes) : ZKPIPE_ESTATE;
+}
+
+zkpipe_status zkpipe__cuda_release(zkpipe_ledger *ledger, uint32_t kind, uint64_t bytes)
+{
+    return host.ledger_release != NULL ? host.ledger_release(ledger, kind, bytes) : ZKPIPE_ESTATE;
+}
 
 static zkpipe_status cuda_h(const zkpipe__curve_ops *c, uint64_t *a, uint64_t *b, uint64_t *cc,
                             unsigned log_n, const uint64_t *shift, int coefficients,

@@ -68,7 +68,7 @@ if [ "$cuda" = ON ]; then
 else
     backend_line "$tmp/hidden/consumer_shared" "plug-in is not available.*the CPU runs the proof"
 fi
-backend_line "$tmp/hidden/consumer_static" ": cpu: "
+backend_line "$tmp/hidden/consumer_static" "cpu: the CUDA backend's plug-in is not available"
 ZKPIPE_CUDA_PLUGIN=$tmp/elsewhere/libzkpipe_cuda.so backend_line "$tmp/hidden/consumer_shared" \
     "cpu: the CUDA backend's plug-in is not available ($tmp/elsewhere/libzkpipe_cuda.so: .*): the CPU runs the proof"
 
