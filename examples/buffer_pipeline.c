@@ -21,6 +21,7 @@
 #include <sys/mman.h>
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -464,8 +465,11 @@ int main(int argc, char **argv)
         usage(parsed == 1 ? stdout : stderr);
         return parsed == 1 ? 0 : 2;
     }
-    pipeline p = {.opt = &o};
     static const char prog[] = "zkpipe-buffer-pipeline";
+    if (cli_observe_check(&o.obs, prog, NULL, 0) != 0)
+        return 1;
+    signal(SIGXFSZ, SIG_IGN); /* ulimit -f: EFBIG, reported, instead of a kill mid-write */
+    pipeline p = {.opt = &o};
     zkpipe_status st = setup(&p, &o);
     if (st != ZKPIPE_OK) {
         fprintf(stderr, "zkpipe-buffer-pipeline: setup: %s\n", zkpipe_status_str(st));
@@ -487,7 +491,7 @@ int main(int argc, char **argv)
         if (st != ZKPIPE_OK)
             fprintf(stderr, "zkpipe-buffer-pipeline: reporter: %s\n", zkpipe_status_str(st));
         zkpipe_reporter_stop(reporter);
-        cli_observe_finish(&obs, prog, "", 0);
+        cli_observe_finish(&obs, prog, NULL, 0, NULL, 0);
         teardown(&p);
         return 1;
     }
@@ -502,7 +506,7 @@ int main(int argc, char **argv)
              "%lu x %lu MiB",
              o.early ? "early" : "delivery", o.producers, o.permits, o.capacity, o.items,
              o.buf_mib);
-    int observed = cli_observe_finish(&obs, prog, title, o.permits + o.capacity);
+    int observed = cli_observe_finish(&obs, prog, title, o.permits + o.capacity, NULL, 0);
 
     zkpipe_chan_counters c;
     zkpipe_chan_stats(p.ch, &c);

@@ -61,3 +61,16 @@ int cli_engine_progress(char *buf, size_t cap, void *ctx)
                  elapsed / (double)done * (double)(w->total - done));
     return 1;
 }
+
+uint64_t cli_engine_learned_bytes(zkpipe_engine *engine)
+{
+    enum { MOST = 64 };
+    zkpipe_engine_source src[MOST];
+    size_t n = 0;
+    if (zkpipe_engine_sources(engine, src, MOST, &n) != ZKPIPE_OK)
+        return 0;
+    uint64_t most = 0;
+    for (size_t i = 0; i < n && i < MOST; i++)
+        most = src[i].learned_bytes > most ? src[i].learned_bytes : most;
+    return most;
+}

@@ -24,6 +24,9 @@ void cli_engine_free(cli_engine *w);
  * engine being destroyed); NULL before destroying it keeps its last counters. */
 void cli_engine_set(cli_engine *w, zkpipe_engine *engine);
 
+/* The largest peak the engine has learned over its partition sources (0: none closed yet). */
+uint64_t cli_engine_learned_bytes(zkpipe_engine *engine);
+
 /* A cli_progress_fn (ctx: the cli_engine): one phase, proving. */
 int cli_engine_progress(char *buf, size_t cap, void *ctx);
 

@@ -59,6 +59,15 @@ char *cli_read_file(const char *path, size_t max, size_t *len)
 
 /* ---- Output sets ---- */
 
+char *cli_error_text(char *buf, size_t cap, const cli_output *outs, const cli_error *e)
+{
+    if (e->err != 0)
+        snprintf(buf, cap, "%s: %s: %s", outs[e->index].path, e->what, strerror(e->err));
+    else
+        snprintf(buf, cap, "%s: %s", outs[e->index].path, e->what);
+    return buf;
+}
+
 /* How one output of a set is written, decided before anything is. */
 typedef struct plan {
     int fd;     /* >= 0: a descriptor the text is written to */

@@ -28,6 +28,13 @@ typedef struct cli_error {
     const char *what;
 } cli_error;
 
+/* Room for cli_error_text's line with any path. */
+#define CLI_ERROR_TEXT_MAX 4352
+
+/*! cli_error_text() : "<outs[e->index].path>: <what>: <strerror(err)>" (without the last
+ * part when err is 0) into buf, cut to cap bytes; returns buf. */
+char *cli_error_text(char *buf, size_t cap, const cli_output *outs, const cli_error *e);
+
 /*! cli_outputs_write() : writes every output of the set, or none of the files among them.
  * Where each goes, decided for all of them before anything is written:
  *   - a regular file, or a name that does not exist yet: the text goes to a new file beside

@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -11,8 +12,8 @@
 #include "cli_files.h"
 
 static const char *guard_prog;
-static const char *guard_paths[CLI_MAPPED_MAX];
-static off_t guard_sizes[CLI_MAPPED_MAX]; /* -1: could not be read when the guard was set */
+static const char *const *guard_paths; /* the caller's */
+static off_t *guard_sizes;             /* -1: could not be read when the guard was set */
 static size_t guard_n;
 
 static char line[2048];
@@ -27,21 +28,25 @@ static void add(const char *s)
     line_len += n;
 }
 
+/* Input i is smaller than when the guard was set, or gone. */
+static int shrunk(size_t i)
+{
+    struct stat st;
+    return guard_paths[i] != NULL && guard_sizes[i] >= 0 &&
+           (stat(guard_paths[i], &st) != 0 || st.st_size < guard_sizes[i]);
+}
+
 static void on_sigbus(int sig)
 {
     (void)sig;
-    int shrunk[CLI_MAPPED_MAX] = {0}, any = 0;
-    for (size_t i = 0; i < guard_n; i++) {
-        struct stat st;
-        shrunk[i] =
-            guard_sizes[i] >= 0 && (stat(guard_paths[i], &st) != 0 || st.st_size < guard_sizes[i]);
-        any |= shrunk[i];
-    }
+    int any = 0;
+    for (size_t i = 0; i < guard_n && !any; i++)
+        any = shrunk(i);
     line_len = 0;
     add(guard_prog);
     add(": ");
     for (size_t i = 0, named = 0; i < guard_n; i++) {
-        if (any && !shrunk[i])
+        if (guard_paths[i] == NULL || (any && !shrunk(i)))
             continue;
         add(named++ > 0 ? ", " : "");
         add(guard_paths[i]);
@@ -58,19 +63,21 @@ static void on_sigbus(int sig)
 
 int cli_mapped_guard(const char *prog, const char *const *paths, size_t n)
 {
-    guard_prog = prog;
-    guard_n = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (paths[i] == NULL)
-            continue;
-        if (guard_n == CLI_MAPPED_MAX) {
-            errno = EINVAL;
-            return -1;
-        }
-        struct stat st;
-        guard_paths[guard_n] = paths[i];
-        guard_sizes[guard_n++] = stat(paths[i], &st) == 0 ? st.st_size : -1;
+    if (guard_sizes != NULL) {
+        errno = EBUSY;
+        return -1;
     }
+    off_t *sizes = malloc((n > 0 ? n : 1) * sizeof *sizes);
+    if (sizes == NULL)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        struct stat st;
+        sizes[i] = paths[i] != NULL && stat(paths[i], &st) == 0 ? st.st_size : -1;
+    }
+    guard_prog = prog;
+    guard_paths = paths;
+    guard_sizes = sizes; /* for the rest of the process, as the handler is */
+    guard_n = n;
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_sigbus;

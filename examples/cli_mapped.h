@@ -11,18 +11,16 @@
 
 #include <stddef.h>
 
-/* Inputs one guard watches at most. */
-#define CLI_MAPPED_MAX 8
-
 /*! cli_mapped_guard() : installs a SIGBUS handler that reports a mapped input that can no
  * longer be read as an I/O error and ends the process with exit status 1, instead of dying on
  * the signal: it writes one line on stderr, "<prog>: <file>: I/O error: ...", naming the
- * input whose size is now smaller than when the guard was set (every input when none is:
+ * inputs whose size is now smaller than when the guard was set (every input when none is:
  * then its storage failed, or it was replaced), removes the new files of an output set being
  * written (cli_outputs_abandon), and exits.
- * Call it before opening the inputs. `prog` and the `paths` (NULL entries are skipped, at most
- * CLI_MAPPED_MAX) must stay valid for the rest of the process.
- * @return 0, or -1 with errno set (EINVAL: too many paths; or sigaction's). */
+ * Call it once in a process, before opening the inputs.
+ * `prog` and the array `paths` of n inputs (NULL entries are skipped) must stay valid for the
+ * rest of the process; the guard keeps one size per input.
+ * @return 0, or -1 with errno set (EBUSY: called before; ENOMEM; or sigaction's). */
 int cli_mapped_guard(const char *prog, const char *const *paths, size_t n);
 
 #endif

@@ -176,7 +176,55 @@ int cli_observe_attach(cli_observe *obs, const char *prog, const char *name,
     return st == ZKPIPE_OK ? 0 : -1;
 }
 
-int cli_observe_finish(cli_observe *obs, const char *prog, const char *title, uint64_t bound)
+/* A set in a malloc'd array (*n its length; NULL when out of memory): the files the options
+ * name (--trace when `with_trace`, then --plot), then `more`. */
+static cli_output *with_ours(const cli_observe_options *opt, int with_trace, const cli_output *more,
+                             size_t nmore, size_t *n)
+{
+    cli_output *set = malloc((nmore + 2) * sizeof *set);
+    if (set == NULL)
+        return NULL;
+    *n = 0;
+    if (with_trace && opt->trace_path != NULL)
+        set[(*n)++] = (cli_output){opt->trace_path, NULL, 0};
+    if (opt->plot_path != NULL)
+        set[(*n)++] = (cli_output){opt->plot_path, NULL, 0};
+    for (size_t i = 0; i < nmore; i++)
+        set[(*n)++] = more[i];
+    return set;
+}
+
+int cli_observe_check(const cli_observe_options *opt, const char *prog, const cli_output *more,
+                      size_t nmore)
+{
+    size_t n;
+    cli_output *set = with_ours(opt, 1, more, nmore, &n);
+    cli_error e;
+    int rc = set != NULL ? cli_outputs_check(set, n, &e) : -1;
+    if (set == NULL) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+    } else if (rc != 0) {
+        char why[CLI_ERROR_TEXT_MAX];
+        cli_error_text(why, sizeof why, set, &e);
+        fprintf(stderr, "%s: %s\n", prog, why);
+    }
+    free(set);
+    return rc;
+}
+
+char *cli_observe_metrics(const zkpipe_snapshot *snap, size_t *len)
+{
+    zkpipe_status st = zkpipe_snapshot_prometheus(NULL, 0, len, snap);
+    char *text = st == ZKPIPE_OK ? malloc(*len + 1) : NULL;
+    if (text != NULL && zkpipe_snapshot_prometheus(text, *len + 1, len, snap) != ZKPIPE_OK) {
+        free(text);
+        text = NULL;
+    }
+    return text;
+}
+
+int cli_observe_finish(cli_observe *obs, const char *prog, const char *title, uint64_t bound,
+                       const cli_output *more, size_t nmore)
 {
     int rc = 0;
     cli_progress_stop(&obs->ticker);
@@ -186,12 +234,32 @@ int cli_observe_finish(cli_observe *obs, const char *prog, const char *title, ui
         fprintf(stderr, "%s: --trace %s: %s\n", prog, obs->opt->trace_path, zkpipe_status_str(st));
         rc = -1;
     }
-    if (obs->opt->plot_path != NULL &&
-        cli_plot_write(&obs->plot, obs->opt->plot_path, title, bound) != 0) {
-        fprintf(stderr, "%s: --plot %s: %s\n", prog, obs->opt->plot_path, strerror(errno));
+    cli_observe_stop_serving(obs);
+    size_t n = 0, plot_len = 0;
+    char *plot = NULL;
+    int rendered = 1;
+    cli_output *set = title != NULL ? with_ours(obs->opt, 0, more, nmore, &n) : NULL;
+    if (title != NULL && obs->opt->plot_path != NULL && set != NULL) {
+        if ((plot = cli_plot_render(&obs->plot, title, bound, &plot_len)) == NULL) {
+            fprintf(stderr, "%s: --plot %s: %s\n", prog, obs->opt->plot_path, strerror(errno));
+            rendered = 0;
+            rc = -1;
+        }
+        set[0].text = plot;
+        set[0].len = plot_len;
+    }
+    cli_error e;
+    if (title != NULL && set == NULL) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        rc = -1;
+    } else if (set != NULL && rendered && n > 0 && cli_outputs_write(set, n, &e) != 0) {
+        char why[CLI_ERROR_TEXT_MAX];
+        cli_error_text(why, sizeof why, set, &e);
+        fprintf(stderr, "%s: %s\n", prog, why);
         rc = -1;
     }
-    cli_observe_stop_serving(obs);
+    free(plot);
+    free(set);
     stop_all(obs);
     return rc;
 }

@@ -1,4 +1,4 @@
-/* What zkpipe-pipeline and zkpipe-buffer-pipeline share to be watched while they run:
+/* What the pipeline binaries share to be watched while they run and to write their files:
  * --listen ADDR:PORT (the HTTP endpoint, zkpipe/http.h), --linger-ms N (keep serving after the
  * run), --trace FILE (the streamed timeline), --plot FILE.svg (a picture of the run from the
  * trace's samples) and --progress (a status line on stderr), with one ticker thread that
@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "cli_files.h"
 #include "cli_plot.h"
 #include "cli_progress.h"
 #include "zkpipe/http.h"
@@ -58,10 +59,25 @@ int cli_observe_attach(cli_observe *obs, const char *prog, const char *name,
  * providers' objects may go after it). Called by cli_observe_finish when not called before. */
 void cli_observe_stop_serving(cli_observe *obs);
 
+/* Before the run: the files the options name (--trace, --plot) and the binary's own `more`
+ * (e.g. --metrics, proofs), checked as one set (cli_outputs_check): a folder, a missing
+ * folder, two outputs onto one file are refused before any work. Returns 0, or -1 after
+ * printing why on stderr. */
+int cli_observe_check(const cli_observe_options *opt, const char *prog, const cli_output *more,
+                      size_t nmore);
+
+/* The Prometheus text of `snap`, in a malloc'd buffer the caller frees (*len its bytes), for
+ * --metrics; NULL when out of memory. */
+char *cli_observe_metrics(const zkpipe_snapshot *snap, size_t *len);
+
 /* After the run (and after whatever writes to the trace, such as an engine, is gone): stops
- * the ticker (a last progress line), stops serving (cli_observe_stop_serving), closes the
- * trace and writes the plot with `bound` items as its line (0: none). Returns 0, or -1 when
- * the trace or the plot could not be written (printed). */
-int cli_observe_finish(cli_observe *obs, const char *prog, const char *title, uint64_t bound);
+ * the ticker (a last progress line), stops serving (cli_observe_stop_serving) and closes the
+ * trace. Then, unless `title` is NULL (the run did not start: nothing is written), writes the
+ * plot, with `bound` items as its line (0: none), and the binary's `more` outputs (their texts
+ * filled in) as one set (cli_outputs_write): all of them, or none, every file that was there
+ * left as it was. Returns 0, or -1 when the trace, the plot or the set could not be written
+ * (printed). */
+int cli_observe_finish(cli_observe *obs, const char *prog, const char *title, uint64_t bound,
+                       const cli_output *more, size_t nmore);
 
 #endif

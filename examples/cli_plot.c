@@ -268,21 +268,21 @@ static void put_xml(FILE *out, const char *s)
     }
 }
 
-int cli_plot_write(const cli_plot *p, const char *path, const char *title, uint64_t bound)
+char *cli_plot_render(const cli_plot *p, const char *title, uint64_t bound, size_t *len)
 {
     if (p->failed) {
         errno = ENOMEM;
-        return -1;
+        return NULL;
     }
-    size_t n = p->n > 0 ? p->n : 1;
+    size_t n = p->n > 0 ? p->n : 1, size = 0;
+    char *text = NULL;
     double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
-    FILE *out = a != NULL && b != NULL ? fopen(path, "w") : NULL;
+    FILE *out = a != NULL && b != NULL ? open_memstream(&text, &size) : NULL;
     if (out == NULL) {
         free(a);
         free(b);
-        if (errno == 0)
-            errno = ENOMEM;
-        return -1;
+        errno = ENOMEM;
+        return NULL;
     }
     double t1 = p->n > 1 ? (double)(p->pts[p->n - 1].t_ns - p->pts[0].t_ns) * 1e-9 : 1;
     if (t1 <= 0)
@@ -310,10 +310,11 @@ int cli_plot_write(const cli_plot *p, const char *path, const char *title, uint6
     free(a);
     free(b);
     int bad = ferror(out);
-    if (fclose(out) != 0 || bad) {
-        if (errno == 0)
-            errno = EIO;
-        return -1;
+    if (fclose(out) != 0 || bad) { /* a memory stream fails only for want of memory */
+        free(text);
+        errno = ENOMEM;
+        return NULL;
     }
-    return 0;
+    *len = size;
+    return text;
 }

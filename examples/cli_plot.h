@@ -30,8 +30,11 @@ typedef struct cli_plot {
 /* A zkpipe_trace_sample_fn: adds the sample (ctx: the cli_plot). */
 void cli_plot_sample(uint64_t time_ns, const zkpipe_snapshot *snap, void *ctx);
 
-/* Writes the SVG; `bound` 0 draws no bound line. Returns 0, or -1 with errno set. */
-int cli_plot_write(const cli_plot *p, const char *path, const char *title, uint64_t bound);
+/* The SVG, in a malloc'd buffer the caller frees, *len its bytes (a NUL follows them);
+ * `bound` 0 draws no bound line. The file is written by whoever calls this, so that it can go
+ * with the run's other outputs as one set (cli_files.h). NULL with errno ENOMEM: out of
+ * memory, now or while the samples were taken. */
+char *cli_plot_render(const cli_plot *p, const char *title, uint64_t bound, size_t *len);
 
 void cli_plot_free(cli_plot *p);
 

@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,7 @@
 
 typedef struct options {
     unsigned long partitions, abc_mib, aux_mib, synth_ms, prove_ms, budget_mib;
+    long estimate_mib; /* -1: announce the truth */
     zkpipe_engine_config cfg;
     const char *metrics_path;
     int json;
@@ -48,6 +50,7 @@ typedef struct options {
 /* What the host's stage operations share: the sizes, the work, the host's kind. */
 typedef struct host {
     size_t abc_bytes, aux_bytes;
+    long estimate_mib; /* -1: announce the truth */
     unsigned long synth_ms, prove_ms;
     uint32_t state_kind; /* "host_state", registered in the engine's registry */
 } host;
@@ -77,6 +80,9 @@ static void usage(FILE *f)
                "  --prover-workers N   prover threads (default 1)\n"
                "  --budget-mib N       byte budget over in-flight partitions; 0: none (default)\n"
                "  --release R          delivery (default) or early (the pile-up experiment)\n"
+               "  --reservation R      follow (default: freed bytes go back to the budget at\n"
+               "                       once) or whole (held until the partition ends)\n"
+               "  --estimate-mib N     announce N MiB per partition instead of the truth\n"
                "  --report-ms N        a reporter line every N ms on stderr; 0: none (default)\n"
                "  --metrics FILE       Prometheus text of the final counters\n"
                "  --json               last stdout line: one JSON object with the figures\n");
@@ -151,7 +157,8 @@ static void item_free(const host *h, host_item *it, zkpipe_ledger *ledger)
 static zkpipe_status host_estimate(const zkpipe_stage_call *call, uint64_t *bytes)
 {
     const host *h = call->ctx;
-    *bytes = h->abc_bytes + h->aux_bytes + STATE_BYTES;
+    *bytes = h->estimate_mib >= 0 ? (uint64_t)h->estimate_mib * MIB
+                                  : h->abc_bytes + h->aux_bytes + STATE_BYTES;
     return ZKPIPE_OK;
 }
 
@@ -257,6 +264,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"prover-workers", required_argument, NULL, 'W'},
         {"budget-mib", required_argument, NULL, 'B'},
         {"release", required_argument, NULL, 'r'},
+        {"reservation", required_argument, NULL, 'V'},
+        {"estimate-mib", required_argument, NULL, 'E'},
         {"report-ms", required_argument, NULL, 'R'},
         {"metrics", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'J'},
@@ -274,6 +283,7 @@ static int parse_args(int argc, char **argv, options *o)
     o->aux_mib = 4;
     o->synth_ms = 20;
     o->prove_ms = 40;
+    o->estimate_mib = -1;
     zkpipe_engine_config_init(&o->cfg);
     opterr = 0;
     int flag;
@@ -313,6 +323,15 @@ static int parse_args(int argc, char **argv, options *o)
             c->release =
                 strcmp(optarg, "early") == 0 ? ZKPIPE_RELEASE_EARLY : ZKPIPE_RELEASE_DELIVERY;
             ok = strcmp(optarg, "early") == 0 || strcmp(optarg, "delivery") == 0;
+            break;
+        case 'V':
+            c->reservation =
+                strcmp(optarg, "whole") == 0 ? ZKPIPE_RESERVATION_WHOLE : ZKPIPE_RESERVATION_FOLLOW;
+            ok = strcmp(optarg, "whole") == 0 || strcmp(optarg, "follow") == 0;
+            break;
+        case 'E':
+            ok = parse_ulong(optarg, 0, 1ul << 24, &n);
+            o->estimate_mib = (long)n;
             break;
         case 'm':
             o->metrics_path = optarg;
@@ -364,23 +383,6 @@ static uint64_t peak_rss_bytes(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
 }
 
-static zkpipe_status write_metrics(const char *path, const zkpipe_snapshot *snap)
-{
-    size_t len;
-    zkpipe_status st = zkpipe_snapshot_prometheus(NULL, 0, &len, snap);
-    char *text = st == ZKPIPE_OK ? malloc(len + 1) : NULL;
-    if (text == NULL)
-        return st == ZKPIPE_OK ? ZKPIPE_ENOMEM : st;
-    st = zkpipe_snapshot_prometheus(text, len + 1, &len, snap);
-    FILE *f = st == ZKPIPE_OK ? fopen(path, "w") : NULL;
-    if (st == ZKPIPE_OK && (f == NULL || fwrite(text, 1, len, f) != len))
-        st = ZKPIPE_EIO;
-    if (f != NULL && fclose(f) != 0)
-        st = ZKPIPE_EIO;
-    free(text);
-    return st;
-}
-
 int main(int argc, char **argv)
 {
     cli_memory_return_freed();
@@ -394,13 +396,17 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    host h = {o.abc_mib * MIB, o.aux_mib * MIB, o.synth_ms, o.prove_ms, 0};
+    cli_output metrics = {o.metrics_path, NULL, 0};
+    if (cli_observe_check(&o.obs, prog, &metrics, o.metrics_path != NULL) != 0)
+        return 1;
+    signal(SIGXFSZ, SIG_IGN); /* ulimit -f: EFBIG, reported, instead of a kill mid-write */
+    host h = {o.abc_mib * MIB, o.aux_mib * MIB, o.estimate_mib, o.synth_ms, o.prove_ms, 0};
     zkpipe_acct *acct = zkpipe_acct_default();
     zkpipe_engine *e = NULL;
     zkpipe_job *job = NULL;
     cli_engine w;
     cli_observe obs;
-    int observing = 0;
+    int observing = 0, observe_failed = 0;
     /* The host's own kind: the counters show its bytes under its name. */
     zkpipe_status st = zkpipe_acct_register_kind(acct, "host_state", &h.state_kind);
     if (st == ZKPIPE_OK && cli_engine_init(&w, o.partitions) != 0)
@@ -408,6 +414,7 @@ int main(int argc, char **argv)
     if (st == ZKPIPE_OK) {
         observing = cli_observe_start(&obs, &o.obs, prog, acct, cli_engine_progress, &w) == 0;
         st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
+        observe_failed = !observing;
     }
     o.cfg.acct = acct;
     o.cfg.report_file = stderr;
@@ -427,6 +434,7 @@ int main(int argc, char **argv)
     double t0 = now_s();
     if (st == ZKPIPE_OK)
         st = zkpipe_engine_submit(e, &job, parts, o.partitions, NULL, NULL);
+    int ran = st == ZKPIPE_OK; /* the outputs are written for a run that started */
     unsigned long verified = 0, errors = 0;
     if (st == ZKPIPE_OK) {
         zkpipe_job_wait(job);
@@ -443,15 +451,18 @@ int main(int argc, char **argv)
                     r.status != ZKPIPE_OK ? r.detail : "the result does not check out",
                     zkpipe_status_name(r.status));
         }
-    } else {
+    } else if (!observe_failed) { /* (cli_observe_start has said why) */
         fprintf(stderr, "%s: setup: %s\n", prog, zkpipe_status_str(st));
     }
     double elapsed = now_s() - t0;
     zkpipe_job_destroy(job); /* frees the host results (result_free) */
     zkpipe_engine_counters n;
     memset(&n, 0, sizeof n);
-    if (e != NULL)
+    uint64_t learned = 0;
+    if (e != NULL) {
         zkpipe_engine_stats(e, &n);
+        learned = cli_engine_learned_bytes(e);
+    }
     zkpipe_snapshot peaks, end;
     zkpipe_acct_snapshot(acct, &peaks);
     if (observing)
@@ -461,16 +472,22 @@ int main(int argc, char **argv)
     zkpipe_acct_snapshot(acct, &end);
     free(parts);
     zkpipe_status closed = ZKPIPE_OK;
-    if (observing) {
-        char title[128];
+    if (observing) { /* --metrics with --plot as one set: both written, or neither */
+        char title[128], *metrics_text = NULL;
         snprintf(title, sizeof title, "%s --release %s: %lu partitions", prog,
                  o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery", o.partitions);
-        closed = cli_observe_finish(&obs, prog, title, n.bound) == 0 ? ZKPIPE_OK : ZKPIPE_EIO;
+        if (ran && o.metrics_path != NULL &&
+            (metrics.text = metrics_text = cli_observe_metrics(&end, &metrics.len)) == NULL) {
+            fprintf(stderr, "%s: --metrics %s: out of memory\n", prog, o.metrics_path);
+            closed = ZKPIPE_ENOMEM;
+        }
+        if (cli_observe_finish(&obs, prog, ran && closed == ZKPIPE_OK ? title : NULL, n.bound,
+                               &metrics, o.metrics_path != NULL) != 0 &&
+            closed == ZKPIPE_OK)
+            closed = ZKPIPE_EIO;
+        free(metrics_text);
     }
     cli_engine_free(&w);
-    zkpipe_status metrics = o.metrics_path != NULL ? write_metrics(o.metrics_path, &end) : 0;
-    if (metrics != ZKPIPE_OK)
-        fprintf(stderr, "%s: metrics: %s\n", prog, zkpipe_status_str(metrics));
     const char *release = o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery";
     double per_s = elapsed > 0 ? (double)verified / elapsed : 0.0;
     uint64_t rss = peak_rss_bytes();
@@ -487,12 +504,18 @@ int main(int argc, char **argv)
         printf("{\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"release\":\"%s\","
                "\"bound\":%llu,\"resident_bound\":%llu,\"peak_in_flight\":%llu,"
                "\"peak_accounted_bytes\":%llu,\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,"
-               "\"live_bytes_at_exit\":%llu,\"elapsed_s\":%.6f,\"throughput_per_s\":%.3f}\n",
+               "\"live_bytes_at_exit\":%llu,\"learned_partition_bytes\":%llu,"
+               "\"over_reservation_bytes\":%llu,\"over_reservation_events\":%llu,"
+               "\"budget_returned_early_bytes\":%llu,\"elapsed_s\":%.6f,"
+               "\"throughput_per_s\":%.3f}\n",
                o.partitions, verified, errors, release, (unsigned long long)n.bound,
                (unsigned long long)n.resident_bound, (unsigned long long)n.peak_in_flight,
                (unsigned long long)peaks.peak_bytes, (unsigned long long)o.cfg.budget_bytes,
-               (unsigned long long)rss, (unsigned long long)end.live_bytes, elapsed, per_s);
-    int ok = st == ZKPIPE_OK && closed == ZKPIPE_OK && metrics == ZKPIPE_OK && errors == 0 &&
-             verified == o.partitions && end.live_bytes == 0;
+               (unsigned long long)rss, (unsigned long long)end.live_bytes,
+               (unsigned long long)learned, (unsigned long long)n.over_reservation_bytes,
+               (unsigned long long)n.over_reservation_events,
+               (unsigned long long)n.budget_returned_early, elapsed, per_s);
+    int ok = st == ZKPIPE_OK && closed == ZKPIPE_OK && errors == 0 && verified == o.partitions &&
+             end.live_bytes == 0;
     return ok ? 0 : 1;
 }

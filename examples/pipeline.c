@@ -16,6 +16,7 @@
  * every partition was proved and verified. */
 #include <errno.h>
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,7 @@
 
 #include "cli_engine.h"
 #include "cli_files.h"
+#include "cli_mapped.h"
 #include "cli_memory.h"
 #include "cli_observe.h"
 #include "zkpipe/testcircuit.h"
@@ -286,23 +288,6 @@ static uint64_t peak_rss_bytes(void)
     return getrusage(RUSAGE_SELF, &ru) == 0 ? (uint64_t)ru.ru_maxrss * 1024 : 0;
 }
 
-static zkpipe_status write_metrics(const char *path, const zkpipe_snapshot *snap)
-{
-    size_t len;
-    zkpipe_status st = zkpipe_snapshot_prometheus(NULL, 0, &len, snap);
-    char *text = st == ZKPIPE_OK ? malloc(len + 1) : NULL;
-    if (text == NULL)
-        return st == ZKPIPE_OK ? ZKPIPE_ENOMEM : st;
-    st = zkpipe_snapshot_prometheus(text, len + 1, &len, snap);
-    FILE *f = st == ZKPIPE_OK ? fopen(path, "w") : NULL;
-    if (st == ZKPIPE_OK && (f == NULL || fwrite(text, 1, len, f) != len))
-        st = ZKPIPE_EIO;
-    if (f != NULL && fclose(f) != 0)
-        st = ZKPIPE_EIO;
-    free(text);
-    return st;
-}
-
 /* What the run did, for the summary. */
 typedef struct tally {
     unsigned long partitions, verified, errors;
@@ -422,17 +407,20 @@ static int output_path(char *out, size_t cap, const char *dir, const char *w, co
     return n > 0 && (size_t)n < cap;
 }
 
-/* Refuses, before any work, output paths that cli_outputs_write would refuse, two witnesses
- * whose outputs would land on the same files among them (a.wtns in two folders). */
+/* Refuses, before any work, output paths that cli_outputs_write would refuse: --metrics,
+ * --trace, --plot and, with --zkey, each witness's pair, where also two witnesses whose
+ * outputs would land on the same files (a.wtns in two folders) or an output onto another's
+ * file are refused. */
 static int check_outputs(const options *o)
 {
     const char *dir = o->out_dir != NULL ? o->out_dir : ".";
-    cli_output *outs = calloc(2 * o->nwtns, sizeof *outs);
-    char *paths = calloc(2 * o->nwtns, 4096);
+    size_t npair = o->zkey_path != NULL ? 2 * o->nwtns : 0, n = npair;
+    cli_output *outs = calloc(npair + 1, sizeof *outs);
+    char *paths = calloc(npair + 1, 4096);
     int rc = outs != NULL && paths != NULL ? 0 : -1;
     if (rc != 0)
         fprintf(stderr, "zkpipe-pipeline: out of memory\n");
-    for (size_t i = 0; rc == 0 && i < 2 * o->nwtns; i++) {
+    for (size_t i = 0; rc == 0 && i < npair; i++) {
         outs[i].path = paths + i * 4096;
         if (!output_path(paths + i * 4096, 4096, dir, o->wtns[i / 2],
                          i % 2 != 0 ? "proof.json" : "public.json")) {
@@ -440,12 +428,10 @@ static int check_outputs(const options *o)
             rc = -1;
         }
     }
-    cli_error e;
-    if (rc == 0 && cli_outputs_check(outs, 2 * o->nwtns, &e) != 0) {
-        fprintf(stderr, "zkpipe-pipeline: %s: %s: %s\n", outs[e.index].path, e.what,
-                strerror(e.err));
-        rc = -1;
-    }
+    if (rc == 0 && o->metrics_path != NULL)
+        outs[n++].path = o->metrics_path;
+    if (rc == 0)
+        rc = cli_observe_check(&o->obs, "zkpipe-pipeline", outs, n);
     free(paths);
     free(outs);
     return rc;
@@ -480,7 +466,7 @@ static zkpipe_status write_outputs(const options *o, const batch *b, size_t i,
         cli_output outs[2] = {{public_path, public_json, qlen}, {proof_path, proof_json, plen}};
         cli_error e;
         if (cli_outputs_write(outs, 2, &e) != 0) {
-            snprintf(why, cap, "%s: %s: %s", outs[e.index].path, e.what, strerror(e.err));
+            cli_error_text(why, cap, outs, &e);
             st = ZKPIPE_EIO;
         }
     }
@@ -527,7 +513,7 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
     return st;
 }
 
-static void print_summary(const options *o, const zkpipe_engine_counters *n,
+static void print_summary(const options *o, const zkpipe_engine_counters *n, uint64_t learned,
                           const zkpipe_snapshot *peaks, const zkpipe_snapshot *end, const tally *t,
                           const char *backend)
 {
@@ -562,7 +548,10 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n,
                "\"bound\":%llu,\"resident_bound\":%llu,\"peak_in_flight\":%llu,"
                "\"peak_accounted_bytes\":%llu,"
                "\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,\"live_items_at_exit\":%llu,"
-               "\"live_bytes_at_exit\":%llu,\"elapsed_s\":%.6f,\"throughput_per_s\":%.3f}\n",
+               "\"live_bytes_at_exit\":%llu,\"learned_partition_bytes\":%llu,"
+               "\"over_reservation_bytes\":%llu,\"over_reservation_events\":%llu,"
+               "\"budget_returned_early_bytes\":%llu,\"elapsed_s\":%.6f,"
+               "\"throughput_per_s\":%.3f}\n",
                t->partitions, t->verified, t->errors,
                o->zkey_path != NULL ? (unsigned long)t->partitions : o->jobs,
                o->zkey_path != NULL ? 0UL : o->log_constraints,
@@ -571,7 +560,9 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n,
                (unsigned long long)n->peak_in_flight, (unsigned long long)peaks->peak_bytes,
                (unsigned long long)o->cfg.budget_bytes, (unsigned long long)rss,
                (unsigned long long)end->live_items, (unsigned long long)end->live_bytes,
-               t->elapsed_s, per_s);
+               (unsigned long long)learned, (unsigned long long)n->over_reservation_bytes,
+               (unsigned long long)n->over_reservation_events,
+               (unsigned long long)n->budget_returned_early, t->elapsed_s, per_s);
 }
 
 int main(int argc, char **argv)
@@ -586,8 +577,25 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (o.zkey_path != NULL && check_outputs(&o) != 0)
+    if (check_outputs(&o) != 0)
         return 1;
+    /* --zkey maps the zkey and each witness: one truncated meanwhile is an I/O error naming
+     * it, not a death by SIGBUS (cli_mapped.h). The list lives as long as the process. */
+    const char **inputs = o.zkey_path != NULL ? malloc((o.nwtns + 1) * sizeof *inputs) : NULL;
+    if (o.zkey_path != NULL) {
+        for (size_t i = 0; inputs != NULL && i < o.nwtns; i++)
+            inputs[i] = o.wtns[i];
+        if (inputs != NULL)
+            inputs[o.nwtns] = o.zkey_path;
+        if (inputs == NULL || cli_mapped_guard("zkpipe-pipeline", inputs, o.nwtns + 1) != 0) {
+            fprintf(stderr, "zkpipe-pipeline: cannot watch the mapped inputs: %s\n",
+                    strerror(errno));
+            return 1;
+        }
+    }
+    /* A file size limit (ulimit -f) makes writes fail with EFBIG, reported, instead of
+     * killing the process with SIGXFSZ before its outputs are complete. */
+    signal(SIGXFSZ, SIG_IGN);
     keys k[MAX_CURVES];
     batch b;
     memset(k, 0, sizeof k);
@@ -597,7 +605,7 @@ int main(int argc, char **argv)
     zkpipe_engine *e = NULL;
     cli_engine w;
     cli_observe obs;
-    int observing = 0;
+    int observing = 0, observe_failed = 0;
     uint64_t total = o.zkey_path != NULL ? (uint64_t)o.nwtns : (uint64_t)o.jobs * o.partitions;
     zkpipe_status st = cli_engine_init(&w, total) == 0 ? ZKPIPE_OK : ZKPIPE_ENOMEM;
     double t0 = now_s();
@@ -610,6 +618,7 @@ int main(int argc, char **argv)
         observing = cli_observe_start(&obs, &o.obs, prog, zkpipe_acct_default(),
                                       cli_engine_progress, &w) == 0;
         st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
+        observe_failed = !observing;
     }
     o.cfg.report_file = stdout;
     if (observing) { /* reporter lines through the progress line's printer */
@@ -625,13 +634,14 @@ int main(int argc, char **argv)
         cli_observe_attach(&obs, prog, "engine", zkpipe_engine_http_provider, e) != 0)
         st = ZKPIPE_ENOMEM;
     if (st != ZKPIPE_OK) {
-        fprintf(stderr, "zkpipe-pipeline: setup: %s\n", zkpipe_status_str(st));
+        if (!observe_failed) /* (cli_observe_start has said why) */
+            fprintf(stderr, "zkpipe-pipeline: setup: %s\n", zkpipe_status_str(st));
         if (observing)
             cli_observe_stop_serving(&obs);
         cli_engine_set(&w, NULL);
         zkpipe_engine_destroy(e);
         if (observing)
-            cli_observe_finish(&obs, prog, "", 0);
+            cli_observe_finish(&obs, prog, NULL, 0, NULL, 0);
         cli_engine_free(&w);
         batch_free(&b, 0);
         for (size_t c = 0; c < o.ncurves; c++)
@@ -652,6 +662,7 @@ int main(int argc, char **argv)
     st = o.zkey_path != NULL ? run_zkey(&o, e, &b, &t) : run_circuits(&o, e, k, &t);
     zkpipe_engine_counters n;
     zkpipe_engine_stats(e, &n);
+    uint64_t learned = cli_engine_learned_bytes(e);
     zkpipe_snapshot peaks, end;
     zkpipe_acct_snapshot(zkpipe_acct_default(), &peaks);
     cli_observe_stop_serving(&obs); /* the engine provider goes with the engine */
@@ -669,17 +680,26 @@ int main(int argc, char **argv)
         snprintf(title, sizeof title, "zkpipe-pipeline --release %s: %lu x %lu partitions of 2^%lu",
                  o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery", o.jobs, o.partitions,
                  o.log_constraints);
-    zkpipe_status closed =
-        cli_observe_finish(&obs, prog, title, n.bound) == 0 ? ZKPIPE_OK : ZKPIPE_EIO;
+    /* --metrics with --plot as one set: both written, or neither and both as they were */
+    cli_output metrics = {o.metrics_path, NULL, 0};
+    char *metrics_text = o.metrics_path != NULL ? cli_observe_metrics(&end, &metrics.len) : NULL;
+    zkpipe_status closed = ZKPIPE_OK;
+    metrics.text = metrics_text;
+    if (o.metrics_path != NULL && metrics_text == NULL) {
+        fprintf(stderr, "zkpipe-pipeline: --metrics %s: out of memory\n", o.metrics_path);
+        closed = ZKPIPE_ENOMEM;
+    }
+    if (cli_observe_finish(&obs, prog, closed == ZKPIPE_OK ? title : NULL, n.bound, &metrics,
+                           o.metrics_path != NULL) != 0 &&
+        closed == ZKPIPE_OK)
+        closed = ZKPIPE_EIO;
+    free(metrics_text);
     cli_engine_free(&w);
-    zkpipe_status metrics = o.metrics_path != NULL ? write_metrics(o.metrics_path, &end) : 0;
-    if (metrics != ZKPIPE_OK)
-        fprintf(stderr, "zkpipe-pipeline: metrics: %s\n", zkpipe_status_str(metrics));
-    print_summary(&o, &n, &peaks, &end, &t, backend);
+    print_summary(&o, &n, learned, &peaks, &end, &t, backend);
     batch_free(&b, o.nwtns);
     for (size_t c = 0; c < o.ncurves; c++)
         free_keys(&k[c]);
-    int ok = st == ZKPIPE_OK && closed == ZKPIPE_OK && metrics == ZKPIPE_OK && t.errors == 0 &&
-             t.verified == total && end.live_bytes == 0;
+    int ok = st == ZKPIPE_OK && closed == ZKPIPE_OK && t.errors == 0 && t.verified == total &&
+             end.live_bytes == 0;
     return ok ? 0 : 1;
 }

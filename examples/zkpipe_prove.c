@@ -206,10 +206,8 @@ static int fail(const char *file, zkpipe_status st, const char *detail)
 
 static int output_failed(const cli_output *set, const cli_error *e)
 {
-    if (e->err != 0)
-        fprintf(stderr, "%s: %s: %s: %s\n", prog, set[e->index].path, e->what, strerror(e->err));
-    else
-        fprintf(stderr, "%s: %s: %s\n", prog, set[e->index].path, e->what);
+    char why[CLI_ERROR_TEXT_MAX];
+    fprintf(stderr, "%s: %s\n", prog, cli_error_text(why, sizeof why, set, e));
     return 1;
 }
 

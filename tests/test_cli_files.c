@@ -546,13 +546,18 @@ static void truncate_while_mapped(int guard)
     if (pid == 0) {
         dup2(fds[1], 2);
         const char *path = at("c.zkey");
-        const char *inputs[2] = {path, NULL};
-        signal(SIGBUS, SIG_DFL); /* cmocka's handler, inherited */
-        if (guard && cli_mapped_guard("prog", inputs, 2) != 0)
-            _exit(4);
         char wpath[2048];
         snprintf(wpath, sizeof wpath, "%s/tests/interop/fixtures/bn128/multiplier/witness.wtns",
                  src != NULL ? src : ".");
+        /* among inputs that do not change (a batch of witnesses), the one that shrinks named */
+        const char *inputs[20] = {NULL};
+        for (int i = 0; i < 19; i++)
+            inputs[i] = i == 13 ? path : wpath;
+        signal(SIGBUS, SIG_DFL); /* cmocka's handler, inherited */
+        if (guard && cli_mapped_guard("prog", inputs, 20) != 0)
+            _exit(4);
+        if (guard && (cli_mapped_guard("prog", inputs, 20) != -1 || errno != EBUSY))
+            _exit(8);
         zkpipe_zkey *z;
         zkpipe_wtns *w;
         zkpipe_groth16_vk *vk;
@@ -585,6 +590,7 @@ static void truncate_while_mapped(int guard)
         if (!WIFEXITED(status) || WEXITSTATUS(status) != 1)
             fail_msg("guarded: status %#x, stderr \"%s\"", status, buf);
         assert_non_null(strstr(buf, at("c.zkey")));
+        assert_null(strstr(buf, "witness.wtns"));
         assert_non_null(strstr(buf, "prog: "));
         assert_non_null(strstr(buf, "I/O error: the file shrank"));
         assert_non_null(strchr(buf, '\n'));
@@ -601,8 +607,6 @@ static void a_truncated_mapped_input_is_an_io_error(void **state)
     (void)state;
     truncate_while_mapped(0);
     truncate_while_mapped(1);
-    const char *many[CLI_MAPPED_MAX + 1] = {"a", "b", "c", "d", "e", "f", "g", "h", "i"};
-    assert_int_equal(cli_mapped_guard("prog", many, CLI_MAPPED_MAX + 1), -1);
 }
 
 int main(void)

@@ -10,48 +10,7 @@ set -eu
 prove=$1 verify=$2 shim=$3
 fix=$(cd "$(dirname "$0")/interop/fixtures/bn128/multiplier" && pwd)
 zkey=$fix/circuit.zkey wtns=$fix/witness.wtns vk=$fix/verification_key.json
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-# run LABEL CMD...: $status, $tmp/stdout, $tmp/stderr
-run() {
-    label=$1
-    shift
-    status=0
-    timeout 120 "$@" </dev/null >"$tmp/stdout" 2>"$tmp/stderr" || status=$?
-    [ "$status" -ne 124 ] || fail "$label: still running after 120 s"
-}
-
-# refused LABEL NAMED CMD...: exit 1, one line on stderr that names NAMED
-refused() {
-    label=$1 named=$2
-    shift 2
-    run "$label" "$@"
-    [ "$status" -eq 1 ] || fail "$label: exit $status, expected 1: $(cat "$tmp/stderr")"
-    [ "$(awk 'END { print NR }' "$tmp/stderr")" -eq 1 ] ||
-        fail "$label: not one line on stderr: $(cat "$tmp/stderr")"
-    grep -qF -- "$named" "$tmp/stderr" || fail "$label: $named not named: $(cat "$tmp/stderr")"
-}
-
-accepted() {
-    run "$@"
-    [ "$status" -eq 0 ] || fail "$1: exit $status: $(cat "$tmp/stderr")"
-}
-
-no_leftovers() { # LABEL DIR
-    left=$(find "$2" -name '*.zkpipe-*' | tr '\n' ' ')
-    [ -z "$left" ] || fail "$1: left $left"
-}
-
-same() { # LABEL FILE WANT-TEXT
-    [ "$(cat "$2" 2>/dev/null)" = "$3" ] || fail "$1: $2 changed: $(head -c 100 "$2" 2>&1)"
-}
+. "$(dirname "$0")/support/cli_checks.sh"
 
 d=$tmp/run
 mkdir "$d"
@@ -155,8 +114,4 @@ grep -q 'victim.zkey: I/O error' "$tmp/stderr" || fail "truncated zkey: $(cat "$
 cmp -s proof.json proof.before || fail "truncated zkey: proof.json changed"
 no_leftovers "truncated zkey" "$d"
 
-if [ "$failures" -ne 0 ]; then
-    echo "$failures failures" >&2
-    exit 1
-fi
-echo ok
+checks_done

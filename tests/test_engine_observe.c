@@ -111,7 +111,7 @@ static void discard(const zkpipe_stage_call *call, void *item)
 }
 
 static const zkpipe_stage_ops host_ops = {
-    sizeof(zkpipe_stage_ops), "test_host", NULL, synthesize, prove, discard, NULL, NULL};
+    sizeof(zkpipe_stage_ops), "test_host", NULL, synthesize, prove, discard, NULL, NULL, NULL};
 
 static zkpipe_engine_config config(zkpipe_acct *acct, unsigned synth_workers, uint64_t permits,
                                    size_t capacity)
@@ -497,7 +497,22 @@ static void provider_serves_the_engine(void **state)
     assert_true(has_line(r.body, "zkpipe_partition_prove_seconds_count 7"));
     assert_true(has_line(r.body, "zkpipe_partition_prove_seconds_bucket{le=\"+Inf\"} 7"));
     assert_true(has_line(r.body, "zkpipe_partitions_oldest_age_seconds 0"));
+    /* Admission: the host announces no estimate, so its first partitions reserved nothing and
+     * were over; the engine learned its true size from the closed ledgers. */
+    assert_true(has_line(r.body, "# TYPE zkpipe_over_reservation_events_total counter"));
+    assert_true(has_line(r.body, "# TYPE zkpipe_source_learned_bytes gauge"));
     http_reply_free(&r);
+    doc = get_json(port, "/status");
+    eng = cJSON_GetObjectItemCaseSensitive(doc, "engine");
+    assert_true(number(eng, "admission.over_reservation_events") >= 1);
+    const cJSON *sources = cJSON_GetObjectItemCaseSensitive(
+        cJSON_GetObjectItemCaseSensitive(eng, "admission"), "sources");
+    assert_int_equal(cJSON_GetArraySize(sources), 1);
+    const cJSON *src = cJSON_GetArrayItem(sources, 0);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(src, "name")->valuestring, "test_host");
+    assert_true(number(src, "learned_bytes") == BUF_BYTES);
+    assert_true(number(src, "partitions") == 7);
+    cJSON_Delete(doc);
     doc = get_json(port, "/status");
     eng = cJSON_GetObjectItemCaseSensitive(doc, "engine");
     assert_true(number(eng, "partitions.count") == 0);

@@ -20,29 +20,8 @@ fi
 mode=$1 prove=$2 verify=$3 writer=${4:-}
 interop=$(cd "$(dirname "$0")/interop" && pwd)
 fixtures=$interop/fixtures
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-trap 'exit 1' HUP INT TERM
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-# run LABEL CMD...: runs CMD with a time limit and no stdin (the bad-case list is read from
-# it), its output in $tmp/stdout and $tmp/stderr; sets $status.
-run() {
-    label=$1
-    shift
-    status=0
-    timeout 120 "$@" </dev/null >"$tmp/stdout" 2>"$tmp/stderr" || status=$?
-    [ "$status" -ne 124 ] || fail "$label: still running after 120 s"
-}
-
-accepted() { # LABEL CMD...: exit 0 ($status says what it was)
-    run "$@"
-    [ "$status" -eq 0 ] || fail "$1: exit $status: $(cat "$tmp/stderr")"
-}
+# $tmp, fail, run, accepted, checks_done (refused is this test's own, below)
+. "$(dirname "$0")/support/cli_checks.sh"
 
 # refused LABEL INPUTS CMD...: a non-zero exit below 128, one stderr line that names one of
 # INPUTS (space-separated paths); INPUTS "-" for a usage error: some message, any length.
@@ -282,8 +261,4 @@ verdicts) verdicts ;;
     exit 2
     ;;
 esac
-if [ "$failures" -ne 0 ]; then
-    echo "$failures failures" >&2
-    exit 1
-fi
-echo ok
+checks_done

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <pthread.h>
 #include <stdlib.h>
 
@@ -301,6 +302,99 @@ static void large_waiter_is_served_before_later_small_ones(void **state)
     zkpipe_sem_destroy(s);
 }
 
+/* A permit given back a part at a time: waiters are served in FIFO order as the parts come
+ * back, the rest stays held, and the last part ends the permit. */
+static void partial_release_serves_waiters_in_order(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 10, NULL), ZKPIPE_OK);
+    zkpipe_permit p;
+    assert_int_equal(zkpipe_sem_acquire(s, &p, 10), ZKPIPE_OK);
+    acquirer large, small;
+    start_acquirer(&large, s, 5, 0);
+    await_waiters(s, 1);
+    start_acquirer(&small, s, 1, 0);
+    await_waiters(s, 2);
+
+    /* 3 units back: the head needs 5, and the small request stays behind it. */
+    assert_int_equal(zkpipe_permit_release_units(&p, 3), ZKPIPE_OK);
+    assert_int_equal(p.units, 7);
+    assert_true(zkpipe_permit_is_held(&p));
+    assert_int_equal(zkpipe_sem_available(s), 3);
+    assert_int_equal(zkpipe_sem_waiters(s), 2);
+    /* 3 more: the head gets its 5, then the small one its 1 (grants happen inside). */
+    assert_int_equal(zkpipe_permit_release_units(&p, 3), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_waiters(s), 0);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+    pthread_join(large.thread, NULL);
+    pthread_join(small.thread, NULL);
+    assert_int_equal(large.status, ZKPIPE_OK);
+    assert_int_equal(small.status, ZKPIPE_OK);
+    assert_true(large.permit.ticket < small.permit.ticket);
+
+    /* The last part ends the permit. */
+    assert_int_equal(p.units, 4);
+    assert_int_equal(zkpipe_permit_release_units(&p, 4), ZKPIPE_OK);
+    assert_false(zkpipe_permit_is_held(&p));
+    assert_int_equal(zkpipe_permit_release(&p), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_permit_release_units(&p, 1), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_permit_release(&large.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&small.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+    zkpipe_sem_destroy(s);
+}
+
+/* Too many units, an empty permit, a stale copy from before a partial release: refused with
+ * nothing changed. */
+static void partial_release_refuses_what_is_not_held(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 10, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release_units(NULL, 1), ZKPIPE_EINVAL);
+    zkpipe_permit empty;
+    memset(&empty, 0, sizeof empty);
+    assert_int_equal(zkpipe_permit_release_units(&empty, 0), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release_units(&empty, 1), ZKPIPE_EINVAL);
+    zkpipe_permit p;
+    assert_int_equal(zkpipe_sem_acquire(s, &p, 6), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release_units(&p, 7), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_permit_release_units(&p, 0), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 4);
+    zkpipe_permit stale = p;
+    assert_int_equal(zkpipe_permit_release_units(&p, 2), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 6);
+    /* The copy still says 6 units: the semaphore knows this acquisition holds 4. */
+    assert_int_equal(zkpipe_permit_release(&stale), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_permit_release_units(&stale, 1), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_sem_available(s), 6);
+    assert_int_equal(zkpipe_permit_release(&p), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+
+    /* Past the tracked permits, partial releases are counted: a capacity of 1000 tracks 256
+     * single-unit permits, then one untracked permit of 500 gives its units back in parts. */
+    zkpipe_sem *big;
+    assert_int_equal(zkpipe_sem_create(&big, 1000, NULL), ZKPIPE_OK);
+    static zkpipe_permit ones[ZKPIPE_SEM_TRACKED_PERMITS];
+    for (size_t i = 0; i < ZKPIPE_SEM_TRACKED_PERMITS; i++)
+        assert_int_equal(zkpipe_sem_acquire(big, &ones[i], 1), ZKPIPE_OK);
+    zkpipe_permit u;
+    assert_int_equal(zkpipe_sem_acquire(big, &u, 500), ZKPIPE_OK);
+    assert_int_equal(u.slot, 0);
+    assert_int_equal(zkpipe_permit_release_units(&u, 200), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(big), 1000 - 256 - 300);
+    zkpipe_permit ustale = u;
+    ustale.units = 500;
+    assert_int_equal(zkpipe_permit_release(&ustale), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_permit_release(&u), ZKPIPE_OK);
+    for (size_t i = 0; i < ZKPIPE_SEM_TRACKED_PERMITS; i++)
+        assert_int_equal(zkpipe_permit_release(&ones[i]), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(big), 1000);
+    zkpipe_sem_destroy(big);
+    zkpipe_sem_destroy(s);
+}
+
 static void timed_out_head_lets_the_queue_move(void **state)
 {
     (void)state;
@@ -380,7 +474,12 @@ static void *contender_main(void *arg)
         uint64_t now = atomic_fetch_add(c->in_use, units) + units;
         if (now > zkpipe_sem_capacity(c->sem))
             c->failures++;
-        atomic_fetch_sub(c->in_use, units);
+        /* Every other round gives part of the permit back first. */
+        uint64_t part = i % 2 == 0 ? units / 2 : 0;
+        atomic_fetch_sub(c->in_use, part);
+        if (zkpipe_permit_release_units(&p, part) != ZKPIPE_OK || p.units != units - part)
+            c->failures++;
+        atomic_fetch_sub(c->in_use, units - part);
         if (zkpipe_permit_release(&p) != ZKPIPE_OK)
             c->failures++;
     }
@@ -421,6 +520,8 @@ int main(void)
         cmocka_unit_test(stale_copy_is_refused_while_a_twin_is_outstanding),
         cmocka_unit_test(permits_past_the_tracked_ones_are_counted),
         cmocka_unit_test(large_waiter_is_served_before_later_small_ones),
+        cmocka_unit_test(partial_release_serves_waiters_in_order),
+        cmocka_unit_test(partial_release_refuses_what_is_not_held),
         cmocka_unit_test(timed_out_head_lets_the_queue_move),
         cmocka_unit_test(close_wakes_waiters_and_keeps_releases_working),
         cmocka_unit_test(contention_never_exceeds_capacity),

@@ -7,6 +7,7 @@
  * IC points, which a walk that is quadratic in their count does not finish, a key at its
  * byte limit, and the parse tree's bound for keys (too slow under valgrind otherwise). */
 #include <jansson.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +18,7 @@
 
 #include <cmocka.h>
 
+#include "support/sanitize.h"
 #include "zkpipe/io.h"
 
 /* The one verifier with a key fresh from JSON. */
@@ -412,6 +414,121 @@ static void sizes_over_the_limits_are_refused_before_parsing(void **state)
     }
 }
 
+/* `depth` arrays nested in one another (the innermost empty), as an unknown member "x"
+ * (member != 0: in the object after its '{') or bare. */
+static char *nested(size_t depth, int member, size_t *len)
+{
+    text t = {0};
+    if (member)
+        puts_(&t, "\"x\":");
+    for (size_t i = 0; i < depth; i++)
+        put(&t, "[", 1);
+    for (size_t i = 0; i < depth; i++)
+        put(&t, "]", 1);
+    if (member)
+        put(&t, ",", 1);
+    *len = t.len;
+    return t.s;
+}
+
+/* One file of each kind with an unknown member nested `depth` deep in all (the object
+ * counting 1, so the member `depth` - 1): the status of each, in vk, proof, public order;
+ * public.json is the array itself, nested as deep. */
+static void nested_statuses(size_t depth, zkpipe_status st[3], char d[3][ZKPIPE_IO_DETAIL_MAX])
+{
+    size_t n, len;
+    char *m = nested(depth - 1, 1, &n);
+    char *v = edit(fx.vk, fx.vk_len, m, NULL, NULL, &len);
+    st[0] = vk_status(v, len, d[0]);
+    free(v);
+    char *p = edit(fx.proof, fx.proof_len, m, NULL, NULL, &len);
+    st[1] = proof_status(p, len, ZKPIPE_CURVE_BN254, d[1]);
+    free(p);
+    free(m);
+    char *q = nested(depth, 0, &len);
+    st[2] = public_status(q, len, NULL, d[2]);
+    free(q);
+}
+
+typedef struct deep_run {
+    size_t depth;
+    zkpipe_status st[3];
+    char d[3][ZKPIPE_IO_DETAIL_MAX];
+} deep_run;
+
+static void *deep_thread(void *arg)
+{
+    deep_run *r = arg;
+    nested_statuses(r->depth, r->st, r->d);
+    return NULL;
+}
+
+/* Arrays and objects nested past ZKPIPE_SNARKJS_MAX_DEPTH are refused before parsing, naming
+ * the limit, in every kind of file; at the limit they parse (an empty array in public.json is
+ * no scalar: EFORMAT). Each text is read on a thread with a small stack (64 KiB; 128 KiB under
+ * a sanitizer, whose frames are larger), as a host's worker may have: jansson parses nesting
+ * by recursion, and a few thousand brackets overflow such a stack unless refused first. */
+static void nesting_past_the_limit_is_refused(void **state)
+{
+    (void)state;
+    static const size_t depths[] = {
+        4, ZKPIPE_SNARKJS_MAX_DEPTH, ZKPIPE_SNARKJS_MAX_DEPTH + 1, 2048, 2049, 30000};
+    for (size_t i = 0; i < sizeof depths / sizeof depths[0]; i++) {
+        deep_run r = {.depth = depths[i]};
+        pthread_attr_t attr;
+        pthread_t th;
+        assert_int_equal(pthread_attr_init(&attr), 0);
+        assert_int_equal(
+            pthread_attr_setstacksize(&attr, ZKPIPE_TEST_SANITIZED ? 128u << 10 : 64u << 10), 0);
+        assert_int_equal(pthread_create(&th, &attr, deep_thread, &r), 0);
+        assert_int_equal(pthread_join(th, NULL), 0);
+        pthread_attr_destroy(&attr);
+        int over = r.depth > ZKPIPE_SNARKJS_MAX_DEPTH;
+        static const zkpipe_status at_limit[3] = {ZKPIPE_OK, ZKPIPE_OK, ZKPIPE_EFORMAT};
+        for (int k = 0; k < 3; k++) {
+            if (r.st[k] != (over ? ZKPIPE_ETOOBIG : at_limit[k]))
+                fail_msg("file %d nested %zu deep: %s \"%s\"", k, r.depth,
+                         zkpipe_status_name(r.st[k]), r.d[k]);
+            if (over && strstr(r.d[k], "ZKPIPE_SNARKJS_MAX_DEPTH") == NULL)
+                fail_msg("file %d nested %zu deep: the limit is not named: \"%s\"", k, r.depth,
+                         r.d[k]);
+        }
+    }
+    /* Brackets in strings do not nest; closing ones do not hide an opening one. */
+    char d[ZKPIPE_IO_DETAIL_MAX];
+    size_t len;
+    text t = {0};
+    puts_(&t, "\"x\":\"");
+    for (int i = 0; i < 1000; i++)
+        puts_(&t, "[{");
+    puts_(&t, "\\\"\",");
+    char *p = edit(fx.proof, fx.proof_len, t.s, NULL, NULL, &len);
+    assert_int_equal(proof_status(p, len, ZKPIPE_CURVE_BN254, d), ZKPIPE_OK);
+    free(p);
+    free(t.s);
+    /* Siblings do not add up: two members each at the limit parse. */
+    size_t n;
+    char *m = nested(ZKPIPE_SNARKJS_MAX_DEPTH - 1, 1, &n);
+    t = (text){0};
+    puts_(&t, m);
+    puts_(&t, m);
+    t.s[1] = 'y'; /* the first one named "y" */
+    p = edit(fx.proof, fx.proof_len, t.s, NULL, NULL, &len);
+    assert_int_equal(proof_status(p, len, ZKPIPE_CURVE_BN254, d), ZKPIPE_OK);
+    free(p);
+    free(t.s);
+    free(m);
+    /* Closing brackets with nothing open do not make room for more opening ones. */
+    t = (text){0};
+    puts_(&t, "\"y\":[]]]]]]]]],\"x\":");
+    for (int i = 0; i < ZKPIPE_SNARKJS_MAX_DEPTH + 1; i++)
+        puts_(&t, "[");
+    p = edit(fx.proof, fx.proof_len, t.s, NULL, NULL, &len);
+    assert_int_equal(proof_status(p, len, ZKPIPE_CURVE_BN254, d), ZKPIPE_ETOOBIG);
+    free(p);
+    free(t.s);
+}
+
 /* `count` copies of `item` separated by commas, between `head` and `tail`. */
 static char *repeated(const char *head, const char *item, size_t count, const char *tail,
                       size_t *len)
@@ -651,6 +768,16 @@ static int write_variants(const char *dir)
     variant("no", "duplicate-last-wrong-proof", 2, dup.s, dup.len);
     free(dup.s);
     free(t);
+    /* Nesting at zkpipe's limit (snarkjs takes it too) and past it (snarkjs takes it). */
+    for (int over = 0; over < 2; over++) {
+        size_t n;
+        char *m = nested(ZKPIPE_SNARKJS_MAX_DEPTH - 1 + (size_t)over, 1, &n);
+        t = edit(fx.proof, fx.proof_len, m, NULL, NULL, &len);
+        variant(over ? "stricter" : "ok", over ? "nested-past-the-limit" : "nested-at-the-limit", 2,
+                t, len);
+        free(t);
+        free(m);
+    }
     /* rapidsnark's shape: no "curve". */
     t = edit(fx.proof, fx.proof_len, NULL, NULL, ",\n \"curve\": \"bn128\"", &len);
     variant("ok", "rapidsnark-proof", 2, t, len);
@@ -670,6 +797,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(curve_names_are_snarkjs_names),
         cmocka_unit_test(sizes_over_the_limits_are_refused_before_parsing),
         cmocka_unit_test(value_counts_over_the_limits_are_refused),
+        cmocka_unit_test(nesting_past_the_limit_is_refused),
         cmocka_unit_test(largest_arrays_parse_in_linear_time),
         cmocka_unit_test(parse_tree_stays_within_its_bound),
     };

@@ -550,8 +550,17 @@ static void tables_and_configs_carry_their_size(void **state)
     host_init(&h, 64, 64);
     zkpipe_engine_config cfg = config(acct);
     zkpipe_engine *e;
-    cfg.struct_size = sizeof cfg - 1;
+    /* The first layout ended with the allocator: shorter is refused, that much is read with
+     * defaults for the rest. */
+    cfg.struct_size = offsetof(zkpipe_engine_config, allocator) + sizeof cfg.allocator - 1;
     assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_EINVAL);
+    cfg.struct_size = offsetof(zkpipe_engine_config, allocator) + sizeof cfg.allocator;
+    cfg.reservation = (zkpipe_reservation)99; /* beyond the caller's size: never read */
+    assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_OK);
+    zkpipe_engine_destroy(e);
+    cfg.struct_size = sizeof cfg;
+    assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_EINVAL);
+    cfg.reservation = ZKPIPE_RESERVATION_FOLLOW;
     cfg.struct_size = sizeof cfg + 8;
     assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_EINVAL);
     cfg.struct_size = 0;

@@ -65,12 +65,20 @@ typedef struct zkpipe_acct zkpipe_acct;
  * may be moved (memcpy) to other storage between calls, e.g. with the item that embeds it or
  * by a language that moves values by copying them (Rust). The copy left behind must then be
  * forgotten, never used or closed: closing both would release the item twice. */
+/* Told of a ledger's byte total after every charge and release (zkpipe_ledger_set_hook): `before`
+ * and `after` are the ledger's live bytes around that one operation. Runs on the thread that
+ * made the operation (the ledger's owner), after the counters have changed; it must not call
+ * functions on the same ledger. */
+typedef void (*zkpipe_ledger_hook_fn)(void *ctx, uint64_t before, uint64_t after);
+
 typedef struct zkpipe_ledger {
     zkpipe_acct *acct;                 /* registry; NULL when the ledger is closed */
     uint32_t stage;                    /* current stage */
     uint32_t kinds_used;               /* bit k set when buffers[k] or bytes[k] is non-zero */
     uint64_t buffers[ZKPIPE_KIND_MAX]; /* live buffers per kind */
     uint64_t bytes[ZKPIPE_KIND_MAX];   /* live bytes per kind */
+    zkpipe_ledger_hook_fn hook;        /* NULL, or told of every charge and release */
+    void *hook_ctx;                    /* ... */
 } zkpipe_ledger;
 
 /*! zkpipe_acct_create() : a new private registry with the built-in kinds and stages.
@@ -134,6 +142,20 @@ ZKPIPE_API zkpipe_status zkpipe_ledger_move(zkpipe_ledger *ledger, uint32_t stag
 /*! zkpipe_ledger_close() : releases whatever is still charged and removes the item from its
  * stage. Closing a closed (or zero-filled) ledger, or NULL, is a harmless no-op. */
 ZKPIPE_API void zkpipe_ledger_close(zkpipe_ledger *ledger);
+
+/*! zkpipe_ledger_set_hook() : from now until the ledger is closed, `hook` (NULL: none) is told
+ * of the ledger's live bytes after each zkpipe_ledger_charge and zkpipe_ledger_release on it;
+ * neither moves nor close call it. This is how a byte reservation follows its ledger (the
+ * engine's do; a host holding zkpipe_sem permits can give units back from its own hook with
+ * zkpipe_permit_release_units). `ctx` must stay valid while the hook is set; it travels with
+ * the ledger when the ledger is moved to other storage.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL or closed ledger). Thread safety: see zkpipe_ledger. */
+ZKPIPE_API zkpipe_status zkpipe_ledger_set_hook(zkpipe_ledger *ledger, zkpipe_ledger_hook_fn hook,
+                                                void *ctx);
+
+/*! zkpipe_ledger_bytes() : the ledger's live bytes now (0 for a closed ledger or NULL).
+ * Thread safety: see zkpipe_ledger. */
+ZKPIPE_API uint64_t zkpipe_ledger_bytes(const zkpipe_ledger *ledger);
 
 /*! zkpipe_ledger_is_open() : 1 when the ledger is open, 0 otherwise (NULL included). */
 ZKPIPE_API int zkpipe_ledger_is_open(const zkpipe_ledger *ledger);

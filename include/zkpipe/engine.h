@@ -24,11 +24,20 @@
  * zkpipe's own circuits and circom zkey + witness pairs are two implementations of the stage
  * operations (zkpipe/stages.h); a host brings its own (examples/host_pipeline.c).
  *
- * The byte budget is held from before synthesis until the partition's ledger is closed, in the
- * amount the partition's `estimate` announced; a partition estimated larger than the whole
- * budget fails with ZKPIPE_ETOOBIG at once instead of waiting forever. The ledgers hold the
- * truth: the accounted bytes of all partitions stay within the budget as long as every
- * estimate covers what its partition charges.
+ * The byte budget: before synthesis a partition reserves max(its `estimate`, the largest peak
+ * the closed ledgers of its source reached) bytes (a source: the operations table with the key
+ * its `source` operation names); a partition estimated larger than the whole budget fails with
+ * ZKPIPE_ETOOBIG at once instead of waiting forever. With ZKPIPE_RESERVATION_FOLLOW (the
+ * default) the reservation then follows the ledger: the bytes the partition frees go back to
+ * the budget at once (a, b, c after h: the next synthesis may start), except what its source
+ * has been seen to allocate again after freeing (so until a partition of the source has been
+ * proved, the reservation is held whole); it never drops below what the ledger holds,
+ * travels through the channel with the item and is returned whole when the ledger is closed.
+ * With ZKPIPE_RESERVATION_WHOLE it is held whole until then. The ledgers hold the truth: a
+ * ledger that charges beyond its reservation is allowed (the bytes are real) and counted
+ * (over_reservation_events and _bytes); the accounted bytes of all partitions stay within the
+ * budget plus the shortfalls of the partitions over their reservation, and a source that
+ * announces too little is over once per partition admitted before its first ledger closed.
  *
  * Threads, all started by zkpipe_engine_create and joined by zkpipe_engine_destroy (none
  * hidden): synth_workers + prover_workers worker threads; each prover worker owns a thread
@@ -76,6 +85,14 @@ typedef enum zkpipe_release {
     ZKPIPE_RELEASE_EARLY = 1
 } zkpipe_release;
 
+/* How a partition's byte reservation behaves between admission and the close of its ledger. */
+typedef enum zkpipe_reservation {
+    /* Follows the ledger: freed bytes go back to the budget at once (the default). */
+    ZKPIPE_RESERVATION_FOLLOW = 0,
+    /* Held whole until the ledger closes (the behaviour of earlier versions; for comparison). */
+    ZKPIPE_RESERVATION_WHOLE = 1
+} zkpipe_reservation;
+
 /* Engine settings; start from zkpipe_engine_config_init. */
 typedef struct zkpipe_engine_config {
     /* sizeof(zkpipe_engine_config) as the caller compiled it (set by _init): a library with a
@@ -99,10 +116,13 @@ typedef struct zkpipe_engine_config {
     /* NULL, or a trace (zkpipe/trace.h) that receives per partition one track with a span per
      * stage, and a "live bytes" counter sample at each stage change. The engine flushes it at
      * least once a second (its own thread), so the file is valid JSON holding every event
-     * older than a second however long a partition takes. Not owned: it must outlive the
+     * older than a second however long a partition takes. For samples as buffers are charged
+     * and released inside a stage too (synthesis filling its buffers), have the trace watch
+     * `acct` (zkpipe_trace_watch), as zkpipe-pipeline does. Not owned: it must outlive the
      * engine. */
     zkpipe_trace *trace;
     const zkpipe_allocator *allocator; /* NULL for the C library; copied */
+    zkpipe_reservation reservation;    /* ZKPIPE_RESERVATION_FOLLOW unless comparing */
 } zkpipe_engine_config;
 
 /* What a partition's result holds. The engine fills status and the timings; `prove` fills the
@@ -172,6 +192,11 @@ typedef struct zkpipe_stage_ops {
      * (zkpipe_engine_submit returns it) before anything is queued. Called on the submitting
      * thread; must not block. */
     zkpipe_status (*validate)(void *ctx, size_t partition);
+    /* NULL, or the key of the partition's source: partitions of one table with equal keys
+     * share what their closed ledgers taught the byte budget (see the top of this file); a
+     * table without it is one source. Any pointer the operations choose (the built-ins: the
+     * proving key, the zkey source); called on a synthesis worker, must not block. */
+    const void *(*source)(void *ctx, size_t partition);
 } zkpipe_stage_ops;
 
 /* One partition of a job: its operations and their context (both must stay valid until the
@@ -208,8 +233,30 @@ typedef struct zkpipe_engine_counters {
     uint64_t channel_items;    /* items in the channel now */
     uint64_t channel_capacity;
     uint64_t waiting_senders; /* synthesis workers blocked in front of a full channel */
-    uint64_t reserved[8];     /* zero */
+    /* Partitions whose ledger charged beyond the budget units they held, and the sum of each
+     * one's largest excess: bytes the budget did not cover (see the top of this file). */
+    uint64_t over_reservation_events;
+    uint64_t over_reservation_bytes;
+    /* Budget bytes given back before their ledgers closed, as the ledgers freed them. */
+    uint64_t budget_returned_early;
+    uint64_t reserved[5]; /* zero */
 } zkpipe_engine_counters;
+
+/* Longest source name kept, excluding the terminating NUL. */
+#define ZKPIPE_ENGINE_SOURCE_NAME_MAX 31
+
+/* What the engine knows of one partition source (zkpipe_engine_sources). */
+typedef struct zkpipe_engine_source {
+    char name[ZKPIPE_ENGINE_SOURCE_NAME_MAX + 1]; /* the operations' name, cut; "" for none */
+    const void *key;         /* what the operations' `source` returned (NULL without one) */
+    uint64_t estimate_bytes; /* the last estimate its partitions announced */
+    uint64_t learned_bytes;  /* the largest peak its closed ledgers reached; 0 before one */
+    uint64_t reserved_bytes; /* the last reservation: max(estimate, learned), within the budget */
+    uint64_t partitions;     /* its closed ledgers */
+    uint64_t over_reservation_events; /* of them, those that charged beyond their reservation */
+    uint64_t over_reservation_bytes;  /* ... the sum of their largest excesses */
+    uint64_t reserved[4];             /* zero */
+} zkpipe_engine_source;
 
 /*! zkpipe_engine_config_init() : defaults: 2 synthesis workers, 2 permits, no byte budget,
  * capacity 2, 1 prover worker of 1 thread, backend auto, release on delivery, the default
@@ -224,8 +271,8 @@ ZKPIPE_API void zkpipe_engine_config_init(zkpipe_engine_config *config);
  * @param config copied (as far as its struct_size reaches); what it points to (acct,
  *        report_file, report_ctx, trace) must outlive the engine.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, a struct_size this library cannot read, a zero
- *         count, unknown backend or release policy, report_ms > 0 without a sink, incomplete
- *         allocator), ZKPIPE_ENODEVICE (backend cuda with no usable device), ZKPIPE_ENOMEM,
+ *         count, unknown backend, release policy or reservation, report_ms > 0 without a sink,
+ * incomplete allocator), ZKPIPE_ENODEVICE (backend cuda with no usable device), ZKPIPE_ENOMEM,
  *         ZKPIPE_ETHREAD, ZKPIPE_EUNSUPPORTED (no condition variables on CLOCK_MONOTONIC). On
  *         error nothing is left running or allocated and *out is untouched.
  * Thread safety: any thread. Allocates the engine (about 600 bytes plus 8 per worker thread),
@@ -266,6 +313,15 @@ ZKPIPE_API void zkpipe_engine_drain(zkpipe_engine *engine);
  * semaphore and channel figures are their own consistent snapshots).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). Thread safety: any thread. Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters *out);
+
+/*! zkpipe_engine_sources() : what the engine has learned of each partition source, most
+ * recently used first. The engine remembers the 64 most recently used sources.
+ * @param out room for `cap` entries (NULL when cap is 0); the first min(cap, *count) filled.
+ * @param count receives how many sources the engine knows.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL engine or count, NULL out with cap > 0).
+ * Thread safety: any thread. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_engine_sources(zkpipe_engine *engine, zkpipe_engine_source *out,
+                                               size_t cap, size_t *count);
 
 /*! zkpipe_engine_destroy() : closes the engine, cancels every job not yet finished (their
  * partitions not yet proving end with ZKPIPE_ECANCELED and their items are discarded; proofs

@@ -229,7 +229,8 @@ ZKPIPE_API zkpipe_status zkpipe_zkey_vk(zkpipe_groth16_vk **out, const zkpipe_zk
  * an object with a duplicate key (JSON.parse keeps the last). What zkpipe refuses and snarkjs
  * takes is deliberate: values that are not canonical decimal strings (hex, leading zeros,
  * values not below the field's prime), z coordinates other than "0" and "1", invalid UTF-8
- * or lone surrogates in a string, nesting deeper than 2048, numbers beyond a double.
+ * or lone surrogates in a string, numbers beyond a double, and (ZKPIPE_ETOOBIG, below)
+ * nesting deeper than ZKPIPE_SNARKJS_MAX_DEPTH.
  * Limits. Each reader refuses a text larger than its kind's byte limit, before parsing it,
  * with ZKPIPE_ETOOBIG and a detail line naming the limit; zkpipe-verify reads at most that
  * many bytes of a file plus one. A scan that does not parse also bounds the number of JSON
@@ -238,7 +239,15 @@ ZKPIPE_API zkpipe_status zkpipe_zkey_vk(zkpipe_groth16_vk **out, const zkpipe_zk
  * another with json_set_alloc_funcs) and the call frees before returning, takes at most
  * about 27 MB for public.json and 132 MB for a key however the text is crafted (100 bytes a
  * value; the key of the most IC points, as snarkjs writes it, takes 122 MB). The limits come
- * from the largest files snarkjs writes, with room for other layouts of the same content. */
+ * from the largest files snarkjs writes, with room for other layouts of the same content.
+ * The same scan bounds the nesting of arrays and objects by ZKPIPE_SNARKJS_MAX_DEPTH: jansson
+ * parses nested values by recursion, about 80 bytes of stack a level, so a crafted text of a
+ * few thousand brackets would otherwise overflow a thread's stack of 128 KiB (musl's
+ * default); with the limit the readers run on a thread with a 64 KiB stack, whatever the
+ * text (tests/test_snarkjs_json.c). */
+/* Nesting of arrays and objects a file may have, the outermost counting 1: snarkjs's deepest
+ * is 4 (vk_alphabeta_12 in a key). */
+#define ZKPIPE_SNARKJS_MAX_DEPTH 64
 /* Public signals a key (nPublic, IC points less one) and a public.json may have. */
 #define ZKPIPE_SNARKJS_MAX_PUBLIC 262144
 /* proof.json: about 1.2 KB for BLS12-381 as snarkjs indents it. */
@@ -277,7 +286,8 @@ ZKPIPE_API zkpipe_status zkpipe_snarkjs_vk_parse(zkpipe_groth16_vk **out, char *
  *        another is refused. ZKPIPE_CURVE_COUNT when no key is at hand: then "curve" must be
  *        there.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, curve not a zkpipe_curve nor
- *         ZKPIPE_CURVE_COUNT), ZKPIPE_ETOOBIG (over ZKPIPE_SNARKJS_PROOF_MAX_BYTES),
+ *         ZKPIPE_CURVE_COUNT), ZKPIPE_ETOOBIG (over ZKPIPE_SNARKJS_PROOF_MAX_BYTES or
+ *         ZKPIPE_SNARKJS_MAX_DEPTH),
  *         ZKPIPE_EFORMAT, ZKPIPE_EMISMATCH ("curve" names another curve than `curve`),
  *         ZKPIPE_ENONCANONICAL, ZKPIPE_ENOTONCURVE, ZKPIPE_ENOTINSUBGROUP, ZKPIPE_ENOMEM (the
  *         parse tree); with the detail line. *out untouched on error.
@@ -291,11 +301,11 @@ ZKPIPE_API zkpipe_status zkpipe_snarkjs_proof_parse(zkpipe_groth16_proof *out, c
  * @param out receives up to `cap` scalars; may be NULL when cap is 0.
  * @param out_n receives the number of entries in the file (call with cap 0 to size `out`).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (out_n or json NULL, out NULL with cap > 0, unknown
- *         curve), ZKPIPE_ETOOBIG (over ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES, or more than
- *         ZKPIPE_SNARKJS_MAX_PUBLIC entries), ZKPIPE_ELIMIT (more entries than cap; *out_n
- *         says how many), ZKPIPE_EFORMAT, ZKPIPE_ENONCANONICAL, ZKPIPE_ENOMEM (the parse
- *         tree); with the detail line.
- * Allocates only the parse tree, freed before returning. Any thread. */
+ *         curve), ZKPIPE_ETOOBIG (over ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES or
+ *         ZKPIPE_SNARKJS_MAX_DEPTH, or more than ZKPIPE_SNARKJS_MAX_PUBLIC entries), ZKPIPE_ELIMIT
+ * (more entries than cap; *out_n says how many), ZKPIPE_EFORMAT, ZKPIPE_ENONCANONICAL,
+ * ZKPIPE_ENOMEM (the parse tree); with the detail line. Allocates only the parse tree, freed before
+ * returning. Any thread. */
 ZKPIPE_API zkpipe_status zkpipe_snarkjs_public_parse(zkpipe_scalar *out, size_t cap, size_t *out_n,
                                                      char *detail, size_t detail_cap,
                                                      zkpipe_curve curve, const char *json,

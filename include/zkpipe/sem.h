@@ -32,7 +32,7 @@ typedef struct zkpipe_sem zkpipe_sem;
  * A permit has one owner at a time: calls on the same permit must not race. */
 typedef struct zkpipe_permit {
     zkpipe_sem *sem; /* the semaphore the units came from; NULL when empty */
-    uint64_t units;  /* units held (or, once released, that were held) */
+    uint64_t units;  /* units held (or, once released, that were held last) */
     uint64_t ticket; /* this acquisition's number in `sem`, never reused; 0 once released */
     uint32_t slot;   /* where `sem` tracks it (1-based), 0 when untracked */
 } zkpipe_permit;
@@ -47,8 +47,8 @@ typedef struct zkpipe_permit {
  * @param allocator NULL for the C library; copied.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (out NULL, capacity 0, allocator incomplete),
  *         ZKPIPE_ENOMEM (memory or the mutex; then *out is left unchanged, nothing leaked).
- * Thread safety: any thread. Allocates one block of about 160 + 12 * min(capacity,
- * ZKPIPE_SEM_TRACKED_PERMITS) bytes (3.2 KiB at most). */
+ * Thread safety: any thread. Allocates one block of about 160 + 20 * min(capacity,
+ * ZKPIPE_SEM_TRACKED_PERMITS) bytes (5.3 KiB at most). */
 ZKPIPE_API zkpipe_status zkpipe_sem_create(zkpipe_sem **out, uint64_t capacity,
                                            const zkpipe_allocator *allocator);
 
@@ -92,6 +92,20 @@ ZKPIPE_API zkpipe_status zkpipe_sem_acquire_timed(zkpipe_sem *sem, zkpipe_permit
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (permit NULL), ZKPIPE_ESTATE.
  * Thread safety: any thread (see zkpipe_permit for the permit itself). */
 ZKPIPE_API zkpipe_status zkpipe_permit_release(zkpipe_permit *permit);
+
+/*! zkpipe_permit_release_units() : gives `units` of the permit's units back to its semaphore
+ * and keeps the rest held (permit->units shrinks by `units`); waiters that now fit are woken in
+ * FIFO order. For a holder whose need shrinks while it works, e.g. a byte reservation that
+ * follows a ledger as buffers are freed (zkpipe_ledger_set_hook). Giving back every unit
+ * releases the permit, as zkpipe_permit_release does; 0 units change nothing. A copy of the
+ * permit taken before a partial release is stale afterwards: releasing it is refused
+ * (ZKPIPE_ESTATE), exactly while the permit is among the tracked ones (see
+ * zkpipe_permit_release). Works after close too.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (permit NULL, units > permit->units, or units > 0 from an
+ *         empty permit), ZKPIPE_ESTATE (not an outstanding acquisition, as for
+ *         zkpipe_permit_release).
+ * Thread safety: any thread (see zkpipe_permit for the permit itself). Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_permit_release_units(zkpipe_permit *permit, uint64_t units);
 
 /*! zkpipe_permit_is_held() : 1 when `permit` holds units, 0 otherwise (NULL included). */
 ZKPIPE_API int zkpipe_permit_is_held(const zkpipe_permit *permit);

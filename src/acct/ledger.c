@@ -61,9 +61,12 @@ zkpipe_status zkpipe_ledger_charge(zkpipe_ledger *ledger, uint32_t kind, uint64_
     zkpipe__raise_peak(&acct->peak_bytes, live + bytes);
     struct zkpipe_trace *due = zkpipe__watch_check(acct);
     zkpipe__gate_leave_watched(g, due);
+    uint64_t before = ledger->hook != NULL ? ledger_total(ledger) : 0;
     ledger->buffers[kind]++;
     ledger->bytes[kind] += bytes;
     ledger->kinds_used |= 1u << kind;
+    if (ledger->hook != NULL)
+        ledger->hook(ledger->hook_ctx, before, before + bytes);
     return ZKPIPE_OK;
 }
 
@@ -79,10 +82,13 @@ zkpipe_status zkpipe_ledger_release(zkpipe_ledger *ledger, uint32_t kind, uint64
     atomic_fetch_sub_explicit(&acct->live_bytes, bytes, memory_order_relaxed);
     struct zkpipe_trace *due = zkpipe__watch_check(acct);
     zkpipe__gate_leave_watched(g, due);
+    uint64_t before = ledger->hook != NULL ? ledger_total(ledger) : 0;
     ledger->buffers[kind]--;
     ledger->bytes[kind] -= bytes;
     if (ledger->buffers[kind] == 0 && ledger->bytes[kind] == 0)
         ledger->kinds_used &= ~(1u << kind);
+    if (ledger->hook != NULL)
+        ledger->hook(ledger->hook_ctx, before, before - bytes);
     return ZKPIPE_OK;
 }
 
@@ -127,6 +133,20 @@ void zkpipe_ledger_close(zkpipe_ledger *ledger)
     struct zkpipe_trace *due = zkpipe__watch_check(acct);
     zkpipe__gate_leave_watched(g, due);
     memset(ledger, 0, sizeof *ledger);
+}
+
+zkpipe_status zkpipe_ledger_set_hook(zkpipe_ledger *ledger, zkpipe_ledger_hook_fn hook, void *ctx)
+{
+    if (ledger == NULL || ledger->acct == NULL)
+        return ZKPIPE_EINVAL;
+    ledger->hook = hook;
+    ledger->hook_ctx = hook != NULL ? ctx : NULL;
+    return ZKPIPE_OK;
+}
+
+uint64_t zkpipe_ledger_bytes(const zkpipe_ledger *ledger)
+{
+    return ledger != NULL && ledger->acct != NULL ? ledger_total(ledger) : 0;
 }
 
 int zkpipe_ledger_is_open(const zkpipe_ledger *ledger)

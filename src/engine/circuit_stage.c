@@ -118,6 +118,13 @@ static zkpipe_status validate(void *ctx, size_t partition)
     return p != NULL && p->build != NULL && p->pk != NULL ? ZKPIPE_OK : ZKPIPE_EINVAL;
 }
 
+/* Partitions proved with one key have one shape: they share what their ledgers teach. */
+static const void *source(void *ctx, size_t partition)
+{
+    (void)partition;
+    return ((const zkpipe_circuit_partition *)ctx)->pk;
+}
+
 static const zkpipe_stage_ops circuit_ops = {
     .struct_size = sizeof(zkpipe_stage_ops),
     .name = "circuit",
@@ -127,6 +134,7 @@ static const zkpipe_stage_ops circuit_ops = {
     .discard = discard,
     .result_free = NULL,
     .validate = validate,
+    .source = source,
 };
 
 const zkpipe_stage_ops *zkpipe_circuit_stage_ops(void)

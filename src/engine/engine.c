@@ -2,6 +2,7 @@
 #include <string.h>
 
 #include "core/alloc_internal.h"
+#include "core/struct_size_internal.h"
 #include "engine/engine_internal.h"
 
 void zkpipe_engine_config_init(zkpipe_engine_config *config)
@@ -24,6 +25,8 @@ static int config_valid(const zkpipe_engine_config *c)
     return c->synth_workers >= 1 && c->permits >= 1 && c->capacity >= 1 && c->prover_workers >= 1 &&
            c->prover_threads >= 1 && c->prover_threads <= ZKPIPE_POOL_MAX_THREADS &&
            (c->release == ZKPIPE_RELEASE_DELIVERY || c->release == ZKPIPE_RELEASE_EARLY) &&
+           (c->reservation == ZKPIPE_RESERVATION_FOLLOW ||
+            c->reservation == ZKPIPE_RESERVATION_WHOLE) &&
            (c->report_ms == 0 || c->report_file != NULL || c->report_fn != NULL);
 }
 
@@ -51,6 +54,7 @@ static void teardown(zkpipe_engine *e)
     pthread_mutex_destroy(&e->lock);
     pthread_cond_destroy(&e->work);
     pthread_cond_destroy(&e->idle);
+    zkpipe__admission_destroy(&e->adm);
     zkpipe__free(&e->allocator, e->threads);
     zkpipe__free(&e->allocator, e->pools);
     zkpipe_allocator a = e->allocator;
@@ -61,14 +65,17 @@ static void teardown(zkpipe_engine *e)
 static zkpipe_status init_sync(zkpipe_engine *e)
 {
     zkpipe_status st = ZKPIPE_ENOMEM;
-    if (pthread_mutex_init(&e->lock, NULL) != 0)
+    if (zkpipe__admission_init(&e->adm) != ZKPIPE_OK)
         return st;
-    if (pthread_cond_init(&e->work, NULL) == 0) {
-        if (pthread_cond_init(&e->idle, NULL) == 0)
-            return ZKPIPE_OK;
-        pthread_cond_destroy(&e->work);
+    if (pthread_mutex_init(&e->lock, NULL) == 0) {
+        if (pthread_cond_init(&e->work, NULL) == 0) {
+            if (pthread_cond_init(&e->idle, NULL) == 0)
+                return ZKPIPE_OK;
+            pthread_cond_destroy(&e->work);
+        }
+        pthread_mutex_destroy(&e->lock);
     }
-    pthread_mutex_destroy(&e->lock);
+    zkpipe__admission_destroy(&e->adm);
     return st;
 }
 
@@ -126,8 +133,9 @@ static zkpipe_status start_threads(zkpipe_engine *e)
 /* The first published stage operations ended with discard. */
 #define OPS_MIN_SIZE (offsetof(zkpipe_stage_ops, discard) + sizeof(void (*)(void)))
 
-/* The first layout with struct_size: anything shorter was never published. */
-#define CONFIG_MIN_SIZE sizeof(zkpipe_engine_config)
+/* The first layout with struct_size ended with the allocator: anything shorter was never
+ * published. */
+#define CONFIG_MIN_SIZE ZKPIPE__SIZE_THROUGH(zkpipe_engine_config, allocator)
 
 zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_config *config_in)
 {
@@ -298,12 +306,24 @@ zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters 
     out->permits_available = zkpipe_sem_available(engine->permits);
     out->budget_bytes = engine->config.budget_bytes;
     out->budget_available = engine->budget != NULL ? zkpipe_sem_available(engine->budget) : 0;
+    out->over_reservation_events = atomic_load(&engine->adm.over_events);
+    out->over_reservation_bytes = atomic_load(&engine->adm.over_bytes);
+    out->budget_returned_early = atomic_load(&engine->adm.returned_early);
     zkpipe_chan_counters ch;
     if (zkpipe_chan_stats(engine->ch, &ch) == ZKPIPE_OK) {
         out->channel_items = ch.queued;
         out->channel_capacity = ch.capacity;
         out->waiting_senders = ch.waiting_senders;
     }
+    return ZKPIPE_OK;
+}
+
+zkpipe_status zkpipe_engine_sources(zkpipe_engine *engine, zkpipe_engine_source *out, size_t cap,
+                                    size_t *count)
+{
+    if (engine == NULL || count == NULL || (out == NULL && cap > 0))
+        return ZKPIPE_EINVAL;
+    *count = zkpipe__admission_sources(&engine->adm, out, cap);
     return ZKPIPE_OK;
 }
 

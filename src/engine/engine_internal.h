@@ -7,7 +7,9 @@
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "engine/admission.h"
 #include "engine/observe.h"
+#include "engine/reservation.h"
 #include "zkpipe/chan.h"
 #include "zkpipe/engine.h"
 #include "zkpipe/pool.h"
@@ -23,13 +25,15 @@ struct zkpipe__item {
     zkpipe_job *job;
     size_t index;                      /* in the job */
     zkpipe_stage_ops ops;              /* the partition's, fields past its struct_size NULL */
+    const zkpipe_stage_ops *table;     /* the host's table itself: names the source */
     void *ctx;                         /* the partition's */
     void *payload;                     /* what synthesize made; NULL when nothing is held */
     uint32_t track;                    /* trace track: one per partition of the engine's life */
     int in_waist;                      /* counted in the engine's in_flight */
     int proving;                       /* counted in the engine's proving */
     zkpipe_permit permit;              /* one unit of the partition semaphore */
-    zkpipe_permit bytes;               /* the partition's bytes of the budget */
+    zkpipe__reservation res;           /* the partition's bytes of the budget */
+    const void *source;                /* the key ops.source gave (NULL without one) */
     uint64_t at[ZKPIPE__ENGINE_MARKS]; /* zkpipe_trace_now() at each stage entered; 0: not */
     zkpipe__item_watch watch;          /* its place among the partitions in flight */
 };
@@ -65,6 +69,7 @@ struct zkpipe_engine {
     const char *backend_why;
     zkpipe_sem *permits;
     zkpipe_sem *budget; /* NULL without a byte budget */
+    zkpipe__admission adm;
     zkpipe_chan *ch;
     zkpipe_reporter *reporter;
     zkpipe_pool **pools;     /* one per prover worker */

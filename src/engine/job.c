@@ -55,6 +55,7 @@ zkpipe_status zkpipe__job_create(zkpipe_job **out, const zkpipe_allocator *a,
             parts[i].ops->struct_size < sizeof it->ops ? parts[i].ops->struct_size : sizeof it->ops;
         memcpy(&it->ops, parts[i].ops, n);
         it->ops.struct_size = sizeof it->ops;
+        it->table = parts[i].ops;
         it->ctx = parts[i].ctx;
     }
     *out = job;

@@ -60,6 +60,7 @@ static zkpipe_status enter(zkpipe_engine *e, zkpipe__item *it)
     zkpipe_status st = zkpipe_ledger_open(&it->ledger, e->acct, ZKPIPE_STAGE_SYNTH);
     if (st != ZKPIPE_OK)
         return st;
+    zkpipe_ledger_set_hook(&it->ledger, zkpipe__reservation_follow, &it->res);
     if (e->config.trace != NULL) {
         char name[64];
         snprintf(name, sizeof name, "job %llu partition %zu", (unsigned long long)it->job->id,
@@ -99,8 +100,13 @@ static void synth_one(zkpipe_engine *e, zkpipe__item *it, unsigned worker)
         st = ZKPIPE_ECANCELED;
     if (st == ZKPIPE_OK)
         st = zkpipe_sem_acquire(e->permits, &it->permit, 1);
-    if (st == ZKPIPE_OK && e->budget != NULL && bytes > 0)
-        st = zkpipe_sem_acquire(e->budget, &it->bytes, bytes);
+    if (st == ZKPIPE_OK) {
+        it->source = it->ops.source != NULL ? it->ops.source(it->ctx, it->index) : NULL;
+        zkpipe__plan plan =
+            zkpipe__admission_plan(&e->adm, it->table, it->source, bytes, e->config.budget_bytes);
+        st = zkpipe__reservation_take(&it->res, e->budget, &e->adm, plan,
+                                      e->config.reservation == ZKPIPE_RESERVATION_FOLLOW);
+    }
     if (st == ZKPIPE_OK)
         st = enter(e, it);
     if (st == ZKPIPE_OK) {
@@ -210,11 +216,14 @@ void zkpipe__item_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status status)
         atomic_fetch_sub(&e->proving, 1);
         it->proving = 0;
     }
+    int opened = zkpipe_ledger_is_open(&it->ledger);
     zkpipe_ledger_close(&it->ledger);
+    if (opened)
+        zkpipe__admission_learn(&e->adm, it->table, it->source, it->res.peak, it->res.regrowth,
+                                it->res.over, status == ZKPIPE_OK);
     if (zkpipe_permit_is_held(&it->permit))
         zkpipe_permit_release(&it->permit);
-    if (zkpipe_permit_is_held(&it->bytes))
-        zkpipe_permit_release(&it->bytes);
+    zkpipe__reservation_end(&it->res);
     const uint64_t *at = it->at;
     it->at[ZKPIPE__ENGINE_MARKS - 1] = zkpipe_trace_now();
     r->status = status;

@@ -166,6 +166,13 @@ static zkpipe_status validate(void *ctx, size_t partition)
     return p != NULL && p->source != NULL && p->wtns_path != NULL ? ZKPIPE_OK : ZKPIPE_EINVAL;
 }
 
+/* Partitions of one zkey have one shape: they share what their ledgers teach. */
+static const void *source(void *ctx, size_t partition)
+{
+    (void)partition;
+    return ((const zkpipe_zkey_partition *)ctx)->source;
+}
+
 static const zkpipe_stage_ops zkey_ops = {
     .struct_size = sizeof(zkpipe_stage_ops),
     .name = "zkey",
@@ -175,6 +182,7 @@ static const zkpipe_stage_ops zkey_ops = {
     .discard = discard,
     .result_free = NULL,
     .validate = validate,
+    .source = source,
 };
 
 const zkpipe_stage_ops *zkpipe_zkey_stage_ops(void)

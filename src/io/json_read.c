@@ -6,8 +6,9 @@
  * constant time and its objects hashed, so every walk below is linear.
  *
  * Before parsing, each text is held to its kind's limits (zkpipe/io.h): its bytes, and its
- * values as counted by a scan that does not parse, so that the parse tree (about 100 bytes
- * per counted unit at most) stays within what the largest legitimate file of the kind needs.
+ * values and nesting as a scan that does not parse reads them, so that the parse tree (about
+ * 100 bytes per counted unit at most) stays within what the largest legitimate file of the kind
+ * needs, and jansson's recursion within a few KiB of the caller's stack.
  * The tree is allocated by jansson (the C library's malloc unless the program has changed
  * jansson's allocator) and freed before each call returns. */
 #include <jansson.h>
@@ -44,14 +45,23 @@ static const kind public_kind = {
     "public.json", ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES, (size_t)ZKPIPE_SNARKJS_MAX_PUBLIC + 2,
     "ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES", "at most " MAX_PUBLIC_TEXT " scalars make"};
 
-/* An upper bound on the parse tree's size, in units of about 100 bytes, read without parsing:
- * 1 for the root, 1 per comma, 2 per array and 3 per object opened (jansson's empty array and
- * object take about 135 and 230 bytes, a member or an element at most about 100). Every value
- * but the root is the first of its container or follows a comma, so for the valid prefix of
- * any text (all jansson builds before it stops) this is at least the tree's size. */
-static size_t count_units(const char *s, size_t len)
+/* What a scan that does not parse reads of a text, for the limits checked before parsing. */
+typedef struct shape {
+    size_t units; /* an upper bound on the parse tree's size, in units of about 100 bytes */
+    size_t depth; /* the deepest nesting of arrays and objects, the outermost one counting 1 */
+} shape;
+
+/* The units: 1 for the root, 1 per comma, 2 per array and 3 per object opened (jansson's empty
+ * array and object take about 135 and 230 bytes, a member or an element at most about 100).
+ * Every value but the root is the first of its container or follows a comma, so for the valid
+ * prefix of any text (all jansson builds before it stops) this is at least the tree's size.
+ * The depth: jansson parses nested values by recursion, so the nesting it reaches is bounded
+ * by the deepest of the text's valid prefix, which this scan sees (a closing bracket outside
+ * a string only ever lowers it; brackets inside strings are skipped). */
+static shape scan(const char *s, size_t len)
 {
-    size_t units = 1;
+    shape sh = {1, 0};
+    size_t depth = 0;
     for (size_t i = 0; i < len; i++) {
         switch (s[i]) {
         case '"': /* skip the string: an escape's next byte is never its end */
@@ -59,17 +69,21 @@ static size_t count_units(const char *s, size_t len)
                 i += s[i] == '\\';
             break;
         case ',':
-            units += 1;
+            sh.units += 1;
             break;
         case '[':
-            units += 2;
-            break;
         case '{':
-            units += 3;
+            sh.units += s[i] == '[' ? 2 : 3;
+            if (++depth > sh.depth)
+                sh.depth = depth;
+            break;
+        case ']':
+        case '}':
+            depth -= depth > 0;
             break;
         }
     }
-    return units;
+    return sh;
 }
 
 static zkpipe_status parse_text(json_t **root, char *detail, size_t cap, const char *json,
@@ -81,11 +95,16 @@ static zkpipe_status parse_text(json_t **root, char *detail, size_t cap, const c
         return zkpipe__fail(detail, cap, ZKPIPE_ETOOBIG,
                             "%zu bytes, more than the %zu a %s may have (%s)", len, k->max_bytes,
                             k->file, k->bytes_limit);
-    size_t units = count_units(json, len);
-    if (units > k->max_units)
+    shape sh = scan(json, len);
+    if (sh.depth > ZKPIPE_SNARKJS_MAX_DEPTH)
+        return zkpipe__fail(detail, cap, ZKPIPE_ETOOBIG,
+                            "arrays and objects nested %zu deep, more than the %d a %s may have "
+                            "(ZKPIPE_SNARKJS_MAX_DEPTH)",
+                            sh.depth, ZKPIPE_SNARKJS_MAX_DEPTH, k->file);
+    if (sh.units > k->max_units)
         return zkpipe__fail(detail, cap, ZKPIPE_ETOOBIG,
                             "more JSON values than %s (%zu units, at most %zu)", k->units_limit,
-                            units, k->max_units);
+                            sh.units, k->max_units);
     json_error_t e;
     *root = json_loadb(json, len, JSON_REJECT_DUPLICATES | JSON_DECODE_INT_AS_REAL | JSON_ALLOW_NUL,
                        &e);

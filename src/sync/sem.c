@@ -40,7 +40,8 @@ struct zkpipe_sem {
     uint64_t untracked_permits; /* how many such permits are outstanding */
     uint32_t nslots;
     uint32_t free_count;  /* free_slots[0 .. free_count) are free */
-    uint32_t *free_slots; /* in the same block, after slot_ticket */
+    uint64_t *slot_units; /* units each slot's permit holds now; in the block, after slot_ticket */
+    uint32_t *free_slots; /* in the same block, after slot_units */
     bool closed;
     /* Mirrors of `available` and the queue length for the lock-free query functions. */
     _Atomic uint64_t available_view;
@@ -56,7 +57,7 @@ zkpipe_status zkpipe_sem_create(zkpipe_sem **out, uint64_t capacity,
         return ZKPIPE_EINVAL;
     uint32_t nslots =
         capacity < ZKPIPE_SEM_TRACKED_PERMITS ? (uint32_t)capacity : ZKPIPE_SEM_TRACKED_PERMITS;
-    size_t size = sizeof(zkpipe_sem) + nslots * (sizeof(uint64_t) + sizeof(uint32_t));
+    size_t size = sizeof(zkpipe_sem) + nslots * (2 * sizeof(uint64_t) + sizeof(uint32_t));
     zkpipe_sem *s = zkpipe__calloc(a, 1, size, _Alignof(zkpipe_sem));
     if (s == NULL)
         return ZKPIPE_ENOMEM;
@@ -66,7 +67,8 @@ zkpipe_status zkpipe_sem_create(zkpipe_sem **out, uint64_t capacity,
         return ZKPIPE_ENOMEM;
     }
     s->nslots = nslots;
-    s->free_slots = (uint32_t *)(s->slot_ticket + nslots);
+    s->slot_units = s->slot_ticket + nslots;
+    s->free_slots = (uint32_t *)(s->slot_units + nslots);
     /* Handed out from the top of the stack: slot 0 first. */
     for (uint32_t i = 0; i < nslots; i++)
         s->free_slots[i] = nslots - 1 - i;
@@ -112,6 +114,7 @@ static uint64_t take(zkpipe_sem *s, uint64_t units, uint32_t *slot)
     if (s->free_count > 0) {
         uint32_t i = s->free_slots[--s->free_count];
         s->slot_ticket[i] = ticket;
+        s->slot_units[i] = units;
         *slot = i + 1;
     } else {
         s->untracked_units += units;
@@ -121,24 +124,37 @@ static uint64_t take(zkpipe_sem *s, uint64_t units, uint32_t *slot)
     return ticket;
 }
 
-/* Gives `p`'s units back if it is an outstanding acquisition of `s`; false (and nothing
- * changed) otherwise. The caller holds the lock. */
-static bool give_back(zkpipe_sem *s, const zkpipe_permit *p)
+/* True when `p` is an outstanding acquisition of `s` holding what it says it holds (a stale
+ * copy from before a partial release says more). The caller holds the lock. */
+static bool outstanding(const zkpipe_sem *s, const zkpipe_permit *p)
 {
     if (p->units > s->capacity - s->available)
         return false;
+    if (p->slot != 0)
+        return p->slot <= s->nslots && s->slot_ticket[p->slot - 1] == p->ticket &&
+               s->slot_units[p->slot - 1] == p->units;
+    return s->untracked_permits > 0 && p->units <= s->untracked_units;
+}
+
+/* Gives `units` of `p`'s units back (all of them: the permit ends) if it is outstanding;
+ * false (and nothing changed) otherwise. The caller holds the lock. */
+static bool give_back(zkpipe_sem *s, const zkpipe_permit *p, uint64_t units)
+{
+    if (!outstanding(s, p))
+        return false;
+    bool all = units == p->units;
     if (p->slot != 0) {
-        if (p->slot > s->nslots || s->slot_ticket[p->slot - 1] != p->ticket)
-            return false;
-        s->slot_ticket[p->slot - 1] = 0;
-        s->free_slots[s->free_count++] = p->slot - 1;
+        s->slot_units[p->slot - 1] -= units;
+        if (all) {
+            s->slot_ticket[p->slot - 1] = 0;
+            s->free_slots[s->free_count++] = p->slot - 1;
+        }
     } else {
-        if (s->untracked_permits == 0 || p->units > s->untracked_units)
-            return false;
-        s->untracked_units -= p->units;
-        s->untracked_permits--;
+        s->untracked_units -= units;
+        if (all)
+            s->untracked_permits--;
     }
-    s->available += p->units;
+    s->available += units;
     atomic_store_explicit(&s->available_view, s->available, memory_order_relaxed);
     return true;
 }
@@ -245,25 +261,48 @@ zkpipe_status zkpipe_sem_acquire_timed(zkpipe_sem *sem, zkpipe_permit *permit, u
     return acquire(sem, permit, units, ZKPIPE__WAIT_TIMED, timeout_ns);
 }
 
-zkpipe_status zkpipe_permit_release(zkpipe_permit *permit)
+/* Gives `units` of the permit back: all of them end it. */
+static zkpipe_status release_units(zkpipe_permit *permit, uint64_t units)
 {
-    if (permit == NULL)
-        return ZKPIPE_EINVAL;
     zkpipe_sem *s = permit->sem;
-    if (s == NULL)
-        return ZKPIPE_OK;
-    if (permit->ticket == 0)
-        return ZKPIPE_ESTATE;
-
     pthread_mutex_lock(&s->lock);
-    bool valid = give_back(s, permit);
+    bool valid = give_back(s, permit, units);
     if (valid)
         grant_head(s);
     pthread_mutex_unlock(&s->lock);
     if (!valid)
         return ZKPIPE_ESTATE;
-    permit->ticket = 0;
+    if (units == permit->units)
+        permit->ticket = 0;
+    else
+        permit->units -= units;
     return ZKPIPE_OK;
+}
+
+zkpipe_status zkpipe_permit_release(zkpipe_permit *permit)
+{
+    if (permit == NULL)
+        return ZKPIPE_EINVAL;
+    if (permit->sem == NULL)
+        return ZKPIPE_OK;
+    if (permit->ticket == 0)
+        return ZKPIPE_ESTATE;
+    return release_units(permit, permit->units);
+}
+
+zkpipe_status zkpipe_permit_release_units(zkpipe_permit *permit, uint64_t units)
+{
+    if (permit == NULL)
+        return ZKPIPE_EINVAL;
+    if (permit->sem == NULL)
+        return units == 0 ? ZKPIPE_OK : ZKPIPE_EINVAL;
+    if (permit->ticket == 0)
+        return ZKPIPE_ESTATE;
+    if (units > permit->units)
+        return ZKPIPE_EINVAL;
+    if (units == 0)
+        return ZKPIPE_OK;
+    return release_units(permit, units);
 }
 
 int zkpipe_permit_is_held(const zkpipe_permit *permit)

@@ -1,7 +1,10 @@
 /* Costs of the HTTP endpoint with a full registry (12 stages x 16 kinds, every series
  * non-zero): rendering /metrics and /status in process (snapshot + exporter), the same over
- * loopback HTTP (connect, request, whole answer), and the process's resident memory idle and
- * with 200 clients at once that asked for /metrics and do not read. Prints medians. */
+ * loopback HTTP (connect, request, whole answer), the process's resident memory idle and with
+ * 200 clients at once that asked for /metrics and do not read, and the two requests again with
+ * an engine attached (zkpipe_engine_http_provider) that holds 41 partitions in flight. Prints
+ * medians. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -79,6 +82,49 @@ static double render_us(zkpipe_acct *acct, int json, size_t *bytes)
     return bench_median(v, RUNS);
 }
 
+/* The engine's partitions: accounted only (no memory behind the charge), held in prove until
+ * the gate opens, so the engine stays full while it is scraped. */
+typedef struct gate {
+    pthread_mutex_t lock;
+    pthread_cond_t opened;
+    int shut;
+} gate;
+
+static zkpipe_status gate_synthesize(const zkpipe_stage_call *call, void **item)
+{
+    *item = call->ctx;
+    return zkpipe_ledger_charge(call->ledger, ZKPIPE_KIND_ABC, (uint64_t)1 << 30);
+}
+
+static zkpipe_status gate_prove(const zkpipe_stage_call *call, void *item,
+                                zkpipe_partition_result *out)
+{
+    (void)out;
+    gate *g = item;
+    pthread_mutex_lock(&g->lock);
+    while (g->shut)
+        pthread_cond_wait(&g->opened, &g->lock);
+    pthread_mutex_unlock(&g->lock);
+    return zkpipe_ledger_release(call->ledger, ZKPIPE_KIND_ABC, (uint64_t)1 << 30);
+}
+
+static void gate_discard(const zkpipe_stage_call *call, void *item)
+{
+    (void)item;
+    if (call->ledger != NULL)
+        zkpipe_ledger_release(call->ledger, ZKPIPE_KIND_ABC, (uint64_t)1 << 30);
+}
+
+static const zkpipe_stage_ops gate_ops = {sizeof(zkpipe_stage_ops),
+                                          "bench_gate",
+                                          NULL,
+                                          gate_synthesize,
+                                          gate_prove,
+                                          gate_discard,
+                                          NULL,
+                                          NULL,
+                                          NULL};
+
 static double request_us(uint16_t port, const char *path, size_t *bytes)
 {
     double v[RUNS];
@@ -154,6 +200,44 @@ int main(void)
            "accepted in all): +%ld KiB\n",
            opened, (unsigned long long)c.open, (unsigned long long)c.connections, loaded - before);
     printf("  once they closed: +%ld KiB\n", after - before);
+    /* An engine full of partitions: permits 32 + capacity 8 + one being proved. */
+    gate g = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 1};
+    zkpipe_engine_config ec;
+    zkpipe_engine_config_init(&ec);
+    ec.acct = acct;
+    ec.backend = ZKPIPE_BACKEND_CPU;
+    ec.synth_workers = 32; /* each blocks in front of the full channel with its partition */
+    ec.permits = 32;
+    ec.capacity = 8;
+    ec.report_ms = 0;
+    zkpipe_engine *e;
+    check(zkpipe_engine_create(&e, &ec), "engine");
+    enum { HELD = 41, SUBMITTED = 48 };
+    static zkpipe_partition parts[SUBMITTED];
+    for (int i = 0; i < SUBMITTED; i++)
+        parts[i] = (zkpipe_partition){&gate_ops, &g, {0, 0}};
+    zkpipe_job *job;
+    check(zkpipe_engine_submit(e, &job, parts, SUBMITTED, NULL, NULL), "submit");
+    for (size_t n = 0; n < HELD;) {
+        struct timespec nap = {0, 1000000};
+        nanosleep(&nap, NULL);
+        check(zkpipe_engine_in_flight(e, NULL, 0, &n), "in flight");
+    }
+    check(zkpipe_http_attach(srv, "engine", zkpipe_engine_http_provider, e), "attach");
+    us = request_us(port, "/metrics", &got);
+    printf("  with an engine, %d partitions in flight: GET /metrics %7.1f us, %zu bytes\n", HELD,
+           us, got);
+    us = request_us(port, "/status", &got);
+    printf("  with an engine, %d partitions in flight: GET /status  %7.1f us, %zu bytes\n", HELD,
+           us, got);
+    check(zkpipe_http_detach(srv, "engine"), "detach");
+    pthread_mutex_lock(&g.lock);
+    g.shut = 0;
+    pthread_cond_broadcast(&g.opened);
+    pthread_mutex_unlock(&g.lock);
+    check(zkpipe_job_wait(job), "wait");
+    zkpipe_job_destroy(job);
+    zkpipe_engine_destroy(e);
     zkpipe_http_stop(srv);
     for (uint32_t s = 0; s < ZKPIPE_STAGE_MAX; s++)
         zkpipe_ledger_close(&l[s]);

@@ -45,6 +45,8 @@ int main(void)
     F(zkpipe_ledger, kinds_used);
     F(zkpipe_ledger, buffers);
     F(zkpipe_ledger, bytes);
+    F(zkpipe_ledger, hook);
+    F(zkpipe_ledger, hook_ctx);
     S(zkpipe_snapshot_kind);
     F(zkpipe_snapshot_kind, live_buffers);
     F(zkpipe_snapshot_kind, live_bytes);
@@ -120,10 +122,14 @@ int main(void)
     V(ZKPIPE_CURVE_BN254);
     V(ZKPIPE_CURVE_COUNT);
     S(zkpipe_curve);
+    V(ZKPIPE_ENGINE_SOURCE_NAME_MAX);
     V(ZKPIPE_ENGINE_HTTP_LISTED);
     V(ZKPIPE_RELEASE_DELIVERY);
     V(ZKPIPE_RELEASE_EARLY);
     S(zkpipe_release);
+    V(ZKPIPE_RESERVATION_FOLLOW);
+    V(ZKPIPE_RESERVATION_WHOLE);
+    S(zkpipe_reservation);
     S(zkpipe_engine_config);
     F(zkpipe_engine_config, struct_size);
     F(zkpipe_engine_config, synth_workers);
@@ -141,6 +147,7 @@ int main(void)
     F(zkpipe_engine_config, report_ctx);
     F(zkpipe_engine_config, trace);
     F(zkpipe_engine_config, allocator);
+    F(zkpipe_engine_config, reservation);
     S(zkpipe_partition_result);
     F(zkpipe_partition_result, status);
     F(zkpipe_partition_result, first_failing);
@@ -172,6 +179,7 @@ int main(void)
     F(zkpipe_stage_ops, discard);
     F(zkpipe_stage_ops, result_free);
     F(zkpipe_stage_ops, validate);
+    F(zkpipe_stage_ops, source);
     S(zkpipe_partition);
     F(zkpipe_partition, ops);
     F(zkpipe_partition, ctx);
@@ -192,7 +200,20 @@ int main(void)
     F(zkpipe_engine_counters, channel_items);
     F(zkpipe_engine_counters, channel_capacity);
     F(zkpipe_engine_counters, waiting_senders);
+    F(zkpipe_engine_counters, over_reservation_events);
+    F(zkpipe_engine_counters, over_reservation_bytes);
+    F(zkpipe_engine_counters, budget_returned_early);
     F(zkpipe_engine_counters, reserved);
+    S(zkpipe_engine_source);
+    F(zkpipe_engine_source, name);
+    F(zkpipe_engine_source, key);
+    F(zkpipe_engine_source, estimate_bytes);
+    F(zkpipe_engine_source, learned_bytes);
+    F(zkpipe_engine_source, reserved_bytes);
+    F(zkpipe_engine_source, partitions);
+    F(zkpipe_engine_source, over_reservation_events);
+    F(zkpipe_engine_source, over_reservation_bytes);
+    F(zkpipe_engine_source, reserved);
     V(ZKPIPE_PHASE_SYNTH);
     V(ZKPIPE_PHASE_WAIT);
     V(ZKPIPE_PHASE_PROVE);
@@ -254,6 +275,7 @@ int main(void)
     F(zkpipe_http_counters, reserved);
     V(ZKPIPE_IO_DETAIL_MAX);
     V(ZKPIPE_IO_DEFER_SUBGROUP);
+    V(ZKPIPE_SNARKJS_MAX_DEPTH);
     V(ZKPIPE_SNARKJS_MAX_PUBLIC);
     V(ZKPIPE_SNARKJS_PROOF_MAX_BYTES);
     V(ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES);

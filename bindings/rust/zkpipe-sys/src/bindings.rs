@@ -45,6 +45,7 @@ pub struct zkpipe_acct {
     _private: [u8; 0],
     _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
 }
+pub type zkpipe_ledger_hook_fn = Option<unsafe extern "C" fn(ctx: *mut c_void, before: u64, after: u64)>;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct zkpipe_ledger {
@@ -53,6 +54,8 @@ pub struct zkpipe_ledger {
     pub kinds_used: u32,
     pub buffers: [u64; (ZKPIPE_KIND_MAX) as usize],
     pub bytes: [u64; (ZKPIPE_KIND_MAX) as usize],
+    pub hook: zkpipe_ledger_hook_fn,
+    pub hook_ctx: *mut c_void,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -121,6 +124,8 @@ extern "C" {
     pub fn zkpipe_ledger_release(ledger: *mut zkpipe_ledger, kind: u32, bytes: u64) -> zkpipe_status;
     pub fn zkpipe_ledger_move(ledger: *mut zkpipe_ledger, stage: u32) -> zkpipe_status;
     pub fn zkpipe_ledger_close(ledger: *mut zkpipe_ledger);
+    pub fn zkpipe_ledger_set_hook(ledger: *mut zkpipe_ledger, hook: zkpipe_ledger_hook_fn, ctx: *mut c_void) -> zkpipe_status;
+    pub fn zkpipe_ledger_bytes(ledger: *const zkpipe_ledger) -> u64;
     pub fn zkpipe_ledger_is_open(ledger: *const zkpipe_ledger) -> c_int;
     pub fn zkpipe_ledger_stage(ledger: *const zkpipe_ledger) -> u32;
     pub fn zkpipe_acct_snapshot(acct: *mut zkpipe_acct, out: *mut zkpipe_snapshot) -> zkpipe_status;
@@ -268,6 +273,7 @@ extern "C" {
 
 // ---- zkpipe/engine.h
 
+pub const ZKPIPE_ENGINE_SOURCE_NAME_MAX: u32 = 31;
 pub const ZKPIPE_ENGINE_HTTP_LISTED: u32 = 32;
 #[repr(C)]
 pub struct zkpipe_engine {
@@ -282,6 +288,9 @@ pub struct zkpipe_job {
 pub type zkpipe_release = c_uint;
 pub const ZKPIPE_RELEASE_DELIVERY: zkpipe_release = 0;
 pub const ZKPIPE_RELEASE_EARLY: zkpipe_release = 1;
+pub type zkpipe_reservation = c_uint;
+pub const ZKPIPE_RESERVATION_FOLLOW: zkpipe_reservation = 0;
+pub const ZKPIPE_RESERVATION_WHOLE: zkpipe_reservation = 1;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct zkpipe_engine_config {
@@ -301,6 +310,7 @@ pub struct zkpipe_engine_config {
     pub report_ctx: *mut c_void,
     pub trace: *mut zkpipe_trace,
     pub allocator: *const zkpipe_allocator,
+    pub reservation: zkpipe_reservation,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -341,6 +351,7 @@ pub struct zkpipe_stage_ops {
     pub discard: Option<unsafe extern "C" fn(call: *const zkpipe_stage_call, item: *mut c_void)>,
     pub result_free: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize, host: *mut c_void)>,
     pub validate: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> zkpipe_status>,
+    pub source: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> *const c_void>,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -368,7 +379,23 @@ pub struct zkpipe_engine_counters {
     pub channel_items: u64,
     pub channel_capacity: u64,
     pub waiting_senders: u64,
-    pub reserved: [u64; 8],
+    pub over_reservation_events: u64,
+    pub over_reservation_bytes: u64,
+    pub budget_returned_early: u64,
+    pub reserved: [u64; 5],
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_engine_source {
+    pub name: [c_char; (ZKPIPE_ENGINE_SOURCE_NAME_MAX + 1) as usize],
+    pub key: *const c_void,
+    pub estimate_bytes: u64,
+    pub learned_bytes: u64,
+    pub reserved_bytes: u64,
+    pub partitions: u64,
+    pub over_reservation_events: u64,
+    pub over_reservation_bytes: u64,
+    pub reserved: [u64; 4],
 }
 pub type zkpipe_engine_phase = c_uint;
 pub const ZKPIPE_PHASE_SYNTH: zkpipe_engine_phase = 0;
@@ -394,6 +421,7 @@ extern "C" {
     pub fn zkpipe_engine_close(engine: *mut zkpipe_engine);
     pub fn zkpipe_engine_drain(engine: *mut zkpipe_engine);
     pub fn zkpipe_engine_stats(engine: *mut zkpipe_engine, out: *mut zkpipe_engine_counters) -> zkpipe_status;
+    pub fn zkpipe_engine_sources(engine: *mut zkpipe_engine, out: *mut zkpipe_engine_source, cap: usize, count: *mut usize) -> zkpipe_status;
     pub fn zkpipe_engine_destroy(engine: *mut zkpipe_engine);
     pub fn zkpipe_job_wait(job: *mut zkpipe_job) -> zkpipe_status;
     pub fn zkpipe_job_wait_timed(job: *mut zkpipe_job, timeout_ns: u64) -> zkpipe_status;
@@ -562,6 +590,7 @@ extern "C" {
 
 pub const ZKPIPE_IO_DETAIL_MAX: u32 = ZKPIPE_DETAIL_MAX;
 pub const ZKPIPE_IO_DEFER_SUBGROUP: u32 = 1;
+pub const ZKPIPE_SNARKJS_MAX_DEPTH: u32 = 64;
 pub const ZKPIPE_SNARKJS_MAX_PUBLIC: u32 = 262144;
 pub const ZKPIPE_SNARKJS_PROOF_MAX_BYTES: u32 = 64 << 10;
 pub const ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES: u32 = 64 << 20;
@@ -683,6 +712,7 @@ extern "C" {
     pub fn zkpipe_sem_try_acquire(sem: *mut zkpipe_sem, permit: *mut zkpipe_permit, units: u64) -> zkpipe_status;
     pub fn zkpipe_sem_acquire_timed(sem: *mut zkpipe_sem, permit: *mut zkpipe_permit, units: u64, timeout_ns: u64) -> zkpipe_status;
     pub fn zkpipe_permit_release(permit: *mut zkpipe_permit) -> zkpipe_status;
+    pub fn zkpipe_permit_release_units(permit: *mut zkpipe_permit, units: u64) -> zkpipe_status;
     pub fn zkpipe_permit_is_held(permit: *const zkpipe_permit) -> c_int;
     pub fn zkpipe_sem_close(sem: *mut zkpipe_sem);
     pub fn zkpipe_sem_available(sem: *const zkpipe_sem) -> u64;
@@ -842,6 +872,10 @@ const _: () = assert!(offset_of!(zkpipe_ledger, buffers) == layout::OFFSET_zkpip
 const _: () = assert!(field_size(|s: &zkpipe_ledger| &s.buffers) == layout::FSIZE_zkpipe_ledger_buffers);
 const _: () = assert!(offset_of!(zkpipe_ledger, bytes) == layout::OFFSET_zkpipe_ledger_bytes);
 const _: () = assert!(field_size(|s: &zkpipe_ledger| &s.bytes) == layout::FSIZE_zkpipe_ledger_bytes);
+const _: () = assert!(offset_of!(zkpipe_ledger, hook) == layout::OFFSET_zkpipe_ledger_hook);
+const _: () = assert!(field_size(|s: &zkpipe_ledger| &s.hook) == layout::FSIZE_zkpipe_ledger_hook);
+const _: () = assert!(offset_of!(zkpipe_ledger, hook_ctx) == layout::OFFSET_zkpipe_ledger_hook_ctx);
+const _: () = assert!(field_size(|s: &zkpipe_ledger| &s.hook_ctx) == layout::FSIZE_zkpipe_ledger_hook_ctx);
 const _: () = assert!(size_of::<zkpipe_snapshot_kind>() == layout::SIZE_zkpipe_snapshot_kind);
 const _: () = assert!(align_of::<zkpipe_snapshot_kind>() == layout::ALIGN_zkpipe_snapshot_kind);
 const _: () = assert!(offset_of!(zkpipe_snapshot_kind, live_buffers) == layout::OFFSET_zkpipe_snapshot_kind_live_buffers);
@@ -982,11 +1016,16 @@ const _: () = assert!(ZKPIPE_CURVE_BN254 as i128 == layout::VALUE_ZKPIPE_CURVE_B
 const _: () = assert!(ZKPIPE_CURVE_COUNT as i128 == layout::VALUE_ZKPIPE_CURVE_COUNT as i128);
 const _: () = assert!(size_of::<zkpipe_curve>() == layout::SIZE_zkpipe_curve);
 const _: () = assert!(align_of::<zkpipe_curve>() == layout::ALIGN_zkpipe_curve);
+const _: () = assert!(ZKPIPE_ENGINE_SOURCE_NAME_MAX as i128 == layout::VALUE_ZKPIPE_ENGINE_SOURCE_NAME_MAX as i128);
 const _: () = assert!(ZKPIPE_ENGINE_HTTP_LISTED as i128 == layout::VALUE_ZKPIPE_ENGINE_HTTP_LISTED as i128);
 const _: () = assert!(ZKPIPE_RELEASE_DELIVERY as i128 == layout::VALUE_ZKPIPE_RELEASE_DELIVERY as i128);
 const _: () = assert!(ZKPIPE_RELEASE_EARLY as i128 == layout::VALUE_ZKPIPE_RELEASE_EARLY as i128);
 const _: () = assert!(size_of::<zkpipe_release>() == layout::SIZE_zkpipe_release);
 const _: () = assert!(align_of::<zkpipe_release>() == layout::ALIGN_zkpipe_release);
+const _: () = assert!(ZKPIPE_RESERVATION_FOLLOW as i128 == layout::VALUE_ZKPIPE_RESERVATION_FOLLOW as i128);
+const _: () = assert!(ZKPIPE_RESERVATION_WHOLE as i128 == layout::VALUE_ZKPIPE_RESERVATION_WHOLE as i128);
+const _: () = assert!(size_of::<zkpipe_reservation>() == layout::SIZE_zkpipe_reservation);
+const _: () = assert!(align_of::<zkpipe_reservation>() == layout::ALIGN_zkpipe_reservation);
 const _: () = assert!(size_of::<zkpipe_engine_config>() == layout::SIZE_zkpipe_engine_config);
 const _: () = assert!(align_of::<zkpipe_engine_config>() == layout::ALIGN_zkpipe_engine_config);
 const _: () = assert!(offset_of!(zkpipe_engine_config, struct_size) == layout::OFFSET_zkpipe_engine_config_struct_size);
@@ -1021,6 +1060,8 @@ const _: () = assert!(offset_of!(zkpipe_engine_config, trace) == layout::OFFSET_
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.trace) == layout::FSIZE_zkpipe_engine_config_trace);
 const _: () = assert!(offset_of!(zkpipe_engine_config, allocator) == layout::OFFSET_zkpipe_engine_config_allocator);
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.allocator) == layout::FSIZE_zkpipe_engine_config_allocator);
+const _: () = assert!(offset_of!(zkpipe_engine_config, reservation) == layout::OFFSET_zkpipe_engine_config_reservation);
+const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.reservation) == layout::FSIZE_zkpipe_engine_config_reservation);
 const _: () = assert!(size_of::<zkpipe_partition_result>() == layout::SIZE_zkpipe_partition_result);
 const _: () = assert!(align_of::<zkpipe_partition_result>() == layout::ALIGN_zkpipe_partition_result);
 const _: () = assert!(offset_of!(zkpipe_partition_result, status) == layout::OFFSET_zkpipe_partition_result_status);
@@ -1083,6 +1124,8 @@ const _: () = assert!(offset_of!(zkpipe_stage_ops, result_free) == layout::OFFSE
 const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.result_free) == layout::FSIZE_zkpipe_stage_ops_result_free);
 const _: () = assert!(offset_of!(zkpipe_stage_ops, validate) == layout::OFFSET_zkpipe_stage_ops_validate);
 const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.validate) == layout::FSIZE_zkpipe_stage_ops_validate);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, source) == layout::OFFSET_zkpipe_stage_ops_source);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.source) == layout::FSIZE_zkpipe_stage_ops_source);
 const _: () = assert!(size_of::<zkpipe_partition>() == layout::SIZE_zkpipe_partition);
 const _: () = assert!(align_of::<zkpipe_partition>() == layout::ALIGN_zkpipe_partition);
 const _: () = assert!(offset_of!(zkpipe_partition, ops) == layout::OFFSET_zkpipe_partition_ops);
@@ -1123,8 +1166,34 @@ const _: () = assert!(offset_of!(zkpipe_engine_counters, channel_capacity) == la
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.channel_capacity) == layout::FSIZE_zkpipe_engine_counters_channel_capacity);
 const _: () = assert!(offset_of!(zkpipe_engine_counters, waiting_senders) == layout::OFFSET_zkpipe_engine_counters_waiting_senders);
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.waiting_senders) == layout::FSIZE_zkpipe_engine_counters_waiting_senders);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, over_reservation_events) == layout::OFFSET_zkpipe_engine_counters_over_reservation_events);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.over_reservation_events) == layout::FSIZE_zkpipe_engine_counters_over_reservation_events);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, over_reservation_bytes) == layout::OFFSET_zkpipe_engine_counters_over_reservation_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.over_reservation_bytes) == layout::FSIZE_zkpipe_engine_counters_over_reservation_bytes);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, budget_returned_early) == layout::OFFSET_zkpipe_engine_counters_budget_returned_early);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.budget_returned_early) == layout::FSIZE_zkpipe_engine_counters_budget_returned_early);
 const _: () = assert!(offset_of!(zkpipe_engine_counters, reserved) == layout::OFFSET_zkpipe_engine_counters_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.reserved) == layout::FSIZE_zkpipe_engine_counters_reserved);
+const _: () = assert!(size_of::<zkpipe_engine_source>() == layout::SIZE_zkpipe_engine_source);
+const _: () = assert!(align_of::<zkpipe_engine_source>() == layout::ALIGN_zkpipe_engine_source);
+const _: () = assert!(offset_of!(zkpipe_engine_source, name) == layout::OFFSET_zkpipe_engine_source_name);
+const _: () = assert!(field_size(|s: &zkpipe_engine_source| &s.name) == layout::FSIZE_zkpipe_engine_source_name);
+const _: () = assert!(offset_of!(zkpipe_engine_source, key) == layout::OFFSET_zkpipe_engine_source_key);
+const _: () = assert!(field_size(|s: &zkpipe_engine_source| &s.key) == layout::FSIZE_zkpipe_engine_source_key);
+const _: () = assert!(offset_of!(zkpipe_engine_source, estimate_bytes) == layout::OFFSET_zkpipe_engine_source_estimate_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_engine_source| &s.estimate_bytes) == layout::FSIZE_zkpipe_engine_source_estimate_bytes);
+const _: () = assert!(offset_of!(zkpipe_engine_source, learned_bytes) == layout::OFFSET_zkpipe_engine_source_learned_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_engine_source| &s.learned_bytes) == layout::FSIZE_zkpipe_engine_source_learned_bytes);
+const _: () = assert!(offset_of!(zkpipe_engine_source, reserved_bytes) == layout::OFFSET_zkpipe_engine_source_reserved_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_engine_source| &s.reserved_bytes) == layout::FSIZE_zkpipe_engine_source_reserved_bytes);
+const _: () = assert!(offset_of!(zkpipe_engine_source, partitions) == layout::OFFSET_zkpipe_engine_source_partitions);
+const _: () = assert!(field_size(|s: &zkpipe_engine_source| &s.partitions) == layout::FSIZE_zkpipe_engine_source_partitions);
+const _: () = assert!(offset_of!(zkpipe_engine_source, over_reservation_events) == layout::OFFSET_zkpipe_engine_source_over_reservation_events);
+const _: () = assert!(field_size(|s: &zkpipe_engine_source| &s.over_reservation_events) == layout::FSIZE_zkpipe_engine_source_over_reservation_events);
+const _: () = assert!(offset_of!(zkpipe_engine_source, over_reservation_bytes) == layout::OFFSET_zkpipe_engine_source_over_reservation_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_engine_source| &s.over_reservation_bytes) == layout::FSIZE_zkpipe_engine_source_over_reservation_bytes);
+const _: () = assert!(offset_of!(zkpipe_engine_source, reserved) == layout::OFFSET_zkpipe_engine_source_reserved);
+const _: () = assert!(field_size(|s: &zkpipe_engine_source| &s.reserved) == layout::FSIZE_zkpipe_engine_source_reserved);
 const _: () = assert!(ZKPIPE_PHASE_SYNTH as i128 == layout::VALUE_ZKPIPE_PHASE_SYNTH as i128);
 const _: () = assert!(ZKPIPE_PHASE_WAIT as i128 == layout::VALUE_ZKPIPE_PHASE_WAIT as i128);
 const _: () = assert!(ZKPIPE_PHASE_PROVE as i128 == layout::VALUE_ZKPIPE_PHASE_PROVE as i128);
@@ -1235,6 +1304,7 @@ const _: () = assert!(offset_of!(zkpipe_http_counters, reserved) == layout::OFFS
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.reserved) == layout::FSIZE_zkpipe_http_counters_reserved);
 const _: () = assert!(ZKPIPE_IO_DETAIL_MAX as i128 == layout::VALUE_ZKPIPE_IO_DETAIL_MAX as i128);
 const _: () = assert!(ZKPIPE_IO_DEFER_SUBGROUP as i128 == layout::VALUE_ZKPIPE_IO_DEFER_SUBGROUP as i128);
+const _: () = assert!(ZKPIPE_SNARKJS_MAX_DEPTH as i128 == layout::VALUE_ZKPIPE_SNARKJS_MAX_DEPTH as i128);
 const _: () = assert!(ZKPIPE_SNARKJS_MAX_PUBLIC as i128 == layout::VALUE_ZKPIPE_SNARKJS_MAX_PUBLIC as i128);
 const _: () = assert!(ZKPIPE_SNARKJS_PROOF_MAX_BYTES as i128 == layout::VALUE_ZKPIPE_SNARKJS_PROOF_MAX_BYTES as i128);
 const _: () = assert!(ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES as i128 == layout::VALUE_ZKPIPE_SNARKJS_PUBLIC_MAX_BYTES as i128);

@@ -431,6 +431,7 @@ impl<S: Stages> Engine<S> {
                 discard: Some(discard_op::<S>),
                 result_free: None,
                 validate: None,
+                source: None,
             },
             stages,
         });

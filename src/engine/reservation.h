@@ -1,0 +1,47 @@
+/* A partition's share of the byte budget, which follows its ledger (zkpipe_ledger_set_hook).
+ *
+ * Admitted with `units` = the plan's (admission.h). Then, with ZKPIPE_RESERVATION_FOLLOW and
+ * once a partition of the same source has been proved (its slack known; before that the
+ * reservation is held whole):
+ *   follow: starts at units; each release of b bytes lowers it to max(ledger, follow - b),
+ *     never raising it: the bytes a partition frees go back to the budget at once, and a
+ *     ledger above its reservation (an underestimate) gives back only what it frees below it;
+ *   held:   min(units, max(ledger, follow + slack)), never raised: the units actually held,
+ *     where `slack` is the most this partition's source has grown back above `follow` after
+ *     freeing (learned from closed ledgers: a prover that frees a, b, c and then allocates
+ *     MSM scratch keeps the scratch's units);
+ * every unit is returned at the end. The reservation lives in the item and travels with it
+ * through the channel, like the partition permit; only the item's owner touches it. */
+#ifndef ZKPIPE_ENGINE_RESERVATION_H
+#define ZKPIPE_ENGINE_RESERVATION_H
+
+#include "engine/admission.h"
+#include "zkpipe/sem.h"
+
+typedef struct zkpipe__reservation {
+    zkpipe_permit permit; /* of the budget; empty without one */
+    zkpipe__admission *adm;
+    uint64_t units;    /* acquired */
+    uint64_t held;     /* held now */
+    uint64_t follow;   /* see above */
+    uint64_t slack;    /* ... */
+    uint64_t peak;     /* the ledger's highest byte total */
+    uint64_t regrowth; /* the most the ledger rose above `follow` */
+    uint64_t over;     /* the most the ledger rose above `held` (budgeted only) */
+    int budgeted;      /* a budget was set */
+    int shrink;        /* ZKPIPE_RESERVATION_FOLLOW, a budget, a profiled source */
+} zkpipe__reservation;
+
+/* Acquires `plan.units` of `budget` (NULL: no budget, nothing acquired, still observing the
+ * ledger), blocking in FIFO order. Returns what zkpipe_sem_acquire does; on error nothing is
+ * held. `r` is overwritten. */
+zkpipe_status zkpipe__reservation_take(zkpipe__reservation *r, zkpipe_sem *budget,
+                                       zkpipe__admission *adm, zkpipe__plan plan, int shrink);
+
+/* The ledger hook (ctx: the reservation). */
+void zkpipe__reservation_follow(void *ctx, uint64_t before, uint64_t after);
+
+/* Returns every unit still held. Idempotent. */
+void zkpipe__reservation_end(zkpipe__reservation *r);
+
+#endif
