@@ -12,6 +12,9 @@
  * format, each written to a temporary file and renamed), the proof checked against the zkey's
  * verifying key first. A witness that fails gets one stderr line naming it and writes nothing.
  *
+ * With --queue redis://HOST:PORT/STREAM: a node of a fleet sharing one job queue instead
+ * (queue_node.h), with the same engine flags.
+ *
  * With --json the last stdout line is one JSON object with the figures. Exits 0 only when
  * every partition was proved and verified. */
 #include <errno.h>
@@ -28,6 +31,8 @@
 #include "cli_mapped.h"
 #include "cli_memory.h"
 #include "cli_observe.h"
+#include "cli_zkey.h"
+#include "queue_node.h"
 #include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
@@ -48,6 +53,7 @@ typedef struct options {
     int full_check;
     char **wtns;
     size_t nwtns;
+    queue_options queue; /* --queue: a node of a fleet (queue_node.h) */
 } options;
 
 /* One curve's keys, the public input every partition's proof must verify against, and the
@@ -87,6 +93,7 @@ static void usage(FILE *f)
                "  --out DIR            where NAME.proof.json and NAME.public.json go "
                "(default .)\n"
                "  --full-check         check every zkey point for the subgroup at open\n");
+    queue_usage(f);
 }
 
 static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
@@ -207,6 +214,12 @@ static int parse_args(int argc, char **argv, options *o)
         {"out", required_argument, NULL, 'o'},
         {"full-check", no_argument, NULL, 'F'},
         {"help", no_argument, NULL, 'h'},
+        {"queue", required_argument, NULL, 'q'},
+        {"group", required_argument, NULL, 'q'},
+        {"consumer", required_argument, NULL, 'q'},
+        {"claim-idle-ms", required_argument, NULL, 'q'},
+        {"max-deliveries", required_argument, NULL, 'q'},
+        {"exit-when-idle-ms", required_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -217,12 +230,16 @@ static int parse_args(int argc, char **argv, options *o)
     zkpipe_engine_config_init(&o->cfg);
     o->cfg.prover_threads = 2;
     o->cfg.report_ms = 500;
+    queue_options_init(&o->queue);
     opterr = 0;
-    int flag;
-    while ((flag = getopt_long(argc, argv, "", flags, NULL)) != -1) {
+    int flag, index = 0;
+    while ((flag = getopt_long(argc, argv, "", flags, &index)) != -1) {
         if (flag == 'h')
             return 1;
-        if (flag == 'J')
+        if (flag == 'q') {
+            if (queue_flag(&o->queue, flags[index].name, optarg) <= 0)
+                return 2;
+        } else if (flag == 'J')
             o->json = 1;
         else if (flag == 'Q')
             o->obs.progress = 1;
@@ -234,6 +251,11 @@ static int parse_args(int argc, char **argv, options *o)
     o->cfg.budget_bytes = (uint64_t)o->budget_mib << 20;
     o->wtns = argv + optind;
     o->nwtns = (size_t)(argc - optind);
+    /* A node takes its witnesses from the queue; queue flags need --queue. */
+    if (o->queue.url != NULL || o->queue.any)
+        return o->queue.url != NULL && o->zkey_path == NULL && o->out_dir == NULL && o->nwtns == 0
+                   ? 0
+                   : 2;
     /* Witnesses go with --zkey, and --zkey needs at least one; --out and --full-check too. */
     if (o->zkey_path == NULL)
         return o->nwtns == 0 && o->out_dir == NULL && !o->full_check ? 0 : 2;
@@ -345,9 +367,7 @@ static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, t
 
 /* --zkey mode: the zkey, its source (which holds the verifying key), one job per witness. */
 typedef struct batch {
-    zkpipe_zkey *zkey;
-    zkpipe_zkey_source *source;
-    size_t num_public;
+    cli_zkey key;
     zkpipe_zkey_partition *parts;
     zkpipe_scalar *publics; /* num_public per witness */
     zkpipe_job **jobs;
@@ -360,51 +380,24 @@ static void batch_free(batch *b, size_t n)
     free(b->jobs);
     free(b->publics);
     free(b->parts);
-    zkpipe_zkey_source_destroy(b->source);
-    zkpipe_zkey_destroy(b->zkey);
+    cli_zkey_close(&b->key);
 }
 
-/* Opens the zkey once, for every witness; its query points' subgroup checks are left to the
- * proofs (each proof's own points are checked, then the proof against the key) unless asked. */
+/* Opens the zkey once, for every witness. */
 static zkpipe_status batch_open(batch *b, const options *o)
 {
     char detail[ZKPIPE_DETAIL_MAX];
-    zkpipe_pool *pool = NULL;
-    zkpipe_zkey_info info;
-    zkpipe_status st = zkpipe_pool_create(&pool, o->cfg.prover_threads, NULL);
-    zkpipe_io_options io;
-    zkpipe_io_options_init(&io);
-    io.pool = pool;
-    io.flags = o->full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
-    if (st == ZKPIPE_OK &&
-        (st = zkpipe_zkey_open(&b->zkey, detail, sizeof detail, o->zkey_path, &io)) != ZKPIPE_OK)
+    zkpipe_status st = cli_zkey_open(&b->key, o->zkey_path, o->full_check, o->cfg.prover_threads,
+                                     detail, sizeof detail);
+    if (st != ZKPIPE_OK) {
         fprintf(stderr, "zkpipe-pipeline: %s: %s (%s)\n", o->zkey_path, detail,
                 zkpipe_status_name(st));
-    zkpipe_pool_destroy(pool);
-    if (st == ZKPIPE_OK)
-        st = zkpipe_zkey_source_create(&b->source, b->zkey, NULL);
-    if (st == ZKPIPE_OK && (st = zkpipe_zkey_info_get(&info, b->zkey)) == ZKPIPE_OK)
-        b->num_public = info.num_public;
-    if (st == ZKPIPE_OK) {
-        b->parts = calloc(o->nwtns, sizeof *b->parts);
-        b->publics = calloc(o->nwtns * b->num_public + 1, sizeof *b->publics);
-        b->jobs = calloc(o->nwtns, sizeof *b->jobs);
-        if (b->parts == NULL || b->publics == NULL || b->jobs == NULL)
-            st = ZKPIPE_ENOMEM;
+        return st;
     }
-    return st;
-}
-
-/* "DIR/NAME.SUFFIX" for the witness path w (NAME: its file name without ".wtns"). */
-static int output_path(char *out, size_t cap, const char *dir, const char *w, const char *suffix)
-{
-    const char *base = strrchr(w, '/');
-    base = base != NULL ? base + 1 : w;
-    size_t len = strlen(base);
-    if (len > 5 && strcmp(base + len - 5, ".wtns") == 0)
-        len -= 5;
-    int n = snprintf(out, cap, "%s/%.*s.%s", dir, (int)len, base, suffix);
-    return n > 0 && (size_t)n < cap;
+    b->parts = calloc(o->nwtns, sizeof *b->parts);
+    b->publics = calloc(o->nwtns * b->key.num_public + 1, sizeof *b->publics);
+    b->jobs = calloc(o->nwtns, sizeof *b->jobs);
+    return b->parts == NULL || b->publics == NULL || b->jobs == NULL ? ZKPIPE_ENOMEM : ZKPIPE_OK;
 }
 
 /* Refuses, before any work, output paths that cli_outputs_write would refuse: --metrics,
@@ -422,8 +415,8 @@ static int check_outputs(const options *o)
         fprintf(stderr, "zkpipe-pipeline: out of memory\n");
     for (size_t i = 0; rc == 0 && i < npair; i++) {
         outs[i].path = paths + i * 4096;
-        if (!output_path(paths + i * 4096, 4096, dir, o->wtns[i / 2],
-                         i % 2 != 0 ? "proof.json" : "public.json")) {
+        if (!cli_output_path(paths + i * 4096, 4096, dir, o->wtns[i / 2],
+                             i % 2 != 0 ? "proof.json" : "public.json")) {
             fprintf(stderr, "zkpipe-pipeline: %s: the output path is too long\n", o->wtns[i / 2]);
             rc = -1;
         }
@@ -443,36 +436,13 @@ static zkpipe_status write_outputs(const options *o, const batch *b, size_t i,
 {
     char proof_path[4096], public_path[4096];
     const char *dir = o->out_dir != NULL ? o->out_dir : ".";
-    if (!output_path(proof_path, sizeof proof_path, dir, o->wtns[i], "proof.json") ||
-        !output_path(public_path, sizeof public_path, dir, o->wtns[i], "public.json")) {
+    if (!cli_output_path(proof_path, sizeof proof_path, dir, o->wtns[i], "proof.json") ||
+        !cli_output_path(public_path, sizeof public_path, dir, o->wtns[i], "public.json")) {
         snprintf(why, cap, "the output path is too long");
         return ZKPIPE_EINVAL;
     }
-    char proof_json[4096], public_json_small[4096], *public_json = public_json_small;
-    size_t plen, qlen;
-    const zkpipe_scalar *pub = b->publics + i * b->num_public;
-    zkpipe_status st = zkpipe_snarkjs_proof_write(proof_json, sizeof proof_json, &plen, proof);
-    if (st == ZKPIPE_OK)
-        st = zkpipe_snarkjs_public_write(NULL, 0, &qlen, pub, b->num_public);
-    if (st == ZKPIPE_OK && qlen >= sizeof public_json_small &&
-        (public_json = malloc(qlen + 1)) == NULL)
-        st = ZKPIPE_ENOMEM;
-    if (st == ZKPIPE_OK)
-        st = zkpipe_snarkjs_public_write(public_json, qlen + 1, &qlen, pub, b->num_public);
-    if (st != ZKPIPE_OK) {
-        snprintf(why, cap, "cannot render the outputs: %s", zkpipe_status_str(st));
-    } else {
-        /* proof.json last, as zkpipe-prove: a proof.json that is new means public.json is. */
-        cli_output outs[2] = {{public_path, public_json, qlen}, {proof_path, proof_json, plen}};
-        cli_error e;
-        if (cli_outputs_write(outs, 2, &e) != 0) {
-            cli_error_text(why, cap, outs, &e);
-            st = ZKPIPE_EIO;
-        }
-    }
-    if (public_json != public_json_small)
-        free(public_json);
-    return st;
+    return cli_proof_write(proof_path, public_path, proof, b->publics + i * b->key.num_public,
+                           b->key.num_public, why, cap);
 }
 
 /* Submits one job per witness, then waits for each in order, checks its proof and writes its
@@ -484,9 +454,9 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
     size_t submitted = 0;
     for (; st == ZKPIPE_OK && submitted < o->nwtns; submitted++) {
         zkpipe_zkey_partition *p = &b->parts[submitted];
-        p->source = b->source;
+        p->source = b->key.source;
         p->wtns_path = o->wtns[submitted];
-        p->public_out = b->publics + submitted * b->num_public;
+        p->public_out = b->publics + submitted * b->key.num_public;
         zkpipe_partition part = {zkpipe_zkey_stage_ops(), p, {0, 0}};
         st = zkpipe_engine_submit(e, &b->jobs[submitted], &part, 1, NULL, NULL);
     }
@@ -579,6 +549,8 @@ int main(int argc, char **argv)
     }
     if (check_outputs(&o) != 0)
         return 1;
+    if (o.queue.url != NULL)
+        return queue_node_run(&o.queue, &o.cfg, &o.obs, o.full_check, o.json);
     /* --zkey maps the zkey and each witness: one truncated meanwhile is an I/O error naming
      * it, not a death by SIGBUS (cli_mapped.h). The list lives as long as the process. */
     const char **inputs = o.zkey_path != NULL ? malloc((o.nwtns + 1) * sizeof *inputs) : NULL;

@@ -1,0 +1,83 @@
+/* A zkey for many witnesses, and each proof's outputs (cli_zkey.h). */
+#include "cli_zkey.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli_files.h"
+
+zkpipe_status cli_zkey_open(cli_zkey *k, const char *path, int full_check, unsigned threads,
+                            char *detail, size_t cap)
+{
+    zkpipe_pool *pool = NULL;
+    zkpipe_zkey_info info;
+    zkpipe_io_options io;
+    memset(k, 0, sizeof *k);
+    detail[0] = '\0';
+    zkpipe_status st = zkpipe_pool_create(&pool, threads, NULL);
+    zkpipe_io_options_init(&io);
+    io.pool = pool;
+    io.flags = full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
+    if (st == ZKPIPE_OK)
+        st = zkpipe_zkey_open(&k->zkey, detail, cap, path, &io);
+    zkpipe_pool_destroy(pool);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_zkey_source_create(&k->source, k->zkey, NULL);
+    if (st == ZKPIPE_OK && (st = zkpipe_zkey_info_get(&info, k->zkey)) == ZKPIPE_OK)
+        k->num_public = info.num_public;
+    if (st != ZKPIPE_OK) {
+        if (detail[0] == '\0')
+            snprintf(detail, cap, "%s: %s", path, zkpipe_status_str(st));
+        cli_zkey_close(k);
+    }
+    return st;
+}
+
+void cli_zkey_close(cli_zkey *k)
+{
+    zkpipe_zkey_source_destroy(k->source);
+    zkpipe_zkey_destroy(k->zkey);
+    memset(k, 0, sizeof *k);
+}
+
+int cli_output_path(char *out, size_t cap, const char *dir, const char *name, const char *suffix)
+{
+    const char *base = strrchr(name, '/');
+    base = base != NULL ? base + 1 : name;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".wtns") == 0)
+        len -= 5;
+    int n = snprintf(out, cap, "%s/%.*s.%s", dir, (int)len, base, suffix);
+    return n > 0 && (size_t)n < cap;
+}
+
+zkpipe_status cli_proof_write(const char *proof_path, const char *public_path,
+                              const zkpipe_groth16_proof *proof, const zkpipe_scalar *pub,
+                              size_t num_public, char *why, size_t cap)
+{
+    char proof_json[4096], public_json_small[4096], *public_json = public_json_small;
+    size_t plen, qlen;
+    zkpipe_status st = zkpipe_snarkjs_proof_write(proof_json, sizeof proof_json, &plen, proof);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_snarkjs_public_write(NULL, 0, &qlen, pub, num_public);
+    if (st == ZKPIPE_OK && qlen >= sizeof public_json_small &&
+        (public_json = malloc(qlen + 1)) == NULL)
+        st = ZKPIPE_ENOMEM;
+    if (st == ZKPIPE_OK)
+        st = zkpipe_snarkjs_public_write(public_json, qlen + 1, &qlen, pub, num_public);
+    if (st != ZKPIPE_OK) {
+        snprintf(why, cap, "cannot render the outputs: %s", zkpipe_status_str(st));
+    } else {
+        cli_output outs[2] = {{public_path, public_json, qlen}, {proof_path, proof_json, plen}};
+        cli_error e;
+        if (cli_outputs_write(outs, 2, &e) != 0) {
+            cli_error_text(why, cap, outs, &e);
+            st = ZKPIPE_EIO;
+        }
+    }
+    if (public_json != public_json_small)
+        free(public_json);
+    return st;
+}

@@ -1,0 +1,39 @@
+/* A circom zkey opened once to prove many witnesses with (zkpipe-pipeline --zkey, and the
+ * queue node of zkpipe-pipeline --queue), and the snarkjs outputs of each proof. */
+#ifndef ZKPIPE_EXAMPLES_CLI_ZKEY_H
+#define ZKPIPE_EXAMPLES_CLI_ZKEY_H
+
+#include <stddef.h>
+
+#include "zkpipe/zkpipe.h"
+
+typedef struct cli_zkey {
+    zkpipe_zkey *zkey;
+    zkpipe_zkey_source *source; /* for zkpipe_zkey_partition; holds the verifying key */
+    size_t num_public;
+} cli_zkey;
+
+/*! cli_zkey_open() : maps and checks `path` (every query point's subgroup check too when
+ * full_check, on `threads` threads; else those are left to the proofs, which check their own
+ * points and then verify), with its source (whose stage operations check each proof against
+ * the zkey's verifying key).
+ * @return ZKPIPE_OK, or the error with one line naming the file in `detail` (then *k is
+ * empty). */
+zkpipe_status cli_zkey_open(cli_zkey *k, const char *path, int full_check, unsigned threads,
+                            char *detail, size_t cap);
+/* Frees what cli_zkey_open made; an empty one is a no-op. No job may be using it. */
+void cli_zkey_close(cli_zkey *k);
+
+/*! cli_output_path() : "DIR/NAME.SUFFIX" into out, NAME being the file name of `name` without
+ * its directory and without a ".wtns" ending. @return 1, or 0 when it does not fit. */
+int cli_output_path(char *out, size_t cap, const char *dir, const char *name, const char *suffix);
+
+/*! cli_proof_write() : the proof and its public signals in snarkjs's JSON, written as one set
+ * with cli_outputs_write (public_path first, proof_path last: a proof.json that is new means its
+ * public.json is). @return ZKPIPE_OK, or ZKPIPE_EIO / ZKPIPE_ENOMEM / a rendering error, with
+ * one line in `why`. Thread safety: that of cli_outputs_write (one set at a time). */
+zkpipe_status cli_proof_write(const char *proof_path, const char *public_path,
+                              const zkpipe_groth16_proof *proof, const zkpipe_scalar *pub,
+                              size_t num_public, char *why, size_t cap);
+
+#endif

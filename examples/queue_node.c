@@ -1,0 +1,1176 @@
+/* A node of a proving fleet on a Redis stream (queue_node.h).
+ *
+ * Threads: the calling thread takes jobs (its own Redis link; XREADGROUP, XAUTOCLAIM, the
+ * renewals) and submits them to the engine; a finisher thread (a second link) writes each
+ * ended job's outputs and its result, and ACKs it; a signal thread turns SIGTERM and SIGINT into
+ * a stop; the engine's own threads prove. The engine's done callback only hands the job to the
+ * finisher. */
+#include "queue_node.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli_engine.h"
+#include "cli_files.h"
+#include "cli_zkey.h"
+#include "queue_redis.h"
+#include "zkpipe/zkpipe.h"
+
+static const char prog[] = "zkpipe-pipeline";
+
+/* Unused zkeys kept open for the next jobs that name them. */
+#define KEYS_IDLE_MAX 4
+/* The longest a read blocks on the server, so that stops and renewals are never late. */
+#define BLOCK_MAX_MS 500
+
+/* Every state change of a job is this one script: XACK the job, then append an entry to each
+ * further key (always, or only when the job was still pending: a job that another node has
+ * finished meanwhile is not requeued or dead-lettered twice). KEYS[1]: the jobs stream,
+ * KEYS[2..]: the streams to append to. ARGV: group, entry, "always" or "pending", then per
+ * further key a count of strings and its field-value strings. */
+static const char transition_lua[] = "local acked = redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])\n"
+                                     "if acked == 0 and ARGV[3] ~= 'always' then return 0 end\n"
+                                     "local at = 4\n"
+                                     "for i = 2, #KEYS do\n"
+                                     "  local n = tonumber(ARGV[at]); at = at + 1\n"
+                                     "  local f = {}\n"
+                                     "  for j = 1, n do f[j] = ARGV[at]; at = at + 1 end\n"
+                                     "  redis.call('XADD', KEYS[i], '*', unpack(f))\n"
+                                     "end\n"
+                                     "return acked\n";
+
+/* Renews the hold on each listed entry that is still this consumer's (XCLAIM ... JUSTID, no
+ * delivery counted): one that another node took over meanwhile stays that node's, so that two
+ * nodes never pull a job back and forth. KEYS[1]: the jobs stream; ARGV: group, consumer, ids. */
+static const char renew_lua[] =
+    "local n = 0\n"
+    "for i = 3, #ARGV do\n"
+    "  local p = redis.call('XPENDING', KEYS[1], ARGV[1], ARGV[i], ARGV[i], 1)\n"
+    "  if #p == 1 and p[1][2] == ARGV[2] then\n"
+    "    redis.call('XCLAIM', KEYS[1], ARGV[1], ARGV[2], 0, ARGV[i], 'JUSTID')\n"
+    "    n = n + 1\n"
+    "  end\n"
+    "end\n"
+    "return n\n";
+
+/* A zkey open on this node. Opened and closed by the taker; `users` under the node's lock. */
+typedef struct qkey {
+    struct qkey *next;
+    char *path;
+    struct stat st; /* the file when opened: a changed file is opened anew */
+    cli_zkey key;
+    uint64_t estimate; /* the partition estimate of its jobs, for the budget check */
+    unsigned users;    /* held jobs using it */
+    int stale;         /* replaced by a newer version of the file */
+    uint64_t used_ns;
+} qkey;
+
+/* What the finisher does with a job. */
+typedef enum qjob_kind { JOB_ENGINE, JOB_FAILED, JOB_DEAD } qjob_kind;
+
+typedef struct node node;
+
+typedef struct qjob {
+    node *node;
+    struct qjob *next;                                             /* in the finisher's list */
+    struct qjob *hprev, *hnext;                                    /* in the held list */
+    char entry[64];                                                /* the stream entry's id */
+    char *id, *zkey, *wtns, *out, *sub, *last_status, *last_error; /* fields, owned */
+    uint64_t deliveries; /* of the job, this one included */
+    qjob_kind kind;
+    qkey *key;
+    zkpipe_zkey_partition part;
+    zkpipe_scalar *pub;
+    zkpipe_job *job; /* set by the done callback */
+    zkpipe_status status;
+    char message[ZKPIPE_DETAIL_MAX + 256];
+    double prove_s;
+} qjob;
+
+/* Counters of the node, under its lock. */
+typedef struct qstats {
+    uint64_t taken, proved, failed, requeued, dead, reclaimed, left_pending;
+    uint64_t held, peak_held;
+} qstats;
+
+struct node {
+    const queue_options *q;
+    const char *stream, *group;
+    char consumer[256];
+    char results[300], dead[300];
+    int full_check;
+    zkpipe_engine *engine;
+    zkpipe_engine_config cfg;
+    uint64_t bound; /* permits + capacity + prover_workers */
+    cli_engine watch;
+
+    pthread_mutex_t lock;
+    pthread_cond_t wake_taker, wake_finisher;
+    qjob *held_head;             /* every job held */
+    qjob *done_head, *done_tail; /* for the finisher */
+    qstats s;
+    int stop;          /* 1: take no more, finish; 2: stop now */
+    int finisher_exit; /* the taker is done: the finisher leaves once its list is empty */
+    int signals_exit;
+    qkey *keys; /* taker only, but for `users` */
+    uint64_t max_estimate;
+    unsigned new_group; /* the group was created anew while running */
+};
+
+static void wait_ms(node *n, pthread_cond_t *cv, uint64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    uint64_t ns = (uint64_t)ts.tv_nsec + (ms % 1000) * 1000000u;
+    ts.tv_sec += (time_t)(ms / 1000 + ns / 1000000000u);
+    ts.tv_nsec = (long)(ns % 1000000000u);
+    pthread_cond_timedwait(cv, &n->lock, &ts);
+}
+
+static char *dup_reply(const redisReply *r)
+{
+    if (r == NULL || (r->type != REDIS_REPLY_STRING && r->type != REDIS_REPLY_STATUS))
+        return NULL;
+    char *s = malloc(r->len + 1);
+    if (s != NULL) {
+        memcpy(s, r->str, r->len);
+        s[r->len] = '\0';
+    }
+    return s;
+}
+
+/* ---- Keys ---- */
+
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* Closes stale keys no job uses, and the least recently used unused ones beyond
+ * KEYS_IDLE_MAX. Taker only. */
+static void keys_trim(node *n)
+{
+    for (;;) {
+        qkey **victim = NULL;
+        unsigned idle = 0;
+        pthread_mutex_lock(&n->lock);
+        for (qkey **k = &n->keys; *k != NULL; k = &(*k)->next) {
+            if ((*k)->users != 0)
+                continue;
+            idle++;
+            if ((*k)->stale) {
+                victim = k;
+                break;
+            }
+            if (victim == NULL || (*k)->used_ns < (*victim)->used_ns)
+                victim = k;
+        }
+        qkey *v = NULL;
+        if (victim != NULL && ((*victim)->stale || idle > KEYS_IDLE_MAX)) {
+            v = *victim;
+            *victim = v->next;
+        }
+        pthread_mutex_unlock(&n->lock);
+        if (v == NULL)
+            return;
+        cli_zkey_close(&v->key);
+        free(v->path);
+        free(v);
+    }
+}
+
+/* The open key for `path` with one more user, opening it if needed; NULL with the status and
+ * a line in `why`. Taker only. */
+static qkey *key_get(node *n, const char *path, zkpipe_status *st, char *why, size_t cap)
+{
+    struct stat now;
+    if (stat(path, &now) != 0) {
+        snprintf(why, cap, "%s: %s", path, strerror(errno));
+        *st = ZKPIPE_EIO;
+        return NULL;
+    }
+    pthread_mutex_lock(&n->lock);
+    for (qkey *k = n->keys; k != NULL; k = k->next)
+        if (!k->stale && strcmp(k->path, path) == 0) {
+            if (same_file(&k->st, &now)) {
+                k->users++;
+                k->used_ns = queue_now_ns();
+                pthread_mutex_unlock(&n->lock);
+                return k;
+            }
+            k->stale = 1;
+        }
+    pthread_mutex_unlock(&n->lock);
+    qkey *k = calloc(1, sizeof *k);
+    if (k == NULL || (k->path = strdup(path)) == NULL) {
+        free(k);
+        snprintf(why, cap, "out of memory");
+        *st = ZKPIPE_ENOMEM;
+        return NULL;
+    }
+    char detail[ZKPIPE_DETAIL_MAX];
+    *st = cli_zkey_open(&k->key, path, n->full_check, n->cfg.prover_threads, detail, sizeof detail);
+    if (*st == ZKPIPE_OK) {
+        zkpipe_zkey_partition probe = {k->key.source, NULL, NULL, NULL};
+        zkpipe_stage_call call;
+        memset(&call, 0, sizeof call);
+        call.ctx = &probe;
+        call.backend = zkpipe_engine_backend(n->engine, NULL);
+        call.prover_threads = n->cfg.prover_threads;
+        *st = zkpipe_zkey_stage_ops()->estimate(&call, &k->estimate);
+        if (*st != ZKPIPE_OK)
+            snprintf(detail, sizeof detail, "%s: cannot estimate its jobs' bytes", path);
+    }
+    if (*st != ZKPIPE_OK) {
+        snprintf(why, cap, "%s", detail);
+        cli_zkey_close(&k->key);
+        free(k->path);
+        free(k);
+        return NULL;
+    }
+    k->st = now;
+    k->users = 1;
+    k->used_ns = queue_now_ns();
+    pthread_mutex_lock(&n->lock);
+    k->next = n->keys;
+    n->keys = k;
+    if (k->estimate > n->max_estimate)
+        n->max_estimate = k->estimate;
+    pthread_mutex_unlock(&n->lock);
+    return k;
+}
+
+/* ---- Jobs ---- */
+
+static void job_free(qjob *j)
+{
+    free(j->id);
+    free(j->zkey);
+    free(j->wtns);
+    free(j->out);
+    free(j->sub);
+    free(j->last_status);
+    free(j->last_error);
+    free(j->pub);
+    free(j);
+}
+
+/* Hands a job to the finisher. Under the lock. */
+static void push_done(node *n, qjob *j)
+{
+    j->next = NULL;
+    if (n->done_tail != NULL)
+        n->done_tail->next = j;
+    else
+        n->done_head = j;
+    n->done_tail = j;
+    pthread_cond_signal(&n->wake_finisher);
+}
+
+/* The engine's done callback (on an engine thread): to the finisher. */
+static void job_done(zkpipe_job *job, void *ctx)
+{
+    qjob *j = ctx;
+    node *n = j->node;
+    pthread_mutex_lock(&n->lock);
+    j->job = job;
+    push_done(n, j);
+    pthread_mutex_unlock(&n->lock);
+}
+
+static int held_find(const node *n, const char *entry)
+{
+    for (const qjob *j = n->held_head; j != NULL; j = j->hnext)
+        if (strcmp(j->entry, entry) == 0)
+            return 1;
+    return 0;
+}
+
+/* Errors a later try or another node may not have. */
+static int retryable(zkpipe_status st)
+{
+    switch (st) {
+    case ZKPIPE_EIO:
+    case ZKPIPE_ENOMEM:
+    case ZKPIPE_EDEVICE:
+    case ZKPIPE_ENODEVICE:
+    case ZKPIPE_ETHREAD:
+    case ZKPIPE_ETOOBIG:
+    case ZKPIPE_EVERIFY:
+    case ZKPIPE_ECANCELED:
+    case ZKPIPE_ECLOSED:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void fail_job(qjob *j, qjob_kind kind, zkpipe_status st, const char *fmt, const char *a,
+                     const char *b)
+{
+    j->kind = kind;
+    j->status = st;
+    snprintf(j->message, sizeof j->message, fmt, a, b);
+}
+
+/* The job's fields from a stream entry's field-value array (those missing stay NULL). */
+static void job_fields(qjob *j, const redisReply *f)
+{
+    for (size_t i = 0; f != NULL && f->type == REDIS_REPLY_ARRAY && i + 1 < f->elements; i += 2) {
+        const redisReply *k = f->element[i];
+        char **to = NULL;
+        if (k->type != REDIS_REPLY_STRING)
+            continue;
+        if (strcmp(k->str, "id") == 0)
+            to = &j->id;
+        else if (strcmp(k->str, "zkey") == 0)
+            to = &j->zkey;
+        else if (strcmp(k->str, "wtns") == 0)
+            to = &j->wtns;
+        else if (strcmp(k->str, "out") == 0)
+            to = &j->out;
+        else if (strcmp(k->str, "sub") == 0)
+            to = &j->sub;
+        else if (strcmp(k->str, "status") == 0)
+            to = &j->last_status;
+        else if (strcmp(k->str, "error") == 0)
+            to = &j->last_error;
+        else if (strcmp(k->str, "deliveries") == 0) {
+            const redisReply *v = f->element[i + 1];
+            if (v->type == REDIS_REPLY_STRING)
+                j->deliveries = strtoull(v->str, NULL, 10);
+            continue;
+        }
+        if (to != NULL && *to == NULL)
+            *to = dup_reply(f->element[i + 1]);
+    }
+}
+
+/* How many times this entry was delivered, from XPENDING; 1 when that cannot be read. */
+static uint64_t entry_deliveries(queue_link *l, node *n, const char *entry)
+{
+    redisReply *r = queue_link_cmdv(l, "XPENDING", n->stream, n->group, entry, entry, "1", NULL);
+    uint64_t d = 1;
+    if (r != NULL && r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
+        r->element[0]->type == REDIS_REPLY_ARRAY && r->element[0]->elements == 4 &&
+        r->element[0]->element[3]->type == REDIS_REPLY_INTEGER)
+        d = (uint64_t)r->element[0]->element[3]->integer;
+    if (r != NULL)
+        freeReplyObject(r);
+    return d;
+}
+
+/* Takes one stream entry [id, fields]: held from here until the finisher is done with it.
+ * `delivered`: this entry's delivery count when known (a new entry: 1), else 0. */
+static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered, int reclaimed)
+{
+    if (e->type != REDIS_REPLY_ARRAY || e->elements != 2 ||
+        e->element[0]->type != REDIS_REPLY_STRING || e->element[0]->len >= sizeof((qjob *)0)->entry)
+        return;
+    const char *entry = e->element[0]->str;
+    pthread_mutex_lock(&n->lock);
+    int mine = held_find(n, entry);
+    pthread_mutex_unlock(&n->lock);
+    if (mine)
+        return;
+    if (e->element[1]->type != REDIS_REPLY_ARRAY) { /* deleted from the stream: nothing to do */
+        redisReply *r = queue_link_cmdv(l, "XACK", n->stream, n->group, entry, NULL);
+        if (r != NULL)
+            freeReplyObject(r);
+        return;
+    }
+    qjob *j = calloc(1, sizeof *j);
+    if (j == NULL)
+        return; /* left pending: taken over once idle */
+    j->node = n;
+    snprintf(j->entry, sizeof j->entry, "%s", entry);
+    job_fields(j, e->element[1]);
+    j->deliveries += delivered != 0 ? delivered : entry_deliveries(l, n, entry);
+    j->kind = JOB_ENGINE;
+    pthread_mutex_lock(&n->lock);
+    j->hnext = n->held_head;
+    if (n->held_head != NULL)
+        n->held_head->hprev = j;
+    n->held_head = j;
+    n->s.taken++;
+    n->s.reclaimed += reclaimed != 0;
+    if (++n->s.held > n->s.peak_held)
+        n->s.peak_held = n->s.held;
+    pthread_mutex_unlock(&n->lock);
+    if (j->id == NULL)
+        j->id = strdup(entry);
+
+    char why[ZKPIPE_DETAIL_MAX + 128];
+    zkpipe_status st = ZKPIPE_OK;
+    if (j->deliveries > n->q->max_deliveries) {
+        j->kind = JOB_DEAD;
+        j->status = ZKPIPE_ETIMEDOUT;
+        if (j->last_status != NULL)
+            for (int s = 0; s >= -64; s--)
+                if (strcmp(zkpipe_status_name(s), j->last_status) == 0)
+                    j->status = (zkpipe_status)s;
+        snprintf(j->message, sizeof j->message, "%s",
+                 j->last_error != NULL ? j->last_error
+                                       : "never finished: the nodes holding it stopped or lost "
+                                         "Redis for longer than --claim-idle-ms");
+    } else if (j->id == NULL || j->zkey == NULL || j->wtns == NULL || j->out == NULL) {
+        fail_job(j, JOB_FAILED, ZKPIPE_EINVAL, "the job has no %s field%s",
+                 j->id == NULL     ? "id"
+                 : j->zkey == NULL ? "zkey"
+                 : j->wtns == NULL ? "wtns"
+                                   : "out",
+                 "");
+    } else if (!queue_name_ok(j->id)) {
+        fail_job(j, JOB_FAILED, ZKPIPE_EINVAL, "the id '%s' cannot name output files%s", j->id, "");
+    } else if ((j->key = key_get(n, j->zkey, &st, why, sizeof why)) == NULL) {
+        fail_job(j, JOB_FAILED, st, "%s%s", why, "");
+    } else {
+        char proof_path[4096], public_path[4096];
+        cli_output outs[2] = {{public_path, NULL, 0}, {proof_path, NULL, 0}};
+        cli_error ce;
+        if (!cli_output_path(proof_path, sizeof proof_path, j->out, j->id, "proof.json") ||
+            !cli_output_path(public_path, sizeof public_path, j->out, j->id, "public.json")) {
+            fail_job(j, JOB_FAILED, ZKPIPE_EINVAL, "the output path is too long%s%s", "", "");
+        } else if (cli_outputs_check(outs, 2, &ce) != 0) {
+            cli_error_text(why, sizeof why, outs, &ce);
+            fail_job(j, JOB_FAILED, ZKPIPE_EIO, "%s%s", why, "");
+        } else if ((j->pub = calloc(j->key->key.num_public + 1, sizeof *j->pub)) == NULL) {
+            fail_job(j, JOB_FAILED, ZKPIPE_ENOMEM, "out of memory%s%s", "", "");
+        } else {
+            j->part = (zkpipe_zkey_partition){j->key->key.source, j->wtns, j->pub, NULL};
+            zkpipe_partition part = {zkpipe_zkey_stage_ops(), &j->part, {0, 0}};
+            zkpipe_job *ignored;
+            st = zkpipe_engine_submit(n->engine, &ignored, &part, 1, job_done, j);
+            /* Submitted, j belongs to the engine and then the finisher: it may be freed by now. */
+            if (st == ZKPIPE_OK)
+                return;
+            fail_job(j, JOB_FAILED, st, "cannot submit: %s%s", zkpipe_status_str(st), "");
+        }
+    }
+    pthread_mutex_lock(&n->lock);
+    push_done(n, j);
+    pthread_mutex_unlock(&n->lock);
+}
+
+/* ---- The finisher ---- */
+
+/* An argument vector of up to 48 strings. */
+typedef struct args {
+    const char *v[48];
+    size_t len[48];
+    int n;
+    char num[8][24];
+    int nums;
+} args;
+
+static void arg(args *a, const char *s)
+{
+    if (a->n < 48) {
+        a->v[a->n] = s != NULL ? s : "";
+        a->len[a->n] = strlen(a->v[a->n]);
+        a->n++;
+    }
+}
+
+static void arg_u64(args *a, uint64_t v)
+{
+    if (a->nums < 8) {
+        snprintf(a->num[a->nums], sizeof a->num[0], "%llu", (unsigned long long)v);
+        arg(a, a->num[a->nums++]);
+    }
+}
+
+/* Sends one transition, retrying while Redis is away. 1: done; 0: given up (stopping, or an
+ * error reply again and again): the job stays pending for another node. */
+static int send_transition(node *n, queue_link *l, const args *a, const qjob *j)
+{
+    uint64_t first_fail = 0;
+    unsigned errors = 0;
+    for (;;) {
+        redisReply *r = queue_link_cmd(l, a->n, a->v, a->len);
+        if (r != NULL && r->type != REDIS_REPLY_ERROR) {
+            freeReplyObject(r);
+            return 1;
+        }
+        if (r != NULL) {
+            if (errors++ == 0)
+                fprintf(stderr, "%s: job %s (entry %s): Redis refuses the update: %s\n", prog,
+                        j->id, j->entry, r->str);
+            freeReplyObject(r);
+        }
+        uint64_t now = queue_now_ns();
+        if (first_fail == 0)
+            first_fail = now;
+        pthread_mutex_lock(&n->lock);
+        int stop = n->stop;
+        if (stop == 2 || errors >= 10 ||
+            (stop == 1 && now - first_fail > (uint64_t)n->q->claim_idle_ms * 1000000u)) {
+            pthread_mutex_unlock(&n->lock);
+            return 0;
+        }
+        uint64_t ms = r != NULL ? 1000 : queue_link_wait_ms(l);
+        wait_ms(n, &n->wake_finisher, ms < 10 ? 10 : ms);
+        pthread_mutex_unlock(&n->lock);
+    }
+}
+
+/* The script's head: EVAL, the keys, group, entry, mode. */
+static void script(args *a, node *n, int nkeys, const char *const *keys, const qjob *j,
+                   const char *mode)
+{
+    arg(a, "EVAL");
+    arg(a, transition_lua);
+    arg_u64(a, (uint64_t)nkeys);
+    for (int i = 0; i < nkeys; i++)
+        arg(a, keys[i]);
+    arg(a, n->group);
+    arg(a, j->entry);
+    arg(a, mode);
+}
+
+static void result_fields(args *a, node *n, const qjob *j, const char *status, const char *msg,
+                          const char *prove_s)
+{
+    arg(a, "16");
+    const char *f[16] = {"id",   j->id,       "status",     status,  "message", msg,
+                         "node", n->consumer, "prove_s",    prove_s, "entry",   j->entry,
+                         "sub",  j->sub,      "deliveries", NULL};
+    for (int i = 0; i < 15; i++)
+        arg(a, f[i]);
+    arg_u64(a, j->deliveries);
+}
+
+/* What becomes of an ended job: its outputs, then its result and ACK, its requeue, or its
+ * dead letter, in one step on the server. */
+static void finish(node *n, queue_link *l, qjob *j)
+{
+    if (j->kind == JOB_ENGINE) {
+        zkpipe_partition_result r;
+        zkpipe_job_result(j->job, 0, &r);
+        j->status = r.status;
+        j->prove_s = r.prove_s;
+        snprintf(j->message, sizeof j->message, "%s",
+                 r.detail[0] != '\0' || r.status == ZKPIPE_OK ? r.detail
+                                                              : zkpipe_status_str(r.status));
+        /* A proved partition's proof has been checked against the zkey's verifying key by the
+         * stage's prove (ZKPIPE_EUNSATISFIED when it fails). */
+        const cli_zkey *k = &j->key->key;
+        char proof_path[4096], public_path[4096];
+        if (j->status == ZKPIPE_OK &&
+            (!cli_output_path(proof_path, sizeof proof_path, j->out, j->id, "proof.json") ||
+             !cli_output_path(public_path, sizeof public_path, j->out, j->id, "public.json")))
+            j->status = ZKPIPE_EINVAL; /* checked at take: cannot happen */
+        if (j->status == ZKPIPE_OK)
+            j->status = cli_proof_write(proof_path, public_path, &r.proof, j->pub, k->num_public,
+                                        j->message, sizeof j->message);
+        zkpipe_job_destroy(j->job);
+        j->job = NULL;
+    }
+    const char *status = j->status == ZKPIPE_OK ? "ok" : zkpipe_status_name(j->status);
+    int dead = j->kind == JOB_DEAD || (j->status != ZKPIPE_OK && retryable(j->status) &&
+                                       j->deliveries >= n->q->max_deliveries);
+    int requeue = !dead && j->status != ZKPIPE_OK && retryable(j->status);
+    char prove_s[32], dead_msg[sizeof j->message + 640];
+    snprintf(prove_s, sizeof prove_s, "%.6f", j->prove_s);
+    args a = {.n = 0};
+    if (dead) {
+        snprintf(dead_msg, sizeof dead_msg, "dead-lettered to %s after %llu deliveries: %s",
+                 n->dead, (unsigned long long)j->deliveries, j->message);
+        const char *keys[3] = {n->stream, n->dead, n->results};
+        script(&a, n, 3, keys, j, "pending");
+        const char *f[20] = {"id",       j->id,    "zkey",      j->zkey,      "wtns",
+                             j->wtns,    "out",    j->out,      "sub",        j->sub,
+                             "entry",    j->entry, "status",    status,       "message",
+                             j->message, "node",   n->consumer, "deliveries", NULL};
+        arg(&a, "20");
+        for (int i = 0; i < 19; i++)
+            arg(&a, f[i]);
+        arg_u64(&a, j->deliveries);
+        result_fields(&a, n, j, status, dead_msg, prove_s);
+    } else if (requeue) {
+        const char *keys[2] = {n->stream, n->stream};
+        script(&a, n, 2, keys, j, "pending");
+        const char *f[15] = {"id",     j->id,  "zkey",  j->zkey,    "wtns",
+                             j->wtns,  "out",  j->out,  "sub",      j->sub,
+                             "status", status, "error", j->message, "deliveries"};
+        arg(&a, "16");
+        for (int i = 0; i < 15; i++)
+            arg(&a, f[i]);
+        arg_u64(&a, j->deliveries);
+    } else {
+        const char *keys[2] = {n->stream, n->results};
+        script(&a, n, 2, keys, j, "always");
+        result_fields(&a, n, j, status, j->message, prove_s);
+    }
+    if (j->status != ZKPIPE_OK)
+        fprintf(stderr, "%s: job %s (entry %s, delivery %llu): %s (%s): %s\n", prog,
+                j->id != NULL ? j->id : "?", j->entry, (unsigned long long)j->deliveries,
+                j->message, status,
+                dead      ? "dead-lettered"
+                : requeue ? "requeued"
+                          : "failed");
+    int sent = send_transition(n, l, &a, j);
+    pthread_mutex_lock(&n->lock);
+    if (!sent)
+        n->s.left_pending++;
+    else if (dead)
+        n->s.dead++;
+    else if (requeue)
+        n->s.requeued++;
+    else if (j->status == ZKPIPE_OK)
+        n->s.proved++;
+    else
+        n->s.failed++;
+    if (j->key != NULL)
+        j->key->users--;
+    if (j->hprev != NULL)
+        j->hprev->hnext = j->hnext;
+    else
+        n->held_head = j->hnext;
+    if (j->hnext != NULL)
+        j->hnext->hprev = j->hprev;
+    n->s.held--;
+    pthread_cond_broadcast(&n->wake_taker);
+    pthread_mutex_unlock(&n->lock);
+    job_free(j);
+}
+
+static void *finisher(void *arg_)
+{
+    node *n = arg_;
+    queue_link l;
+    queue_link_init(&l, &n->q->addr, prog, 5000, "the jobs held keep proving");
+    pthread_mutex_lock(&n->lock);
+    for (;;) {
+        while (n->done_head == NULL && !n->finisher_exit && n->stop != 2)
+            pthread_cond_wait(&n->wake_finisher, &n->lock);
+        qjob *j = n->done_head;
+        if (n->stop == 2 || j == NULL)
+            break;
+        n->done_head = j->next;
+        if (n->done_head == NULL)
+            n->done_tail = NULL;
+        pthread_mutex_unlock(&n->lock);
+        finish(n, &l, j);
+        pthread_mutex_lock(&n->lock);
+    }
+    pthread_mutex_unlock(&n->lock);
+    queue_link_close(&l);
+    return NULL;
+}
+
+/* ---- The taker ---- */
+
+/* Jobs the engine can admit now (see queue_node.h). Under the lock. */
+static uint64_t admissible(node *n)
+{
+    zkpipe_engine_counters c;
+    if (zkpipe_engine_stats(n->engine, &c) != ZKPIPE_OK)
+        return 0;
+    uint64_t started = c.proved + c.failed + c.canceled + c.in_flight + c.proving;
+    uint64_t waiting = c.submitted > started ? c.submitted - started : 0;
+    uint64_t permits = c.permits_available > waiting ? c.permits_available - waiting : 0;
+    if (c.budget_bytes != 0 && c.budget_available < n->max_estimate)
+        return 0;
+    uint64_t room = n->s.held < n->bound ? n->bound - n->s.held : 0;
+    return room < permits ? room : permits;
+}
+
+/* The group, created when missing. 0, or -1 when the connection failed. */
+static int create_group(queue_link *l, void *ctx)
+{
+    node *n = ctx;
+    redisReply *r = queue_group_create(l, n->stream, n->group);
+    if (r == NULL)
+        return -1;
+    if (r->type == REDIS_REPLY_ERROR && !queue_reply_error(r, "BUSYGROUP"))
+        fprintf(stderr, "%s: cannot create the group %s of %s: %s\n", prog, n->group, n->stream,
+                r->str);
+    else if (r->type != REDIS_REPLY_ERROR && l->connects > 1)
+        fprintf(stderr,
+                "%s: the group %s of %s was gone (a Redis without persistence "
+                "restarted?): created again\n",
+                prog, n->group, n->stream);
+    freeReplyObject(r);
+    return 0;
+}
+
+/* Renews this node's hold on every job it has and still owns, so no other node takes them over. */
+static void renew(node *n, queue_link *l)
+{
+    pthread_mutex_lock(&n->lock);
+    size_t count = (size_t)n->s.held, k = 0;
+    const char **argv = malloc((count + 6) * sizeof *argv);
+    size_t *lens = malloc((count + 6) * sizeof *lens);
+    char(*ids)[64] = malloc((count + 1) * sizeof *ids);
+    if (argv != NULL && lens != NULL && ids != NULL)
+        for (const qjob *j = n->held_head; j != NULL && k < count; j = j->hnext)
+            memcpy(ids[k++], j->entry, sizeof ids[0]);
+    pthread_mutex_unlock(&n->lock);
+    if (k > 0) {
+        const char *head[6] = {"EVAL", renew_lua, "1", n->stream, n->group, n->consumer};
+        for (int i = 0; i < 6; i++)
+            argv[i] = head[i];
+        for (size_t i = 0; i < k; i++)
+            argv[6 + i] = ids[i];
+        for (size_t i = 0; i < k + 6; i++)
+            lens[i] = strlen(argv[i]);
+        redisReply *r = queue_link_cmd(l, (int)(k + 6), argv, lens);
+        if (r != NULL)
+            freeReplyObject(r);
+    }
+    free(ids);
+    free(lens);
+    free(argv);
+}
+
+/* Takes each entry of an XREADGROUP reply; returns how many it held, and in *last the id of the
+ * last one (for reading the node's own pending entries page by page). */
+static size_t take_read(node *n, queue_link *l, const redisReply *r, uint64_t delivered, char *last,
+                        size_t cap)
+{
+    size_t got = 0;
+    if (r->type != REDIS_REPLY_ARRAY)
+        return 0;
+    for (size_t s = 0; s < r->elements; s++) {
+        const redisReply *st = r->element[s];
+        if (st->type != REDIS_REPLY_ARRAY || st->elements != 2 ||
+            st->element[1]->type != REDIS_REPLY_ARRAY)
+            continue;
+        for (size_t i = 0; i < st->element[1]->elements; i++) {
+            const redisReply *e = st->element[1]->element[i];
+            take(n, l, e, delivered, 0);
+            if (e->type == REDIS_REPLY_ARRAY && e->elements == 2 &&
+                e->element[0]->type == REDIS_REPLY_STRING)
+                snprintf(last, cap, "%s", e->element[0]->str);
+            got++;
+        }
+    }
+    return got;
+}
+
+/* Entries pending in the whole group, or UINT64_MAX when unknown. */
+static uint64_t group_pending(node *n, queue_link *l)
+{
+    redisReply *r = queue_link_cmdv(l, "XPENDING", n->stream, n->group, NULL);
+    uint64_t p = UINT64_MAX;
+    if (r != NULL && r->type == REDIS_REPLY_ARRAY && r->elements >= 1 &&
+        r->element[0]->type == REDIS_REPLY_INTEGER)
+        p = (uint64_t)r->element[0]->integer;
+    if (r != NULL)
+        freeReplyObject(r);
+    return p;
+}
+
+static void take_loop(node *n, queue_link *l)
+{
+    const uint64_t ms = 1000000u, claim_ns = (uint64_t)n->q->claim_idle_ms * ms;
+    uint64_t next_renew = 0, next_claim = 0, busy_ns = queue_now_ns(), connects = 0;
+    char history[64] = "0", cursor[64] = "0-0", countbuf[24], idle[24], block[24];
+    int reading_history = 1;
+    snprintf(idle, sizeof idle, "%lu", n->q->claim_idle_ms);
+    for (;;) {
+        pthread_mutex_lock(&n->lock);
+        uint64_t k = n->stop ? 0 : admissible(n);
+        int stop = n->stop;
+        uint64_t held = n->s.held;
+        pthread_mutex_unlock(&n->lock);
+        if (stop == 2 || (stop == 1 && held == 0))
+            return;
+        uint64_t now = queue_now_ns();
+        if (held > 0 || l->c == NULL)
+            busy_ns = now;
+        if (held > 0 && now >= next_renew) {
+            renew(n, l);
+            next_renew = now + claim_ns / 4;
+        }
+        if (l->connects != connects && l->c != NULL) { /* a new connection: own entries first */
+            connects = l->connects;
+            reading_history = 1;
+            snprintf(history, sizeof history, "0");
+        }
+        uint64_t wait = queue_link_wait_ms(l);
+        if (k == 0 || wait > 0) {
+            pthread_mutex_lock(&n->lock);
+            wait_ms(n, &n->wake_taker, wait > 0 ? (wait < 100 ? wait : 100) : 10);
+            pthread_mutex_unlock(&n->lock);
+            continue;
+        }
+        snprintf(countbuf, sizeof countbuf, "%llu", (unsigned long long)k);
+        redisReply *r;
+        if (reading_history) { /* jobs this consumer held before (a restart under one name) */
+            r = queue_link_cmdv(l, "XREADGROUP", "GROUP", n->group, n->consumer, "COUNT", countbuf,
+                                "STREAMS", n->stream, history, NULL);
+            if (r != NULL && !queue_reply_error(r, "NOGROUP")) {
+                char last[64] = "";
+                if (r->type != REDIS_REPLY_ARRAY || take_read(n, l, r, 0, last, sizeof last) == 0)
+                    reading_history = 0;
+                else
+                    snprintf(history, sizeof history, "%s", last);
+            }
+        } else if (now >= next_claim) { /* jobs of nodes gone quiet for claim-idle-ms */
+            r = queue_link_cmdv(l, "XAUTOCLAIM", n->stream, n->group, n->consumer, idle, cursor,
+                                "COUNT", countbuf, NULL);
+            if (r != NULL && r->type == REDIS_REPLY_ARRAY && r->elements >= 2 &&
+                r->element[0]->type == REDIS_REPLY_STRING &&
+                r->element[1]->type == REDIS_REPLY_ARRAY) {
+                for (size_t i = 0; i < r->element[1]->elements; i++)
+                    take(n, l, r->element[1]->element[i], 0, 1);
+                if (r->element[1]->elements > 0)
+                    busy_ns = now;
+                snprintf(cursor, sizeof cursor, "%s", r->element[0]->str);
+                if (strcmp(cursor, "0-0") == 0)
+                    next_claim = now + claim_ns / 2;
+            } else {
+                next_claim = now + claim_ns / 2;
+            }
+        } else { /* new jobs */
+            uint64_t b = (next_claim - now) / ms + 1;
+            if (b > BLOCK_MAX_MS)
+                b = BLOCK_MAX_MS;
+            if (b > n->q->claim_idle_ms / 4)
+                b = n->q->claim_idle_ms / 4;
+            snprintf(block, sizeof block, "%llu", (unsigned long long)b);
+            r = queue_link_cmdv(l, "XREADGROUP", "GROUP", n->group, n->consumer, "COUNT", countbuf,
+                                "BLOCK", block, "STREAMS", n->stream, ">", NULL);
+            char last[64];
+            if (r != NULL && take_read(n, l, r, 1, last, sizeof last) > 0)
+                busy_ns = queue_now_ns();
+        }
+        if (queue_reply_error(r, "NOGROUP")) {
+            create_group(l, n);
+        } else if (r != NULL && r->type == REDIS_REPLY_ERROR) {
+            fprintf(stderr, "%s: %s: %s\n", prog, n->stream, r->str);
+            pthread_mutex_lock(&n->lock);
+            wait_ms(n, &n->wake_taker, 1000);
+            pthread_mutex_unlock(&n->lock);
+        }
+        if (r != NULL)
+            freeReplyObject(r);
+        keys_trim(n);
+        now = queue_now_ns();
+        if (n->q->exit_when_idle_ms != 0 && l->c != NULL &&
+            now - busy_ns >= (uint64_t)n->q->exit_when_idle_ms * ms) {
+            if (group_pending(n, l) == 0) {
+                pthread_mutex_lock(&n->lock);
+                if (n->stop == 0 && n->s.held == 0)
+                    n->stop = 1;
+                pthread_mutex_unlock(&n->lock);
+            } else {
+                busy_ns = now - (uint64_t)n->q->exit_when_idle_ms * ms + 100 * ms;
+            }
+        }
+    }
+}
+
+/* After a stop: the jobs held are finished (their holds renewed meanwhile), unless a second
+ * signal says to stop now. */
+static void drain_held(node *n, queue_link *l)
+{
+    uint64_t next_renew = 0;
+    for (;;) {
+        pthread_mutex_lock(&n->lock);
+        int done = n->s.held == 0 || n->stop == 2;
+        if (!done)
+            wait_ms(n, &n->wake_taker, 100);
+        pthread_mutex_unlock(&n->lock);
+        if (done)
+            return;
+        uint64_t now = queue_now_ns();
+        if (now >= next_renew && queue_link_wait_ms(l) == 0) {
+            renew(n, l);
+            next_renew = now + (uint64_t)n->q->claim_idle_ms * 250000u;
+        }
+    }
+}
+
+/* ---- Signals, observation ---- */
+
+static void *signal_thread(void *arg_)
+{
+    node *n = arg_;
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    for (;;) {
+        int sig;
+        if (sigwait(&set, &sig) != 0)
+            continue;
+        pthread_mutex_lock(&n->lock);
+        if (n->signals_exit) {
+            pthread_mutex_unlock(&n->lock);
+            return NULL;
+        }
+        n->stop = n->stop == 0 ? 1 : 2;
+        if (n->stop == 1)
+            fprintf(stderr,
+                    "%s: %s: taking no more jobs, finishing the %llu held (again: stop now)\n",
+                    prog, sig == SIGTERM ? "SIGTERM" : "SIGINT", (unsigned long long)n->s.held);
+        else
+            fprintf(stderr,
+                    "%s: stopping now: the jobs not acknowledged stay pending for other "
+                    "nodes\n",
+                    prog);
+        pthread_cond_broadcast(&n->wake_taker);
+        pthread_cond_broadcast(&n->wake_finisher);
+        pthread_mutex_unlock(&n->lock);
+    }
+}
+
+static qstats stats_now(node *n)
+{
+    pthread_mutex_lock(&n->lock);
+    qstats s = n->s;
+    pthread_mutex_unlock(&n->lock);
+    return s;
+}
+
+/* /status's "queue" and the node's Prometheus series. */
+static zkpipe_status queue_provide(zkpipe_http_out *out, zkpipe_http_format format, void *ctx)
+{
+    node *n = ctx;
+    qstats s = stats_now(n);
+    const struct {
+        const char *name, *type, *help;
+        uint64_t v;
+    } m[] = {
+        {"queue_jobs_held", "gauge", "Jobs taken from the queue and not yet acknowledged.", s.held},
+        {"queue_jobs_peak_held", "gauge", "Most jobs held at once.", s.peak_held},
+        {"queue_jobs_held_bound", "gauge",
+         "Permits + capacity + prover workers: the most jobs held.", n->bound},
+        {"queue_jobs_taken_total", "counter", "Jobs taken (new, reclaimed or own).", s.taken},
+        {"queue_jobs_reclaimed_total", "counter", "Jobs taken over from idle nodes.", s.reclaimed},
+        {"queue_jobs_proved_total", "counter", "Jobs proved, written and acknowledged.", s.proved},
+        {"queue_jobs_failed_total", "counter", "Jobs ended with their error.", s.failed},
+        {"queue_jobs_requeued_total", "counter", "Jobs requeued after an error.", s.requeued},
+        {"queue_jobs_dead_total", "counter", "Jobs moved to the dead-letter stream.", s.dead},
+    };
+    size_t count = sizeof m / sizeof m[0];
+    if (format == ZKPIPE_HTTP_JSON) {
+        zkpipe_http_out_printf(out, "{\"node\":\"%s\"", n->consumer);
+        for (size_t i = 0; i < count; i++)
+            zkpipe_http_out_printf(out, ",\"%s\":%llu", m[i].name + 6, (unsigned long long)m[i].v);
+        zkpipe_http_out_write(out, "}", 1);
+        return ZKPIPE_OK;
+    }
+    for (size_t i = 0; i < count; i++) {
+        zkpipe_http_out_family(out, m[i].name, m[i].type, m[i].help);
+        zkpipe_http_out_sample(out, m[i].name, NULL, (double)m[i].v);
+    }
+    return ZKPIPE_OK;
+}
+
+static int queue_progress(char *buf, size_t cap, void *ctx)
+{
+    node *n = ctx;
+    qstats s = stats_now(n);
+    snprintf(buf, cap, "queue %s: holding %llu of %llu, proved %llu, failed %llu, requeued %llu",
+             n->consumer, (unsigned long long)s.held, (unsigned long long)n->bound,
+             (unsigned long long)s.proved, (unsigned long long)s.failed,
+             (unsigned long long)s.requeued);
+    return 1;
+}
+
+/* ---- The node ---- */
+
+/* Lets go of what never reached the finisher (stopping now): those jobs stay pending. */
+static uint64_t drop_unfinished(node *n)
+{
+    uint64_t left = 0;
+    while (n->done_head != NULL) {
+        qjob *j = n->done_head;
+        n->done_head = j->next;
+        zkpipe_job_destroy(j->job);
+        job_free(j);
+        n->s.held--;
+        left++;
+    }
+    n->done_tail = NULL;
+    n->held_head = NULL;
+    return left;
+}
+
+/* XGROUP DELCONSUMER at a clean exit, when this consumer has nothing pending. */
+static void leave_group(node *n, queue_link *l)
+{
+    redisReply *r =
+        queue_link_cmdv(l, "XPENDING", n->stream, n->group, "-", "+", "1", n->consumer, NULL);
+    int none = r != NULL && r->type == REDIS_REPLY_ARRAY && r->elements == 0;
+    if (r != NULL)
+        freeReplyObject(r);
+    if (none && (r = queue_link_cmdv(l, "XGROUP", "DELCONSUMER", n->stream, n->group, n->consumer,
+                                     NULL)) != NULL)
+        freeReplyObject(r);
+}
+
+int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
+                   const cli_observe_options *obs_opt, int full_check, int json)
+{
+    sigset_t set;
+    sigemptyset(&set);
+    sigaddset(&set, SIGTERM);
+    sigaddset(&set, SIGINT);
+    pthread_sigmask(SIG_BLOCK, &set, NULL);
+
+    node n;
+    memset(&n, 0, sizeof n);
+    n.q = q;
+    n.stream = q->addr.stream;
+    n.group = q->group;
+    n.full_check = full_check;
+    n.cfg = *cfg;
+    if (q->consumer != NULL) {
+        snprintf(n.consumer, sizeof n.consumer, "%s", q->consumer);
+    } else {
+        char host[200] = "node";
+        gethostname(host, sizeof host - 1);
+        host[sizeof host - 1] = '\0';
+        snprintf(n.consumer, sizeof n.consumer, "%s-%ld", host, (long)getpid());
+    }
+    snprintf(n.results, sizeof n.results, "%s:results", n.stream);
+    snprintf(n.dead, sizeof n.dead, "%s:dead", n.stream);
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_mutex_init(&n.lock, NULL);
+    pthread_cond_init(&n.wake_taker, &ca);
+    pthread_cond_init(&n.wake_finisher, &ca);
+    pthread_condattr_destroy(&ca);
+
+    pthread_t sig_thread, fin_thread;
+    int have_sig = pthread_create(&sig_thread, NULL, signal_thread, &n) == 0;
+    int have_fin = 0, observing = 0;
+    cli_observe obs;
+    memset(&obs, 0, sizeof obs);
+    zkpipe_status st = have_sig && cli_engine_init(&n.watch, 0) == 0 ? ZKPIPE_OK : ZKPIPE_ENOMEM;
+    if (st == ZKPIPE_OK) {
+        observing =
+            cli_observe_start(&obs, obs_opt, prog, zkpipe_acct_default(), queue_progress, &n) == 0;
+        st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
+    }
+    n.cfg.report_file = stdout;
+    if (observing) {
+        obs.report_to = stdout;
+        n.cfg.report_fn = cli_observe_report;
+        n.cfg.report_ctx = &obs;
+        n.cfg.trace = obs.trace;
+    }
+    if (st == ZKPIPE_OK)
+        st = zkpipe_engine_create(&n.engine, &n.cfg);
+    cli_engine_set(&n.watch, n.engine);
+    zkpipe_engine_counters c;
+    if (st == ZKPIPE_OK && (st = zkpipe_engine_stats(n.engine, &c)) == ZKPIPE_OK)
+        n.bound = c.resident_bound;
+    if (st == ZKPIPE_OK &&
+        (cli_observe_attach(&obs, prog, "engine", zkpipe_engine_http_provider, n.engine) != 0 ||
+         cli_observe_attach(&obs, prog, "queue", queue_provide, &n) != 0))
+        st = ZKPIPE_ENOMEM;
+    if (st == ZKPIPE_OK)
+        have_fin = pthread_create(&fin_thread, NULL, finisher, &n) == 0;
+    if (st == ZKPIPE_OK && !have_fin)
+        st = ZKPIPE_ETHREAD;
+    double t0 = 1e-9 * (double)queue_now_ns();
+    queue_link l;
+    queue_link_init(&l, &q->addr, prog, BLOCK_MAX_MS + 5000, "the jobs held keep proving");
+    l.setup = create_group;
+    l.setup_ctx = &n;
+    if (st != ZKPIPE_OK) {
+        fprintf(stderr, "%s: setup: %s\n", prog, zkpipe_status_str(st));
+    } else {
+        printf("queue node %s: redis://%s:%d/%s group %s; holds at most %llu jobs un-ACKed "
+               "(permits %llu + capacity %zu + prover workers %u); takes over jobs idle %lu ms; "
+               "backend %s\n",
+               n.consumer, q->addr.host, q->addr.port, n.stream, n.group,
+               (unsigned long long)n.bound, (unsigned long long)n.cfg.permits, n.cfg.capacity,
+               n.cfg.prover_workers, q->claim_idle_ms,
+               zkpipe_backend_name(zkpipe_engine_backend(n.engine, NULL)));
+        fflush(stdout);
+        take_loop(&n, &l);
+        drain_held(&n, &l);
+    }
+    pthread_mutex_lock(&n.lock);
+    n.finisher_exit = 1;
+    pthread_cond_broadcast(&n.wake_finisher);
+    pthread_mutex_unlock(&n.lock);
+    if (have_fin)
+        pthread_join(fin_thread, NULL);
+    if (observing)
+        cli_observe_stop_serving(&obs);
+    cli_engine_set(&n.watch, NULL);
+    zkpipe_engine_counters end;
+    memset(&end, 0, sizeof end);
+    pthread_mutex_lock(&n.lock);
+    int stop = n.stop;
+    pthread_mutex_unlock(&n.lock);
+    if (n.engine != NULL) {
+        if (stop != 2)
+            zkpipe_engine_drain(n.engine);
+        zkpipe_engine_stats(n.engine, &end);
+    }
+    zkpipe_engine_destroy(n.engine); /* jobs still in it end now, into the done list */
+    n.s.left_pending += drop_unfinished(&n);
+    int clean = st == ZKPIPE_OK && n.s.left_pending == 0;
+    if (clean)
+        leave_group(&n, &l);
+    queue_link_close(&l);
+    if (observing)
+        cli_observe_finish(&obs, prog, "zkpipe-pipeline --queue", n.bound, NULL, 0);
+    cli_engine_free(&n.watch);
+    for (qkey *k = n.keys, *next; k != NULL; k = next) {
+        next = k->next;
+        cli_zkey_close(&k->key);
+        free(k->path);
+        free(k);
+    }
+    zkpipe_snapshot snap;
+    zkpipe_acct_snapshot(zkpipe_acct_default(), &snap);
+    double elapsed = 1e-9 * (double)queue_now_ns() - t0;
+    qstats s = n.s;
+    if (st == ZKPIPE_OK) {
+        printf("queue node %s: taken %llu (%llu taken over), proved %llu, failed %llu, requeued "
+               "%llu, dead-lettered %llu, left pending %llu, in %.3f s\n",
+               n.consumer, (unsigned long long)s.taken, (unsigned long long)s.reclaimed,
+               (unsigned long long)s.proved, (unsigned long long)s.failed,
+               (unsigned long long)s.requeued, (unsigned long long)s.dead,
+               (unsigned long long)s.left_pending, elapsed);
+        printf("held: at most %llu at once, bound %llu; at exit %llu held, %llu in flight, %llu "
+               "proving, %llu bytes live\n",
+               (unsigned long long)s.peak_held, (unsigned long long)n.bound,
+               (unsigned long long)s.held, (unsigned long long)end.in_flight,
+               (unsigned long long)end.proving, (unsigned long long)snap.live_bytes);
+    }
+    if (json && st == ZKPIPE_OK)
+        printf("{\"node\":\"%s\",\"taken\":%llu,\"reclaimed\":%llu,\"proved\":%llu,"
+               "\"failed\":%llu,\"requeued\":%llu,\"dead\":%llu,\"left_pending\":%llu,"
+               "\"peak_held\":%llu,\"held_bound\":%llu,\"held_at_exit\":%llu,"
+               "\"in_flight_at_exit\":%llu,"
+               "\"proving_at_exit\":%llu,\"live_bytes_at_exit\":%llu,\"redis_connects\":%llu,"
+               "\"elapsed_s\":%.6f}\n",
+               n.consumer, (unsigned long long)s.taken, (unsigned long long)s.reclaimed,
+               (unsigned long long)s.proved, (unsigned long long)s.failed,
+               (unsigned long long)s.requeued, (unsigned long long)s.dead,
+               (unsigned long long)s.left_pending, (unsigned long long)s.peak_held,
+               (unsigned long long)n.bound, (unsigned long long)s.held,
+               (unsigned long long)end.in_flight, (unsigned long long)end.proving,
+               (unsigned long long)snap.live_bytes, (unsigned long long)l.connects, elapsed);
+    fflush(stdout);
+    if (have_sig) {
+        pthread_mutex_lock(&n.lock);
+        n.signals_exit = 1;
+        pthread_mutex_unlock(&n.lock);
+        pthread_kill(sig_thread, SIGTERM);
+        pthread_join(sig_thread, NULL);
+    }
+    pthread_cond_destroy(&n.wake_finisher);
+    pthread_cond_destroy(&n.wake_taker);
+    pthread_mutex_destroy(&n.lock);
+    return clean ? 0 : 1;
+}

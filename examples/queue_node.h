@@ -1,0 +1,57 @@
+/* A node of a proving fleet: zkpipe-pipeline --queue redis://HOST:PORT/STREAM. Nodes share one
+ * job queue, a Redis stream read through one consumer group, and each proves what it takes
+ * through its own engine.
+ *
+ * Jobs: stream entries with fields id (the caller's name for it, also the name of its output
+ * files), zkey, wtns and out (paths every node can read; out a folder). For each job the node
+ * proves the witness with the zkey (opened once and kept while jobs use it), checks the proof
+ * against the zkey's verifying key, writes OUT/ID.public.json and OUT/ID.proof.json (snarkjs
+ * format, each staged then renamed), and then, in one step (a Lua script, atomic on the server),
+ * appends a result entry to STREAM:results and XACKs the job: at least once, never a result
+ * without its ACK or an ACK without its result. Result fields: id, status ("ok" or the zkpipe
+ * status name), message, node, prove_s, and entry (the job's stream id), sub (the
+ * submission's token, copied from the job), deliveries.
+ *
+ * Backpressure: a node reads a job (XREADGROUP, or XAUTOCLAIM) only when its engine can admit
+ * it: a partition permit is free that no job already submitted is waiting for, the byte budget
+ * (when set) has room for the largest estimate among the zkeys it has open, and it holds fewer
+ * than permits + capacity + prover_workers jobs (its engine's resident_bound). That is the exact
+ * bound on the jobs a node holds un-ACKed: taken from the stream and not yet ACKed, requeued or
+ * dead-lettered, whatever stage they are in (waiting for a permit, synthesized, queued in the
+ * channel, being proved, or being written and acknowledged). It prints the most it held.
+ *
+ * Nothing lost: a node renews its hold on the jobs it has (XCLAIM ... JUSTID, every quarter of
+ * --claim-idle-ms, which does not count as a delivery; only those still its own). A job whose
+ * node died or lost Redis for longer than --claim-idle-ms is taken over by another node
+ * (XAUTOCLAIM) and proved again; the first node, should it come back, proves it too (at least
+ * once: the same files, replaced whole, and one more result entry).
+ * A job that fails for a reason another try or another node may not have (ZKPIPE_EIO: a file it
+ * could not read or write; ENOMEM, EDEVICE, ENODEVICE, ETHREAD, ETOOBIG: this node's means;
+ * EVERIFY) is requeued at once (a fresh entry with the same fields, its deliveries and its last
+ * error, added as the old one is ACKed, in one step); one that fails for a reason in the job itself
+ * (the witness does not satisfy the circuit, another curve, a malformed file or entry) gets its
+ * result with that error. A job delivered --max-deliveries times without an outcome goes to
+ * STREAM:dead with its last error (and a result entry saying so), never silently dropped.
+ *
+ * Redis lost: the node keeps proving what it holds, retries with backoff, and says so in one line
+ * (and one when Redis is back). A group gone with a server restarted without persistence is
+ * created again. SIGTERM or SIGINT: take no more jobs, finish those held (giving up on the
+ * ACKs after --claim-idle-ms without Redis: those jobs stay pending for other nodes), exit; a
+ * second one: exit now, leaving every job not yet acknowledged pending for other nodes. */
+#ifndef ZKPIPE_EXAMPLES_QUEUE_NODE_H
+#define ZKPIPE_EXAMPLES_QUEUE_NODE_H
+
+#include "cli_observe.h"
+#include "queue_options.h"
+#include "zkpipe/engine.h"
+
+/*! queue_node_run() : runs the node until it is stopped or, with --exit-when-idle-ms, idle; the
+ * engine is made from `cfg` (the engine flags), observed as `obs` asks (--listen, --trace, ...).
+ * Prints a summary (and, with json, one JSON object as the last stdout line).
+ * @return the exit status: 0 when every job it took was finished and acknowledged, 1 when some
+ * were left pending or it could not start. Call it before any other thread is started: it
+ * blocks SIGTERM and SIGINT in every thread and takes them on its own. */
+int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
+                   const cli_observe_options *obs, int full_check, int json);
+
+#endif

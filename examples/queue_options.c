@@ -1,0 +1,161 @@
+/* A queue node's flags and the queue's address (queue_options.h). */
+#include "queue_options.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void queue_options_init(queue_options *q)
+{
+    memset(q, 0, sizeof *q);
+    q->group = "zkpipe";
+    q->claim_idle_ms = 30000;
+    q->max_deliveries = 3;
+}
+
+void queue_usage(FILE *f)
+{
+    fprintf(f, "       zkpipe-pipeline --queue redis://HOST:PORT/STREAM [queue options] [options]\n"
+               "  --queue URL          a node of a fleet: prove the jobs of this Redis stream\n"
+               "  --group NAME         the consumer group the nodes share (default zkpipe)\n"
+               "  --consumer NAME      this node's name in the group (default HOSTNAME-PID)\n"
+               "  --claim-idle-ms N    take over jobs another node has held this long without\n"
+               "                       renewing them (it died or lost Redis; default 30000)\n"
+               "  --max-deliveries N   a job delivered N times without an outcome goes to\n"
+               "                       STREAM:dead (default 3)\n"
+               "  --exit-when-idle-ms N  exit once nothing was held or pending in the group for\n"
+               "                       N ms (default 0: run until SIGTERM)\n");
+}
+
+static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
+{
+    char *end;
+    if (s == NULL || *s < '0' || *s > '9')
+        return 0;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end != '\0' || errno != 0 || v < min || v > max)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int queue_addr_parse(queue_addr *a, const char *url, char *why, size_t cap)
+{
+    static const char scheme[] = "redis://";
+    memset(a, 0, sizeof *a);
+    a->port = 6379;
+    if (url == NULL || strncmp(url, scheme, sizeof scheme - 1) != 0) {
+        snprintf(why, cap, "not a redis://HOST:PORT/STREAM address");
+        return 0;
+    }
+    const char *h = url + sizeof scheme - 1, *slash = strchr(h, '/');
+    if (slash == NULL || slash[1] == '\0') {
+        snprintf(why, cap, "no /STREAM after the host");
+        return 0;
+    }
+    const char *hend = slash, *colon = NULL;
+    if (*h == '[') { /* [IPv6]:PORT */
+        const char *close = memchr(h, ']', (size_t)(slash - h));
+        if (close == NULL) {
+            snprintf(why, cap, "an IPv6 address without its closing ']'");
+            return 0;
+        }
+        colon = close + 1 < slash ? close + 1 : NULL;
+        if (colon != NULL && *colon != ':') {
+            snprintf(why, cap, "something other than :PORT after ']'");
+            return 0;
+        }
+        h++;
+        hend = close;
+    } else {
+        colon = memchr(h, ':', (size_t)(slash - h));
+        if (colon != NULL)
+            hend = colon;
+    }
+    size_t hlen = (size_t)(hend - h);
+    if (hlen == 0 || hlen >= sizeof a->host || memchr(h, '@', hlen) != NULL) {
+        snprintf(why, cap, hlen == 0 ? "no host" : "the host is too long or has credentials");
+        return 0;
+    }
+    memcpy(a->host, h, hlen);
+    if (colon != NULL) {
+        char port[8];
+        size_t plen = (size_t)(slash - colon - 1);
+        unsigned long p;
+        if (plen == 0 || plen >= sizeof port) {
+            snprintf(why, cap, "a bad port");
+            return 0;
+        }
+        memcpy(port, colon + 1, plen);
+        port[plen] = '\0';
+        if (!parse_ulong(port, 1, 65535, &p)) {
+            snprintf(why, cap, "a bad port");
+            return 0;
+        }
+        a->port = (int)p;
+    }
+    const char *s = slash + 1;
+    size_t slen = strlen(s);
+    for (size_t i = 0; i < slen; i++)
+        if ((unsigned char)s[i] <= ' ' || s[i] == 0x7f) {
+            snprintf(why, cap, "a space or a control character in the stream name");
+            return 0;
+        }
+    if (slen >= sizeof a->stream - 16) { /* room for ":results", ":dead" */
+        snprintf(why, cap, "the stream name is too long");
+        return 0;
+    }
+    memcpy(a->stream, s, slen + 1);
+    return 1;
+}
+
+int queue_name_ok(const char *id)
+{
+    size_t n = strlen(id);
+    if (n == 0 || n > 200 || id[0] == '-' || strcmp(id, ".") == 0 || strcmp(id, "..") == 0)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (id[i] == '/' || (unsigned char)id[i] < ' ' || id[i] == 0x7f)
+            return 0;
+    return 1;
+}
+
+int queue_flag(queue_options *q, const char *name, const char *value)
+{
+    char why[128];
+    unsigned long *n = NULL, min = 1, max = 86400000UL;
+    if (strcmp(name, "queue") == 0) {
+        if (!queue_addr_parse(&q->addr, value, why, sizeof why)) {
+            fprintf(stderr, "zkpipe-pipeline: --queue %s: %s\n", value, why);
+            return -1;
+        }
+        q->url = value;
+    } else if (strcmp(name, "group") == 0 || strcmp(name, "consumer") == 0) {
+        if (value == NULL || value[0] == '\0' || strlen(value) > 200) {
+            fprintf(stderr, "zkpipe-pipeline: --%s: 1 to 200 bytes\n", name);
+            return -1;
+        }
+        if (name[0] == 'g')
+            q->group = value;
+        else
+            q->consumer = value;
+    } else if (strcmp(name, "claim-idle-ms") == 0) {
+        n = &q->claim_idle_ms;
+        min = 100;
+    } else if (strcmp(name, "exit-when-idle-ms") == 0) {
+        n = &q->exit_when_idle_ms;
+        min = 0;
+    } else if (strcmp(name, "max-deliveries") == 0) {
+        n = &q->max_deliveries;
+        max = 1000;
+    } else {
+        return 0;
+    }
+    if (n != NULL && !parse_ulong(value, min, max, n)) {
+        fprintf(stderr, "zkpipe-pipeline: --%s: a number from %lu to %lu\n", name, min, max);
+        return -1;
+    }
+    q->any = 1;
+    return 1;
+}

@@ -1,0 +1,158 @@
+#!/bin/sh
+# A batch of circom witnesses proved by a fleet of queue nodes against one zkpipe-pipeline --zkey
+# process, in alternating rounds, on a local redis-server (not run by ctest):
+#   tests/bench/bench_fleet.sh BUILD_DIR FIXTURE_DIR COPIES [ROUNDS] [CLAIM_IDLE_MS]
+# FIXTURE_DIR holds circuit.zkey, witness.wtns and verification_key.json (e.g.
+# tests/interop/fixtures/bn128/rangesum, ../shared/bench/bn128-chain16).
+# - pipeline: one zkpipe-pipeline --zkey process over the COPIES witnesses, whole process timed;
+# - nodes-K (K = 1, 2, 3): K zkpipe-pipeline --queue nodes, already running (as a fleet's nodes
+#   are), and zkpipe-submit of the COPIES witnesses, whose whole process is timed (from the first
+#   job added to the last result read, the first job's zkey opening included).
+# Every engine has the same flags (one synthesis worker, two prover workers of one thread). The
+# script prints each run, then per way the median over the rounds, the median of the per-round
+# ratios nodes-K / pipeline, the queue's cost per job ((nodes-1 - pipeline) / COPIES, medians),
+# and the most jobs any node held at once against its bound. Last, the recovery of a dead node's
+# jobs: a node stopped while Redis hands it jobs, then killed; the time from the kill until
+# another node (--claim-idle-ms CLAIM_IDLE_MS, default 1000) has taken over and finished them.
+# Every proof of the last round is checked with zkpipe-verify.
+set -eu
+build=$1 dir=$2 copies=$3 rounds=${4:-5} claim=${5:-1000}
+zkey=$dir/circuit.zkey wtns=$dir/witness.wtns vk=$dir/verification_key.json
+pipe=$build/examples/zkpipe-pipeline submit=$build/examples/zkpipe-submit
+command -v redis-server >/dev/null 2>&1 || { echo "redis-server is not installed" >&2; exit 1; }
+[ -x "$submit" ] || { echo "no $submit (built without hiredis?)" >&2; exit 1; }
+tmp=$(mktemp -d)
+redis_pid= pids=
+cleanup() {
+    for p in $pids $redis_pid; do kill -9 "$p" 2>/dev/null || true; done
+    [ -n "${KEEP:-}" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+engine="--synth-workers 1 --prover-workers 2 --prover-threads 1 --report-ms 0"
+port=$("$build/tests/zkpipe-test-probe" freeport)
+rcli() { redis-cli -h 127.0.0.1 -p "$port" --raw "$@"; }
+redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$tmp" \
+    --logfile "$tmp/redis.log" &
+redis_pid=$!
+until rcli PING 2>/dev/null | grep -q PONG; do sleep 0.1; done
+mkdir -p "$tmp/in"
+i=1
+while [ "$i" -le "$copies" ]; do
+    cp "$wtns" "$tmp/in/w$i.wtns"
+    i=$((i + 1))
+done
+now_ms() { date +%s%3N; }
+wait_for() { # file pattern
+    until grep -q "$2" "$1" 2>/dev/null; do sleep 0.05; done
+}
+
+timed() { # way round command... : appends "way round seconds" to $tmp/runs
+    way=$1 round=$2
+    shift 2
+    /usr/bin/time -f "%e" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" ||
+        { cat "$tmp/err" >&2; echo "$way failed" >&2; exit 1; }
+    secs=$(cat "$tmp/time")
+    echo "$way $round $secs" >>"$tmp/runs"
+    echo "round $round $way: $secs s wall"
+}
+check_proofs() {
+    n=0
+    for p in "$tmp"/out/*.proof.json; do
+        "$build/examples/zkpipe-verify" "$vk" "${p%.proof.json}.public.json" "$p" \
+            >/dev/null || { echo "proof $p does not verify" >&2; exit 1; }
+        n=$((n + 1))
+    done
+    [ "$n" -eq "$copies" ] || { echo "$n proofs, expected $copies" >&2; exit 1; }
+}
+stream=0
+fleet() { # K round
+    k=$1 round=$2
+    stream=$((stream + 1))
+    url=redis://127.0.0.1:$port/bench$stream
+    node_pids=
+    for n in $(seq 1 "$k"); do
+        # shellcheck disable=SC2086 # the engine flags, split on purpose
+        "$pipe" --queue "$url" --consumer "n$n" --json $engine \
+            >"$tmp/node$n.out" 2>"$tmp/node$n.err" &
+        node_pids="$node_pids $!"
+        pids="$pids $!"
+    done
+    for n in $(seq 1 "$k"); do wait_for "$tmp/node$n.out" "queue node n$n"; done
+    rm -rf "$tmp/out" && mkdir -p "$tmp/out"
+    timed "nodes-$k" "$round" "$submit" "$url" --zkey "$zkey" --out "$tmp/out" "$tmp"/in/*.wtns
+    for p in $node_pids; do kill -TERM "$p"; done
+    for p in $node_pids; do wait "$p"; done
+    for n in $(seq 1 "$k"); do
+        tail -n 1 "$tmp/node$n.out" | sed -n 's/.*"peak_held":\([0-9]*\),"held_bound":\([0-9]*\).*/\1 \2/p' \
+            >>"$tmp/held"
+    done
+}
+
+: >"$tmp/runs"
+: >"$tmp/held"
+r=1
+while [ "$r" -le "$rounds" ]; do
+    rm -rf "$tmp/out" && mkdir -p "$tmp/out"
+    # shellcheck disable=SC2086
+    timed pipeline "$r" "$pipe" --zkey "$zkey" --out "$tmp/out" $engine "$tmp"/in/*.wtns
+    [ "$r" -lt "$rounds" ] || check_proofs
+    for k in 1 2 3; do
+        fleet "$k" "$r"
+        [ "$r" -lt "$rounds" ] || check_proofs
+    done
+    r=$((r + 1))
+done
+
+median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
+for way in pipeline nodes-1 nodes-2 nodes-3; do
+    secs=$(awk -v w="$way" '$1 == w {print $3}' "$tmp/runs" | median)
+    line="$way: median $secs s wall over $rounds rounds of $copies proofs"
+    if [ "$way" != pipeline ]; then
+        ratio=$(awk -v w="$way" '$1 == "pipeline" {p[$2] = $3} $1 == w {o[$2] = $3}
+            END {for (r in o) printf "%.3f\n", o[r] / p[r]}' "$tmp/runs" | median)
+        line="$line; $way / pipeline: median ratio $ratio"
+    fi
+    echo "$line"
+done
+cost=$(awk -v c="$copies" '$1 == "pipeline" {p[$2] = $3} $1 == "nodes-1" {o[$2] = $3}
+    END {for (r in o) printf "%.2f\n", 1000 * (o[r] - p[r]) / c}' "$tmp/runs" | median)
+echo "queue cost per job (nodes-1 - pipeline, per round): median $cost ms"
+awk '{if ($1 > m) m = $1; b = $2} END {print "most jobs held by one node at once: " m " (bound " b ")"}' \
+    "$tmp/held"
+
+# Recovery: the victim is stopped while it waits in XREADGROUP, so Redis hands it the first jobs
+# of the batch; it is killed, and a second node takes them over after --claim-idle-ms.
+url=redis://127.0.0.1:$port/recovery
+# shellcheck disable=SC2086
+"$pipe" --queue "$url" --consumer victim --claim-idle-ms "$claim" $engine >"$tmp/victim.out" \
+    2>&1 &
+victim=$!
+pids="$pids $victim"
+wait_for "$tmp/victim.out" "queue node victim"
+sleep 0.3
+kill -STOP "$victim"
+rm -rf "$tmp/out" && mkdir -p "$tmp/out"
+"$submit" "$url" --zkey "$zkey" --out "$tmp/out" "$tmp"/in/*.wtns >"$tmp/submit.out" 2>&1 &
+sub=$!
+pids="$pids $sub"
+until [ "$(rcli XLEN recovery)" -ge "$copies" ]; do sleep 0.05; done
+held() { echo $(($(rcli XPENDING recovery zkpipe - + 10000 victim | wc -l) / 4)); }
+# Should it have held nothing when stopped, it runs alone until it holds some.
+while [ "$(held)" -eq 0 ]; do
+    kill -CONT "$victim"
+    sleep 0.02
+    kill -STOP "$victim"
+done
+held=$(held)
+kill -9 "$victim"
+t_kill=$(now_ms)
+# shellcheck disable=SC2086
+"$pipe" --queue "$url" --consumer rescuer --claim-idle-ms "$claim" --exit-when-idle-ms 500 \
+    $engine >"$tmp/rescuer.out" 2>&1 &
+pids="$pids $!"
+until [ "$(held)" -eq 0 ]; do sleep 0.01; done
+t_back=$(now_ms)
+wait "$sub"
+check_proofs
+echo "recovery: $held jobs of a killed node taken over and finished $((t_back - t_kill)) ms after" \
+    "the kill (--claim-idle-ms $claim)"

@@ -1,0 +1,323 @@
+#!/bin/sh
+# A fleet of zkpipe-pipeline --queue nodes ($1) on a real redis-server, fed by zkpipe-submit ($2),
+# the proofs checked with zkpipe-verify ($3); $4 is the test probe (a free port).
+#
+# 1. Three nodes, 62 jobs of the interop fixtures (both curves, three circuits each, a bad
+#    witness per zkey, a witness of the other curve, a witness that does not exist), one node
+#    killed with SIGKILL while it holds jobs: every good job ends with one counted "ok" and
+#    outputs that verify, every bad one with its error (the missing one in STREAM:dead), no job
+#    is left pending, the dead node's jobs were taken over, and the survivors end with nothing
+#    held, in flight or live.
+# 2. A node started before Redis is up, and Redis restarted under it: it says so, reconnects
+#    and proves the jobs submitted after each start; SIGTERM ends it cleanly.
+# 3. A node stalled (SIGSTOP) past --claim-idle-ms while it holds jobs: another node takes them
+#    over and proves them, then the stalled one wakes up and proves them again: one result per
+#    delivery, the submitter counts each job once, the outputs are whole and verify.
+# Skips (exit 77) with one line when redis-server is not installed or the binaries were built
+# without hiredis ("-" for $1 and $2).
+set -eu
+[ $# -eq 4 ] || { echo "usage: test_fleet.sh PIPELINE SUBMIT VERIFY PROBE" >&2; exit 2; }
+pipe=$1 submit=$2 verify=$3 probe=$4
+if [ "$pipe" = - ] || [ "$submit" = - ]; then
+    echo "SKIP: built without hiredis (libhiredis-dev): no zkpipe-pipeline --queue"
+    exit 77
+fi
+if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
+    echo "SKIP: redis-server is not installed (apt-get install redis-server)"
+    exit 77
+fi
+fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
+tmp=$(mktemp -d)
+redis_pid= pids=
+cleanup() {
+    for p in $pids $redis_pid; do kill -9 "$p" 2>/dev/null || true; done
+    rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() {
+    echo "FAIL: $*" >&2
+    for f in "$tmp"/*.err "$tmp"/*.log; do [ -s "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
+    exit 1
+}
+now_ms() { date +%s%3N; }
+field() { # the number after "NAME": in a JSON line
+    v=$(printf '%s\n' "$2" | sed -n "s/.*\"$1\":\([0-9][0-9.]*\).*/\1/p")
+    [ -n "$v" ] || fail "no numeric \"$1\" in: $2"
+    echo "$v"
+}
+
+port=$("$probe" freeport)
+url=redis://127.0.0.1:$port/jobs
+rcli() { redis-cli -h 127.0.0.1 -p "$port" --raw "$@"; }
+redis_start() { # no persistence: a restart loses everything, as the test wants
+    redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$tmp" \
+        --logfile "$tmp/redis.log" &
+    redis_pid=$!
+    n=50
+    until rcli PING 2>/dev/null | grep -q PONG; do
+        n=$((n - 1))
+        [ "$n" -gt 0 ] || fail "redis-server does not start: $(tail -n 5 "$tmp/redis.log")"
+        sleep 0.1
+    done
+}
+redis_stop() {
+    rcli SHUTDOWN NOSAVE >/dev/null 2>&1 || true
+    wait "$redis_pid" 2>/dev/null || true
+    redis_pid=
+}
+pending_of() { # entries of stream $2 (default jobs) pending for consumer $1
+    echo $(($(rcli XPENDING "${2:-jobs}" zkpipe - + 10000 "$1" | wc -l) / 4))
+}
+wait_line() { # until file $1 has $4 (default 1) lines matching $2, for at most $3 tenths of a s
+    n=$3
+    until [ "$(grep -c "$2" "$1" 2>/dev/null)" -ge "${4:-1}" ]; do
+        n=$((n - 1))
+        [ "$n" -gt 0 ] || fail "no line '$2' in $1"
+        sleep 0.1
+    done
+}
+node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json"
+
+# ---- 1. Three nodes, one killed while it holds jobs ----
+redis_start
+jobs=0
+mkdir -p "$tmp/in"
+for curve in bn128 bls12381; do
+    for circuit in factors rangesum hashchain; do
+        d=$fixtures/$curve/$circuit
+        mkdir -p "$tmp/in/$curve-$circuit" "$tmp/out/$curve-$circuit"
+        for i in 1 2 3 4 5 6 7 8 9; do cp "$d/witness.wtns" "$tmp/in/$curve-$circuit/g$i.wtns"; done
+        # The first private value off by one bit (circom's values start at byte 76).
+        np=$(grep -c '"' "$d/public.json" || true)
+        perl -e 'open(my $f, "<:raw", $ARGV[0]) or die; local $/; my $w = <$f>;
+            my $at = 76 + 32 * ($ARGV[2] + 1);
+            substr($w, $at, 1) = chr(ord(substr($w, $at, 1)) ^ 1);
+            open(my $g, ">:raw", $ARGV[1]) or die; print $g $w;' \
+            "$d/witness.wtns" "$tmp/in/$curve-$circuit/bad.wtns" "$np"
+        jobs=$((jobs + 10))
+    done
+done
+# A witness of the other curve, and one that no node can read (requeued, then dead).
+cp "$fixtures/bn128/factors/witness.wtns" "$tmp/in/othercurve.wtns"
+jobs=$((jobs + 2))
+
+"$pipe" --queue "$url" --consumer victim $node_args >"$tmp/victim.out" 2>"$tmp/victim.err" &
+victim=$!
+pids="$pids $victim"
+wait_line "$tmp/victim.out" "queue node victim" 100
+# Stopped while it waits in XREADGROUP: Redis hands it the first jobs, which it then holds.
+sleep 0.3
+kill -STOP "$victim"
+t_submit=$(now_ms)
+for curve in bn128 bls12381; do
+    for circuit in factors rangesum hashchain; do
+        extra=
+        [ "$curve-$circuit" = bls12381-factors ] &&
+            extra="$tmp/in/othercurve.wtns $tmp/in/missing.wtns"
+        # shellcheck disable=SC2086 # the witnesses, split on purpose
+        "$submit" "$url" --zkey "$fixtures/$curve/$circuit/circuit.zkey" \
+            --out "$tmp/out/$curve-$circuit" --timeout-s 120 --json \
+            "$tmp/in/$curve-$circuit"/*.wtns $extra \
+            >"$tmp/submit-$curve-$circuit.out" 2>"$tmp/submit-$curve-$circuit.log" &
+        pids="$pids $!"
+    done
+done
+n=100
+until [ "$(rcli XLEN jobs)" -ge "$jobs" ]; do
+    n=$((n - 1))
+    [ "$n" -gt 0 ] || fail "only $(rcli XLEN jobs) of $jobs jobs submitted"
+    sleep 0.1
+done
+# Should the victim have held nothing when stopped, it runs alone until it holds some.
+tries=0
+while [ "$(pending_of victim)" -eq 0 ]; do
+    tries=$((tries + 1))
+    [ "$tries" -le 50 ] || fail "the victim never held a job"
+    kill -CONT "$victim"
+    sleep 0.02
+    kill -STOP "$victim"
+done
+held=$(pending_of victim)
+kill -9 "$victim"
+wait "$victim" 2>/dev/null || true
+t_kill=$(now_ms)
+echo "the victim was killed holding $held jobs"
+
+for name in node-a node-b; do
+    "$pipe" --queue "$url" --consumer $name --exit-when-idle-ms 2000 $node_args \
+        >"$tmp/$name.out" 2>"$tmp/$name.err" &
+    eval "pid_$(echo $name | tr - _)=$!"
+    pids="$pids $!"
+done
+n=300
+until [ "$(pending_of victim)" -eq 0 ]; do
+    n=$((n - 1))
+    [ "$n" -gt 0 ] || fail "the victim's jobs were not taken over"
+    sleep 0.1
+done
+echo "the victim's $held jobs taken over and finished $(($(now_ms) - t_kill)) ms after the kill" \
+    "(--claim-idle-ms 1500)"
+
+for curve in bn128 bls12381; do
+    for circuit in factors rangesum hashchain; do
+        s=$tmp/submit-$curve-$circuit
+        good=9 bad=1
+        [ "$curve-$circuit" = bls12381-factors ] && bad=3
+        n=1200
+        until [ -s "$s.out" ] && grep -q '^{' "$s.out"; do
+            n=$((n - 1))
+            [ "$n" -gt 0 ] || fail "$curve-$circuit: zkpipe-submit does not end"
+            sleep 0.1
+        done
+        json=$(tail -n 1 "$s.out")
+        [ "$(field proved "$json")" -eq "$good" ] && [ "$(field failed "$json")" -eq "$bad" ] &&
+            [ "$(field missing "$json")" -eq 0 ] && [ "$(field duplicates "$json")" -eq 0 ] || fail "$curve-$circuit: $json: $(cat "$s.log")"
+        [ "$(awk 'END { print NR }' "$s.log")" -eq "$bad" ] ||
+            fail "$curve-$circuit: not one line per failed job: $(cat "$s.log")"
+        grep -q "bad.wtns: .*ZKPIPE_EUNSATISFIED" "$s.log" ||
+            fail "$curve-$circuit: the bad witness: $(cat "$s.log")"
+        o=$tmp/out/$curve-$circuit
+        d=$fixtures/$curve/$circuit
+        for i in 1 2 3 4 5 6 7 8 9; do
+            [ "$(tr -d ' \n' <"$o/g$i.public.json")" = "$(tr -d ' \n' <"$d/public.json")" ] ||
+                fail "$curve-$circuit: g$i.public.json is not snarkjs's public.json"
+            "$verify" "$d/verification_key.json" "$o/g$i.public.json" "$o/g$i.proof.json" \
+                >/dev/null || fail "$curve-$circuit: zkpipe-verify refuses g$i's proof"
+        done
+        [ ! -e "$o/bad.proof.json" ] && [ ! -e "$o/bad.public.json" ] ||
+            fail "$curve-$circuit: the bad witness left outputs"
+        [ "$(ls "$o" | wc -l)" -eq 18 ] || fail "$curve-$circuit: stray files: $(ls "$o")"
+    done
+done
+s=$tmp/submit-bls12381-factors.log
+grep -q "othercurve.wtns: .*ZKPIPE_EMISMATCH" "$s" || fail "the other curve's witness: $(cat "$s")"
+grep -q "missing.wtns: dead-lettered to jobs:dead after 3 deliveries" "$s" ||
+    fail "the missing witness: $(cat "$s")"
+rcli XRANGE jobs:dead - + | grep -qx missing || fail "no missing in jobs:dead"
+[ "$(rcli XLEN jobs:dead)" -eq 1 ] || fail "jobs:dead: $(rcli XRANGE jobs:dead - +)"
+echo "$jobs jobs settled $(($(now_ms) - t_submit)) ms after the first was submitted"
+
+reclaimed=0
+for name in node-a node-b; do
+    status=0
+    eval "wait \$pid_$(echo $name | tr - _)" || status=$?
+    [ "$status" -eq 0 ] || fail "$name exited with $status: $(cat "$tmp/$name.err")"
+    json=$(tail -n 1 "$tmp/$name.out")
+    for f in held_at_exit in_flight_at_exit proving_at_exit live_bytes_at_exit left_pending; do
+        [ "$(field $f "$json")" -eq 0 ] || fail "$name: $f: $json"
+    done
+    [ "$(field peak_held "$json")" -le "$(field held_bound "$json")" ] ||
+        fail "$name held more than its bound: $json"
+    reclaimed=$((reclaimed + $(field reclaimed "$json")))
+    echo "$name: $json"
+done
+[ "$reclaimed" -ge "$held" ] || fail "$held jobs held by the victim, $reclaimed taken over"
+summary=$(rcli XPENDING jobs zkpipe | head -n 1)
+[ "$summary" -eq 0 ] || fail "$summary jobs left pending"
+# One result per delivery that ended: with no node stalled past --claim-idle-ms, one per job
+# (the dead node never finished its jobs, so each was done once, by the node that took it over).
+results=$(rcli XLEN jobs:results)
+[ "$results" -eq "$jobs" ] || fail "$results results for $jobs jobs"
+
+# ---- 2. A node started before Redis is up; Redis restarted under it ----
+redis_stop
+"$pipe" --queue "$url" --consumer early $node_args >"$tmp/early.out" 2>"$tmp/early.err" &
+early=$!
+pids="$pids $early"
+wait_line "$tmp/early.err" "is unreachable" 100
+redis_start
+d=$fixtures/bn128/multiplier
+for round in 1 2; do
+    mkdir -p "$tmp/round$round"
+    for i in 1 2 3 4; do cp "$d/witness.wtns" "$tmp/round$round/r$i.wtns"; done
+    "$submit" "$url" --zkey "$d/circuit.zkey" --out "$tmp/round$round" --timeout-s 60 \
+        "$tmp/round$round"/r*.wtns >"$tmp/round$round.log" 2>&1 ||
+        fail "round $round: $(cat "$tmp/round$round.log")"
+    for i in 1 2 3 4; do
+        "$verify" "$d/verification_key.json" "$tmp/round$round/r$i.public.json" \
+            "$tmp/round$round/r$i.proof.json" >/dev/null || fail "round $round: r$i"
+    done
+    if [ "$round" -eq 1 ]; then # a restart that loses every stream and the group
+        redis_stop
+        wait_line "$tmp/early.err" "is unreachable" 100 2
+        redis_start
+    fi
+done
+[ "$(grep -c "is unreachable" "$tmp/early.err")" -eq 2 ] ||
+    fail "not one line per outage: $(cat "$tmp/early.err")"
+[ "$(grep -c "is reachable again" "$tmp/early.err")" -eq 2 ] ||
+    fail "not one line per return: $(cat "$tmp/early.err")"
+kill -TERM "$early"
+status=0
+wait "$early" || status=$?
+[ "$status" -eq 0 ] || fail "SIGTERM: exit $status: $(cat "$tmp/early.err")"
+json=$(tail -n 1 "$tmp/early.out")
+[ "$(field proved "$json")" -eq 8 ] && [ "$(field held_at_exit "$json")" -eq 0 ] ||
+    fail "the early node: $json"
+
+# ---- 3. A node stalled past --claim-idle-ms: its jobs proved twice ----
+# The stalled node holds jobs; another takes them over and proves them; the stalled one wakes
+# up and proves them too: the same files, replaced whole, and one result per delivery.
+slow_url=redis://127.0.0.1:$port/slow
+"$pipe" --queue "$slow_url" --consumer slow $node_args >"$tmp/slow.out" 2>"$tmp/slow.err" &
+slow=$!
+pids="$pids $slow"
+wait_line "$tmp/slow.out" "queue node slow" 100
+sleep 0.3
+kill -STOP "$slow"
+mkdir -p "$tmp/round3"
+for i in 1 2 3 4 5 6; do cp "$d/witness.wtns" "$tmp/round3/s$i.wtns"; done
+"$submit" "$slow_url" --zkey "$d/circuit.zkey" --out "$tmp/round3" --timeout-s 60 --json \
+    "$tmp/round3"/s*.wtns >"$tmp/round3.out" 2>"$tmp/round3.log" &
+sub3=$!
+n=100
+until [ "$(rcli XLEN slow)" -ge 6 ]; do
+    n=$((n - 1))
+    [ "$n" -gt 0 ] || fail "round 3: jobs not submitted"
+    sleep 0.1
+done
+tries=0
+while [ "$(pending_of slow slow)" -eq 0 ]; do
+    tries=$((tries + 1))
+    [ "$tries" -le 50 ] || fail "the stalled node never held a job"
+    kill -CONT "$slow"
+    sleep 0.02
+    kill -STOP "$slow"
+done
+stalled=$(pending_of slow slow)
+"$pipe" --queue "$slow_url" --consumer fast --exit-when-idle-ms 1000 $node_args \
+    >"$tmp/fast.out" 2>"$tmp/fast.err" &
+fast=$!
+pids="$pids $fast"
+status=0
+wait "$sub3" || status=$?
+json=$(tail -n 1 "$tmp/round3.out")
+[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq 6 ] ||
+    fail "round 3: exit $status: $json: $(cat "$tmp/round3.log")"
+kill -CONT "$slow"
+n=100
+until [ "$(rcli XLEN slow:results)" -ge $((6 + stalled)) ]; do
+    n=$((n - 1))
+    [ "$n" -gt 0 ] || fail "the stalled node did not finish its $stalled jobs: $(cat "$tmp/slow.err")"
+    sleep 0.1
+done
+kill -TERM "$slow"
+status=0
+wait "$slow" || status=$?
+json=$(tail -n 1 "$tmp/slow.out")
+[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq "$stalled" ] &&
+    [ "$(field held_at_exit "$json")" -eq 0 ] || fail "the stalled node: exit $status: $json"
+status=0
+wait "$fast" || status=$?
+[ "$status" -eq 0 ] || fail "the fast node: exit $status: $(cat "$tmp/fast.err")"
+[ "$(rcli XLEN slow:results)" -eq $((6 + stalled)) ] ||
+    fail "not one result per delivery: $(rcli XLEN slow:results)"
+[ "$(rcli XPENDING slow zkpipe | head -n 1)" -eq 0 ] || fail "round 3: jobs left pending"
+[ "$(ls "$tmp/round3" | grep -c json)" -eq 12 ] || fail "round 3: files: $(ls "$tmp/round3")"
+for i in 1 2 3 4 5 6; do
+    "$verify" "$d/verification_key.json" "$tmp/round3/s$i.public.json" \
+        "$tmp/round3/s$i.proof.json" >/dev/null || fail "round 3: s$i"
+done
+echo "a node stalled holding $stalled jobs: each proved twice, one result per delivery"
+redis_stop
+echo "PASS"
