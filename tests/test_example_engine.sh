@@ -50,10 +50,11 @@ if command -v promtool >/dev/null 2>&1; then
     promtool check metrics <"$tmp/metrics.txt" || fail "promtool rejects the metrics"
 fi
 
-# A 2^12-row partition holds about 0.7 MiB at its peak: a 1 MiB budget admits one at a time.
-json=$(run --curve bn254 --log-constraints 12 --budget-mib 1 --synth-workers 2)
+# A 2^12-row partition holds about 1.2 MiB at its peak (the MSMs' split scalars and endomorphism
+# images included): a 2 MiB budget admits one at a time.
+json=$(run --curve bn254 --log-constraints 12 --budget-mib 2 --synth-workers 2)
 check "$json"
-[ "$(field peak_accounted_bytes "$json")" -le 1048576 ] || fail "budget exceeded: $json"
+[ "$(field peak_accounted_bytes "$json")" -le 2097152 ] || fail "budget exceeded: $json"
 
 # Release early: still every proof (the bound itself is test_engine's to break reliably).
 json=$(run --curve bls12-381 --release early --synth-workers 4 --permits 1 --capacity 1)

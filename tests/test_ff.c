@@ -188,8 +188,8 @@ static void pattern_bytes(uint8_t *out, size_t n, unsigned m, unsigned k)
         } while (!F##_from_canonical(r, t));                                                       \
     }                                                                                              \
     RING_TESTS(F)                                                                                  \
-    /* F_mul takes mont_x86.h's multiplier where the CPU allows: it must agree with the portable   \
-     * one, including at the largest inputs (p - 1 squared). */                                    \
+    /* F_mul and F_sqr take mont_x86.h's multiplier and squaring where the CPU allows: they must   \
+     * agree with the portable multiplier, including at the largest input (p - 1 squared). */      \
     static void F##_mul_paths(void **state)                                                        \
     {                                                                                              \
         (void)state;                                                                               \
@@ -204,13 +204,22 @@ static void pattern_bytes(uint8_t *out, size_t n, unsigned m, unsigned k)
         F##_mul(&x, &a, &a);                                                                       \
         F##_mul_portable(&y, &a, &a);                                                              \
         assert_memory_equal(x.l, y.l, sizeof x.l);                                                 \
+        F##_sqr(&x, &a);                                                                           \
+        assert_memory_equal(x.l, y.l, sizeof x.l);                                                 \
         for (int it = 0; it < 50 * ITERS; it++) {                                                  \
             F##_random(&a);                                                                        \
             F##_random(&b);                                                                        \
             F##_mul(&x, &a, &b);                                                                   \
             F##_mul_portable(&y, &a, &b);                                                          \
             assert_memory_equal(x.l, y.l, sizeof x.l);                                             \
+            F##_mul_portable(&y, &a, &a);                                                          \
+            F##_sqr(&x, &a);                                                                       \
+            assert_memory_equal(x.l, y.l, sizeof x.l);                                             \
+            F##_mul_portable(&y, &a, &b);                                                          \
             F##_mul(&a, &a, &b); /* output aliasing an input */                                    \
+            assert_memory_equal(a.l, y.l, sizeof a.l);                                             \
+            F##_mul_portable(&y, &a, &a);                                                          \
+            F##_sqr(&a, &a);                                                                       \
             assert_memory_equal(a.l, y.l, sizeof a.l);                                             \
         }                                                                                          \
     }                                                                                              \

@@ -127,6 +127,12 @@ typedef struct zkpipe__curve_ops {
      * first problem (ZKPIPE_ENONCANONICAL, _ENOTONCURVE, _ENOTINSUBGROUP) with *bad its index. */
     zkpipe_status (*check_points)(size_t *bad, const uint8_t *p, size_t n, int g2, int subgroup,
                                   zkpipe_pool *pool);
+    /* *all = 1 when the n packed points at p (8-byte aligned, already checked on the curve)
+     * are all in the subgroup, else 0: msm.h's batched check (zkpipe__msm_*_subgroup_check)
+     * with the operating system's coins, scratch through `allocator`. ZKPIPE_OK, or ENOMEM,
+     * EIO (no randomness). */
+    zkpipe_status (*subgroup_batch)(int *all, const uint64_t *p, size_t n, int g2,
+                                    zkpipe_pool *pool, const zkpipe_allocator *allocator);
     /* An affine point from canonical coordinates (G1: x, y; G2: x.c0, x.c1, y.c0, y.c1, each
      * fq_limbs limbs), fully validated. */
     zkpipe_status (*point_from_canonical)(uint64_t *out, const uint64_t *coords, int g2);
@@ -148,6 +154,9 @@ typedef struct zkpipe__curve_ops {
     void (*g1_add)(zkpipe__g1 *out, const zkpipe__g1 *a, const zkpipe__g1 *b);
     void (*g1_add_affine)(zkpipe__g1 *out, const zkpipe__g1 *a, const uint64_t *b);
     void (*g1_mul)(zkpipe__g1 *out, const zkpipe__g1 *p, const uint64_t *k);
+    /* out = sum k_i p_i over n packed affine points in the subgroup (or infinity) with
+     * canonical scalars k_i < r (4 limbs each): ec/multi_mul.h, for a handful of points. */
+    void (*g1_multi_mul)(zkpipe__g1 *out, const uint64_t *affine, const uint64_t *k, size_t n);
     void (*g2_from_affine)(zkpipe__g2 *out, const uint64_t *affine);
     void (*g2_to_affine)(uint64_t *affine, const zkpipe__g2 *p);
     void (*g2_add)(zkpipe__g2 *out, const zkpipe__g2 *a, const zkpipe__g2 *b);

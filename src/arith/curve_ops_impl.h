@@ -10,6 +10,7 @@
 #include "arith/curve_ops.h"
 #include "core/alloc_internal.h"
 #include "core/bytes.h"
+#include "core/random.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
 
@@ -301,6 +302,15 @@ static zkpipe_status check_points(size_t *bad, const uint8_t *p, size_t n, int g
     return *bad < n ? check_one(p + *bad * ctx.stride, g2, subgroup) : ZKPIPE_OK;
 }
 
+static zkpipe_status subgroup_batch(int *all, const uint64_t *p, size_t n, int g2,
+                                    zkpipe_pool *pool, const zkpipe_allocator *allocator)
+{
+    if (g2)
+        return MSMF(G2, _subgroup_check)(all, (const G2A *)p, n, zkpipe__os_random, pool,
+                                         allocator);
+    return MSMF(G1, _subgroup_check)(all, (const G1A *)p, n, zkpipe__os_random, pool, allocator);
+}
+
 static zkpipe_status point_from_canonical(uint64_t *out, const uint64_t *coords, int g2)
 {
     FQ f[4];
@@ -441,6 +451,13 @@ static int g2_in_subgroup(const uint64_t *affine)
 CO_GROUP_OPS(g1, G1, G1A, zkpipe__g1)
 CO_GROUP_OPS(g2, G2, G2A, zkpipe__g2)
 #undef CO_GROUP_OPS
+
+static void g1_multi_mul(zkpipe__g1 *out, const uint64_t *affine, const uint64_t *k, size_t n)
+{
+    G1 x;
+    G1F(multi_mul)(&x, (const G1A *)affine, k, n);
+    STORE(out->w, G1, x);
+}
 
 static void g1_affine_neg(uint64_t *out, const uint64_t *affine)
 {
@@ -601,6 +618,7 @@ const zkpipe__curve_ops CO_CAT(zkpipe__curve_ops_, CO_C) = {
     .lc_eval_rows = lc_eval_rows,
     .fr_accumulate_entries = fr_accumulate_entries,
     .check_points = check_points,
+    .subgroup_batch = subgroup_batch,
     .point_from_canonical = point_from_canonical,
     .point_to_canonical = point_to_canonical,
     .proof_point_write = proof_point_write,
@@ -616,6 +634,7 @@ const zkpipe__curve_ops CO_CAT(zkpipe__curve_ops_, CO_C) = {
     .g1_add = g1_add,
     .g1_add_affine = g1_add_affine,
     .g1_mul = g1_mul,
+    .g1_multi_mul = g1_multi_mul,
     .g2_from_affine = g2_from_affine,
     .g2_to_affine = g2_to_affine,
     .g2_add = g2_add,

@@ -1,4 +1,6 @@
 #include "ec/bls12_381_g1.h"
+#include "ec/glv.h"
+#include "ec/multi_mul.h"
 
 void bls12_381_g1_b(bls12_381_fq *b)
 {
@@ -24,11 +26,15 @@ void bls12_381_g1_generator(bls12_381_g1_affine *out)
 }
 
 ZKPIPE__EC_DEFINE_GROUP(bls12_381_g1, bls12_381_fq, bls12_381_fr)
+ZKPIPE__EC_DEFINE_MULTI_MUL(bls12_381_g1, bls12_381_glv_split, bls12_381_g1_endo)
+
+ZKPIPE__EC_DEFINE_MUL_U64(bls12_381_g1)
 
 /* Scott, "A note on group membership tests for G1, G2 and GT on BLS pairing-friendly curves"
  * (2021): a point on the curve is in G1 exactly when sigma(P) = -x²·P, where sigma(x, y) =
  * (beta x, y) and beta is the cube root of unity below (the one whose eigenvalue is -x²).
- * Two 64-bit multiplications instead of one by the 255-bit r. */
+ * [x²]P as two multiplications by the sparse |x| (63 doublings and 5 additions each), checked
+ * against -sigma(P): about 136 curve operations instead of about 300 for [r]P. */
 int bls12_381_g1_is_in_subgroup(const bls12_381_g1_affine *p)
 {
     static const uint8_t beta_bytes[48] = {
@@ -37,18 +43,16 @@ int bls12_381_g1_is_in_subgroup(const bls12_381_g1_affine *p)
         0xdd, 0xb3, 0xa9, 0x3b, 0xe6, 0xf8, 0x96, 0x88, 0xde, 0x17, 0xd8, 0x13,
         0x62, 0x0a, 0x00, 0x02, 0x2e, 0x01, 0xff, 0xff, 0xff, 0xfe, 0xff, 0xfe,
     };
-    const uint64_t x_abs = BLS12_381_X_ABS;
-    bls12_381_g1_affine s = *p;
+    bls12_381_g1_affine s;
     bls12_381_g1 t, sj;
     bls12_381_fq beta;
     if (bls12_381_g1_affine_is_infinity(p))
         return 1;
     bls12_381_fq_from_bytes_be(&beta, beta_bytes);
-    bls12_381_fq_mul(&s.x, &s.x, &beta);
+    bls12_381_fq_mul(&s.x, &p->x, &beta);
+    bls12_381_fq_neg(&s.y, &p->y); /* -sigma(P) */
     bls12_381_g1_from_affine(&sj, &s);
-    bls12_381_g1_from_affine(&t, p);
-    bls12_381_g1_mul_limbs(&t, &t, &x_abs, 1);
-    bls12_381_g1_mul_limbs(&t, &t, &x_abs, 1);
-    bls12_381_g1_neg(&t, &t);
+    bls12_381_g1_affine_mul_u64(&t, p, BLS12_381_X_ABS);
+    bls12_381_g1_mul_u64(&t, &t, BLS12_381_X_ABS);
     return bls12_381_g1_eq(&sj, &t);
 }

@@ -6,6 +6,7 @@
 #ifndef ZKPIPE_EC_BLS12_381_G1_H
 #define ZKPIPE_EC_BLS12_381_G1_H
 
+#include "ec/endo_constants.h"
 #include "ec/group.h"
 #include "ff/bls12_381_fq.h"
 #include "ff/bls12_381_fr.h"
@@ -13,6 +14,15 @@
 #include "zkpipe/status.h"
 
 ZKPIPE__EC_DEFINE_JACOBIAN(bls12_381_g1, bls12_381_fq)
+
+/* bls12_381_g1_endo() : r = phi(p) = (beta x, y), the endomorphism of ec/glv.h: lambda p for p in
+ * the subgroup of order r. The point at infinity (0, 0) maps to itself. r may alias p. */
+ZKPIPE_HD void bls12_381_g1_endo(bls12_381_g1_affine *r, const bls12_381_g1_affine *p)
+{
+    const bls12_381_fq beta = {{ZKPIPE__BLS12_381_G1_BETA}};
+    bls12_381_fq_mul(&r->x, &p->x, &beta);
+    r->y = p->y;
+}
 
 /* |x| for the curve's parameter x = -0xd201000000010000 (the curve family's seed). */
 #define BLS12_381_X_ABS UINT64_C(0xd201000000010000)
@@ -23,6 +33,9 @@ ZKPIPE__EC_DEFINE_JACOBIAN(bls12_381_g1, bls12_381_fq)
 ZKPIPE_EXTERN_C_BEGIN
 
 ZKPIPE__EC_DECLARE_GROUP(bls12_381_g1, bls12_381_fq, bls12_381_fr)
+/* ec/multi_mul.h: r = sum k_i p_i for n subgroup points and canonical scalars below r. */
+void bls12_381_g1_multi_mul(bls12_381_g1 *r, const bls12_381_g1_affine *p, const uint64_t *k,
+                            size_t n);
 
 /* The zcash/IETF encodings (blst, bellman, Filecoin). Flags in the top three bits of the first
  * byte: 0x80 compressed, 0x40 point at infinity, 0x20 sign (y is the larger of y and -y).

@@ -7,6 +7,7 @@
 #ifndef ZKPIPE_EC_BLS12_381_G2_H
 #define ZKPIPE_EC_BLS12_381_G2_H
 
+#include "ec/endo_constants.h"
 #include "ec/group.h"
 #include "ff/bls12_381_fq2.h"
 #include "ff/bls12_381_fr.h"
@@ -14,6 +15,15 @@
 #include "zkpipe/status.h"
 
 ZKPIPE__EC_DEFINE_JACOBIAN(bls12_381_g2, bls12_381_fq2)
+
+/* bls12_381_g2_endo() : r = phi(p) = (beta x, y), the endomorphism of ec/glv.h: lambda p for p in
+ * the subgroup of order r. The point at infinity (0, 0) maps to itself. r may alias p. */
+ZKPIPE_HD void bls12_381_g2_endo(bls12_381_g2_affine *r, const bls12_381_g2_affine *p)
+{
+    const bls12_381_fq beta = {{ZKPIPE__BLS12_381_G2_BETA}};
+    bls12_381_fq2_mul_by_fq(&r->x, &p->x, &beta);
+    r->y = p->y;
+}
 
 #define BLS12_381_G2_COMPRESSED_BYTES 96
 #define BLS12_381_G2_UNCOMPRESSED_BYTES 192

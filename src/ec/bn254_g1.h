@@ -6,6 +6,7 @@
 #ifndef ZKPIPE_EC_BN254_G1_H
 #define ZKPIPE_EC_BN254_G1_H
 
+#include "ec/endo_constants.h"
 #include "ec/group.h"
 #include "ff/bn254_fq.h"
 #include "ff/bn254_fr.h"
@@ -14,11 +15,22 @@
 
 ZKPIPE__EC_DEFINE_JACOBIAN(bn254_g1, bn254_fq)
 
+/* bn254_g1_endo() : r = phi(p) = (beta x, y), the endomorphism of ec/glv.h: lambda p for p in the
+ * subgroup of order r. The point at infinity (0, 0) maps to itself. r may alias p. */
+ZKPIPE_HD void bn254_g1_endo(bn254_g1_affine *r, const bn254_g1_affine *p)
+{
+    const bn254_fq beta = {{ZKPIPE__BN254_G1_BETA}};
+    bn254_fq_mul(&r->x, &p->x, &beta);
+    r->y = p->y;
+}
+
 #define BN254_G1_UNCOMPRESSED_BYTES 64
 
 ZKPIPE_EXTERN_C_BEGIN
 
 ZKPIPE__EC_DECLARE_GROUP(bn254_g1, bn254_fq, bn254_fr)
+/* ec/multi_mul.h: r = sum k_i p_i for n subgroup points and canonical scalars below r. */
+void bn254_g1_multi_mul(bn254_g1 *r, const bn254_g1_affine *p, const uint64_t *k, size_t n);
 
 /* The EIP-196 encoding (Ethereum precompiles): x ‖ y, 32 bytes each, big-endian, no flags;
  * the point at infinity is 64 zero bytes ((0, 0) is not on the curve).

@@ -51,4 +51,39 @@ void bn254_g2_generator(bn254_g2_affine *out)
 }
 
 ZKPIPE__EC_DEFINE_GROUP(bn254_g2, bn254_fq2, bn254_fr)
-ZKPIPE__EC_DEFINE_SUBGROUP_BY_ORDER(bn254_g2, bn254_fr)
+ZKPIPE__EC_DEFINE_MUL_U64(bn254_g2)
+
+/* psi(x, y) = (conj(x) cx, conj(y) cy), the untwist-Frobenius-twist endomorphism, on Jacobian
+ * coordinates: conj(z) keeps z's role, as conj is a field automorphism. */
+static void psi(bn254_g2 *r, const bn254_g2 *p)
+{
+    const bn254_fq2 cx = {ZKPIPE__BN254_PSI_X}, cy = {ZKPIPE__BN254_PSI_Y};
+    bn254_fq2_conjugate(&r->x, &p->x);
+    bn254_fq2_conjugate(&r->y, &p->y);
+    bn254_fq2_conjugate(&r->z, &p->z);
+    bn254_fq2_mul(&r->x, &r->x, &cx);
+    bn254_fq2_mul(&r->y, &r->y, &cy);
+}
+
+/* Dai, Lin, Zhao and Zhou, "Fast subgroup membership testings for G1, G2 and GT on
+ * pairing-friendly curves" (2022): a point on the twist is in G2 exactly when
+ * [u+1]P + psi([u]P) + psi²([u]P) = psi³([2u]P), u the curve's seed, which holds for BN254 as
+ * u != 4 mod 13 and u != 92 mod 97 (gen_endo.py checks both, and the relation on the
+ * generator). One multiplication by the 63-bit u instead of one by the 254-bit r. */
+int bn254_g2_is_in_subgroup(const bn254_g2_affine *p)
+{
+    bn254_g2 up, lhs, rhs, t;
+    if (bn254_g2_affine_is_infinity(p))
+        return 1;
+    bn254_g2_affine_mul_u64(&up, p, ZKPIPE__BN254_U);
+    bn254_g2_add_affine(&lhs, &up, p);
+    psi(&t, &up);
+    bn254_g2_add(&lhs, &lhs, &t);
+    psi(&t, &t);
+    bn254_g2_add(&lhs, &lhs, &t);
+    bn254_g2_dbl(&rhs, &up);
+    psi(&rhs, &rhs);
+    psi(&rhs, &rhs);
+    psi(&rhs, &rhs);
+    return bn254_g2_eq(&lhs, &rhs);
+}

@@ -7,6 +7,7 @@
 #ifndef ZKPIPE_EC_BN254_G2_H
 #define ZKPIPE_EC_BN254_G2_H
 
+#include "ec/endo_constants.h"
 #include "ec/group.h"
 #include "ff/bn254_fq2.h"
 #include "ff/bn254_fr.h"
@@ -14,6 +15,15 @@
 #include "zkpipe/status.h"
 
 ZKPIPE__EC_DEFINE_JACOBIAN(bn254_g2, bn254_fq2)
+
+/* bn254_g2_endo() : r = phi(p) = (beta x, y), the endomorphism of ec/glv.h: lambda p for p in the
+ * subgroup of order r. The point at infinity (0, 0) maps to itself. r may alias p. */
+ZKPIPE_HD void bn254_g2_endo(bn254_g2_affine *r, const bn254_g2_affine *p)
+{
+    const bn254_fq beta = {{ZKPIPE__BN254_G2_BETA}};
+    bn254_fq2_mul_by_fq(&r->x, &p->x, &beta);
+    r->y = p->y;
+}
 
 #define BN254_G2_UNCOMPRESSED_BYTES 128
 

@@ -16,6 +16,7 @@
 #define bls12_381_g1_is_on_curve zkpipe__bls12_381_g1_is_on_curve
 #define bls12_381_g1_mul zkpipe__bls12_381_g1_mul
 #define bls12_381_g1_mul_limbs zkpipe__bls12_381_g1_mul_limbs
+#define bls12_381_g1_multi_mul zkpipe__bls12_381_g1_multi_mul
 #define bls12_381_g1_rhs zkpipe__bls12_381_g1_rhs
 #define bls12_381_g1_to_compressed zkpipe__bls12_381_g1_to_compressed
 #define bls12_381_g1_to_uncompressed zkpipe__bls12_381_g1_to_uncompressed
@@ -48,6 +49,7 @@
 #define bn254_g1_is_on_curve zkpipe__bn254_g1_is_on_curve
 #define bn254_g1_mul zkpipe__bn254_g1_mul
 #define bn254_g1_mul_limbs zkpipe__bn254_g1_mul_limbs
+#define bn254_g1_multi_mul zkpipe__bn254_g1_multi_mul
 #define bn254_g1_rhs zkpipe__bn254_g1_rhs
 #define bn254_g1_to_uncompressed zkpipe__bn254_g1_to_uncompressed
 #define bn254_g2_b zkpipe__bn254_g2_b

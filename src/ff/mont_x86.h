@@ -237,5 +237,157 @@ ZKPIPE__FF_INLINE void zkpipe__mont_reduce6_x86(uint64_t *r, const uint64_t *t, 
     zkpipe__mont_x86_finish(r, u, p, 6);
 }
 
+/* Squaring: each product a_i a_j (i < j) appears twice in a^2, so the triangle of them is
+ * summed once, doubled, and the squares a_i^2 are added on the diagonal, before the rounds of
+ * the reduction above: n(n+1)/2 products instead of n^2 before reducing (10 instead of 16 on
+ * 4 limbs, 21 instead of 36 on 6).
+ *
+ * Row i of the triangle (rdx = a_i) adds a_i a_j for j > i at limbs i + j and i + j + 1, so it
+ * starts at limb 2i + 1 and its top limb is new. The doubling runs on CF's chain and the
+ * diagonal on OF's, limb by limb from the bottom. */
+/* The first product of row 0, which starts its adc chain. */
+#define ZKPIPE__X86_SQR_ROW0(LO, HI)                                                               \
+    "movq 0(%[a]), %%rdx\n\t"                                                                      \
+    "mulxq 8(%[a]), %[" #LO "], %[" #HI "]\n\t"
+#define ZKPIPE__X86_SQR_ADD_FIRST(OFF, LO, HI)                                                     \
+    "mulxq " #OFF "(%[a]), %[lo], %[" #HI "]\n\t"                                                  \
+    "addq %[lo], %[" #LO "]\n\t"
+/* Row i > 0: rdx = a_i and its new top limb TOP zeroed; xor also clears CF and OF. */
+#define ZKPIPE__X86_SQR_ROW(AOFF, TOP)                                                             \
+    "movq " #AOFF "(%[a]), %%rdx\n\t"                                                              \
+    "xorl %k[" #TOP "], %k[" #TOP "]\n\t"
+/* rdx = a_i, and a_i^2 into lo and hi. */
+#define ZKPIPE__X86_SQR_SQUARE(AOFF)                                                               \
+    "movq " #AOFF "(%[a]), %%rdx\n\t"                                                              \
+    "mulxq %%rdx, %[lo], %[hi]\n\t"
+/* Limb T doubled, plus W: one step of both chains; _MEM for a limb in memory at OFF. */
+#define ZKPIPE__X86_SQR_DIAG(T, W)                                                                 \
+    "adcxq %[" #T "], %[" #T "]\n\t"                                                               \
+    "adoxq %[" #W "], %[" #T "]\n\t"
+#define ZKPIPE__X86_SQR_REG(T, OFF, W)                                                             \
+    "movq " #OFF "(%[t]), %[" #T "]\n\t" ZKPIPE__X86_SQR_DIAG(T, W)
+/* The top limb, which holds no product: 0 doubled plus CF, plus hi and OF (mov keeps the
+ * flags). */
+#define ZKPIPE__X86_SQR_TOP(OFF)                                                                   \
+    "movl $0, %k[r6]\n\t" ZKPIPE__X86_SQR_DIAG(r6, hi) ZKPIPE__X86_STORE_T(r6, OFF)
+#define ZKPIPE__X86_SQR_MEM(OFF, W)                                                                \
+    "movq " #OFF "(%[t]), %[r6]\n\t" ZKPIPE__X86_SQR_DIAG(r6, W) ZKPIPE__X86_STORE_T(r6, OFF)
+#define ZKPIPE__X86_STORE_T(T, OFF) "movq %[" #T "], " #OFF "(%[t])\n\t"
+/* The high half from memory onto the reduced low half (r6, r0..r4). */
+#define ZKPIPE__X86_SQR_HIGH6                                                                      \
+    "addq 48(%[t]), %[r6]\n\t"                                                                     \
+    "adcq 56(%[t]), %[r0]\n\t"                                                                     \
+    "adcq 64(%[t]), %[r1]\n\t"                                                                     \
+    "adcq 72(%[t]), %[r2]\n\t"                                                                     \
+    "adcq 80(%[t]), %[r3]\n\t"                                                                     \
+    "adcq 88(%[t]), %[r4]\n\t"
+
+/* r = a^2 / 2^256 mod p for a 4-limb a < p; r may alias a. Needs BMI2 and ADX. Every limb
+ * stays in a register; a's register becomes the reduction's top limb once a is read. */
+ZKPIPE__FF_INLINE void zkpipe__mont_sqr4_x86(uint64_t *r, const uint64_t *a, const uint64_t *p,
+                                             uint64_t inv)
+{
+    uint64_t t0, t1, t2, t3, t4, t5, t6, t7, lo, hi, z = (uint64_t)(uintptr_t)a;
+    __asm__(/* the triangle: row 0 at limbs 1..4, row 1 at 3..5, row 2 at 5, 6 */
+            "movq 0(%[z]), %%rdx\n\t"
+            "mulxq 8(%[z]), %[t1], %[t2]\n\t"
+            "mulxq 16(%[z]), %[lo], %[t3]\n\t"
+            "addq %[lo], %[t2]\n\t"
+            "mulxq 24(%[z]), %[lo], %[t4]\n\t"
+            "adcq %[lo], %[t3]\n\t" ZKPIPE__X86_FIRST_END(
+                t4) "movq 8(%[z]), %%rdx\n\t"
+                    "xorl %k[t5], %k[t5]\n\t" ZKPIPE__X86_MULADD(z, 16, t3, t4)
+                        ZKPIPE__X86_MULADD(z, 24, t4, t5) ZKPIPE__X86_FIRST_END(
+                            t5) "movq 16(%[z]), %%rdx\n\t"
+                                "mulxq 24(%[z]), %[lo], %[t6]\n\t"
+                                "addq %[lo], %[t5]\n\t" ZKPIPE__X86_FIRST_END(t6)
+            /* doubled, plus the diagonal; limb 0 holds no product */
+            "xorl %k[t7], %k[t7]\n\t"
+            "movq 0(%[z]), %%rdx\n\t"
+            "mulxq %%rdx, %[t0], %[hi]\n\t" ZKPIPE__X86_SQR_DIAG(
+                t1,
+                hi) "movq 8(%[z]), %%rdx\n\t"
+                    "mulxq %%rdx, %[lo], %[hi]\n\t" ZKPIPE__X86_SQR_DIAG(t2, lo)
+                        ZKPIPE__X86_SQR_DIAG(
+                            t3,
+                            hi) "movq 16(%[z]), %%rdx\n\t"
+                                "mulxq %%rdx, %[lo], %[hi]\n\t" ZKPIPE__X86_SQR_DIAG(t4, lo)
+                                    ZKPIPE__X86_SQR_DIAG(
+                                        t5,
+                                        hi) "movq 24(%[z]), %%rdx\n\t"
+                                            "mulxq %%rdx, %[lo], %[hi]\n\t" ZKPIPE__X86_SQR_DIAG(
+                                                t6, lo) ZKPIPE__X86_SQR_DIAG(t7, hi)
+            /* four rounds on the low half, then the high half added */
+            "xorl %k[z], %k[z]\n\t" ZKPIPE__X86_REDUCE4(t0, t1, t2, t3, z)
+                ZKPIPE__X86_REDUCE4(t1, t2, t3, z, t0) ZKPIPE__X86_REDUCE4(t2, t3, z, t0, t1)
+                    ZKPIPE__X86_REDUCE4(t3, z, t0, t1, t2) "addq %[t4], %[z]\n\t"
+                                                           "adcq %[t5], %[t0]\n\t"
+                                                           "adcq %[t6], %[t1]\n\t"
+                                                           "adcq %[t7], %[t2]\n\t"
+            : [t0] "=&r"(t0), [t1] "=&r"(t1), [t2] "=&r"(t2), [t3] "=&r"(t3), [t4] "=&r"(t4),
+              [t5] "=&r"(t5), [t6] "=&r"(t6), [t7] "=&r"(t7), [lo] "=&r"(lo), [hi] "=&r"(hi),
+              [z] "+&r"(z)
+            : [p] "r"(p), [inv] "m"(inv)
+            : "rdx", "cc", "memory");
+    uint64_t t[4] = {z, t0, t1, t2}; /* below 2p, as in zkpipe__mont_reduce */
+    (void)t3;
+    zkpipe__mont_x86_finish(r, t, p, 4);
+}
+
+/* r = a^2 / 2^384 mod p for a 6-limb a < p; r may alias a. Needs BMI2 and ADX. The triangle's
+ * limbs go to memory as they are finished (limbs below 2i + 3 after row i), the low half
+ * returns to registers for the reduction and the high half is added from memory. */
+ZKPIPE__FF_INLINE void zkpipe__mont_sqr6_x86(uint64_t *r, const uint64_t *a, const uint64_t *p,
+                                             uint64_t inv)
+{
+    uint64_t t[12], r0, r1, r2, r3, r4, r5, r6, lo, hi;
+    __asm__(/* row 0: limbs 1..6 in r0..r5 */
+            ZKPIPE__X86_SQR_ROW0(r0, r1) ZKPIPE__X86_SQR_ADD_FIRST(16, r1, r2)
+                ZKPIPE__X86_MULADD_FIRST(24, r2, r3) ZKPIPE__X86_MULADD_FIRST(32, r3, r4)
+                    ZKPIPE__X86_MULADD_FIRST(40, r4, r5) ZKPIPE__X86_FIRST_END(r5)
+                        ZKPIPE__X86_STORE_T(r0, 8) ZKPIPE__X86_STORE_T(r1, 16)
+            /* row 1: limbs 3..7, limb 7 in r0 */
+            ZKPIPE__X86_SQR_ROW(8, r0) ZKPIPE__X86_MULADD(a, 16, r2, r3)
+                ZKPIPE__X86_MULADD(a, 24, r3, r4) ZKPIPE__X86_MULADD(a, 32, r4, r5)
+                    ZKPIPE__X86_MULADD(a, 40, r5, r0) ZKPIPE__X86_FIRST_END(r0)
+                        ZKPIPE__X86_STORE_T(r2, 24) ZKPIPE__X86_STORE_T(r3, 32)
+            /* row 2: limbs 5..8, limb 8 in r1 */
+            ZKPIPE__X86_SQR_ROW(16, r1) ZKPIPE__X86_MULADD(a, 24, r4, r5)
+                ZKPIPE__X86_MULADD(a, 32, r5, r0) ZKPIPE__X86_MULADD(a, 40, r0, r1)
+                    ZKPIPE__X86_FIRST_END(r1) ZKPIPE__X86_STORE_T(r4, 40)
+                        ZKPIPE__X86_STORE_T(r5, 48)
+            /* row 3: limbs 7..9, limb 9 in r2 */
+            ZKPIPE__X86_SQR_ROW(24, r2) ZKPIPE__X86_MULADD(a, 32, r0, r1)
+                ZKPIPE__X86_MULADD(a, 40, r1, r2) ZKPIPE__X86_FIRST_END(r2)
+                    ZKPIPE__X86_STORE_T(r0, 56) ZKPIPE__X86_STORE_T(r1, 64)
+            /* row 4: limbs 9, 10, limb 10 in r3 */
+            "movq 32(%[a]), %%rdx\n\t" ZKPIPE__X86_SQR_ADD_FIRST(40, r2, r3)
+                ZKPIPE__X86_FIRST_END(r3) ZKPIPE__X86_STORE_T(r2, 72) ZKPIPE__X86_STORE_T(r3, 80)
+            /* doubled, plus the diagonal: limbs 0..5 into r0..r5 (limb 0 holds no product),
+             * limbs 6..11 back to memory through r6 (limb 11 holds no product either) */
+            "xorl %k[r6], %k[r6]\n\t" ZKPIPE__X86_SQR_SQUARE(
+                0) "movq %[lo], %[r0]\n\t" ZKPIPE__X86_SQR_REG(r1, 8, hi) ZKPIPE__X86_SQR_SQUARE(8)
+                ZKPIPE__X86_SQR_REG(r2, 16, lo) ZKPIPE__X86_SQR_REG(r3, 24, hi)
+                    ZKPIPE__X86_SQR_SQUARE(16) ZKPIPE__X86_SQR_REG(r4, 32, lo)
+                        ZKPIPE__X86_SQR_REG(r5, 40, hi) ZKPIPE__X86_SQR_SQUARE(24)
+                            ZKPIPE__X86_SQR_MEM(48, lo) ZKPIPE__X86_SQR_MEM(56, hi)
+                                ZKPIPE__X86_SQR_SQUARE(32) ZKPIPE__X86_SQR_MEM(64, lo)
+                                    ZKPIPE__X86_SQR_MEM(72, hi) ZKPIPE__X86_SQR_SQUARE(40)
+                                        ZKPIPE__X86_SQR_MEM(80, lo) ZKPIPE__X86_SQR_TOP(88)
+            /* six rounds on the low half, then the high half added */
+            "xorl %k[r6], %k[r6]\n\t" ZKPIPE__X86_REDUCE6(r0, r1, r2, r3, r4, r5, r6)
+                ZKPIPE__X86_REDUCE6(r1, r2, r3, r4, r5, r6, r0) ZKPIPE__X86_REDUCE6(
+                    r2, r3, r4, r5, r6, r0, r1) ZKPIPE__X86_REDUCE6(r3, r4, r5, r6, r0, r1, r2)
+                    ZKPIPE__X86_REDUCE6(r4, r5, r6, r0, r1, r2, r3)
+                        ZKPIPE__X86_REDUCE6(r5, r6, r0, r1, r2, r3, r4) ZKPIPE__X86_SQR_HIGH6
+            : [r0] "=&r"(r0), [r1] "=&r"(r1), [r2] "=&r"(r2), [r3] "=&r"(r3), [r4] "=&r"(r4),
+              [r5] "=&r"(r5), [r6] "=&r"(r6), [lo] "=&r"(lo), [hi] "=&r"(hi)
+            : [a] "r"(a), [t] "r"(t), [p] "r"(p), [inv] "m"(inv)
+            : "rdx", "cc", "memory");
+    uint64_t u[6] = {r6, r0, r1, r2, r3, r4};
+    (void)r5;
+    zkpipe__mont_x86_finish(r, u, p, 6);
+}
+
 #endif
 #endif

@@ -30,16 +30,15 @@ zkpipe_status zkpipe__g16_verify(const zkpipe_groth16_pvk *pvk, const uint64_t *
     zkpipe_status st = proof_read(c, a, b, cc, proof->bytes);
     if (st != ZKPIPE_OK)
         return st;
-    zkpipe__g1 ic, t;
-    c->g1_from_affine(&ic, pvk->ic);
+    /* IC_i are checked to be in the subgroup when the key is read, as multi_mul needs. */
+    zkpipe__g1 ic;
     for (size_t i = 1; i < pvk->num_inputs; i++) {
         uint64_t x[ZKPIPE__FR_LIMBS];
         if (!c->fr_from_canonical(x, inputs + 4 * (i - 1)))
             return ZKPIPE_ENONCANONICAL;
-        c->g1_from_affine(&t, pvk->ic + i * c->g1a_words);
-        c->g1_mul(&t, &t, x);
-        c->g1_add(&ic, &ic, &t);
     }
+    c->g1_multi_mul(&ic, pvk->ic + c->g1a_words, inputs, pvk->num_inputs - 1);
+    c->g1_add_affine(&ic, &ic, pvk->ic);
     c->g1_to_affine(ic_affine, &ic);
     /* A prepared point is a plain value of every Miller-loop line: on the stack, 8-aligned. */
     uint64_t b_prepared[ZKPIPE__G2_PREPARED_MAX / 8];

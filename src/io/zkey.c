@@ -41,14 +41,31 @@ static zkpipe_status points(const uint64_t **out, zkpipe_zkey *z, char *detail, 
     zkpipe_status st = zkpipe__io_section(&p, NULL, &z->src, detail, cap, id, bytes);
     if (st != ZKPIPE_OK)
         return st;
-    /* IC (section 3) is always checked in full: the verifier uses it as it is. */
-    int subgroup = id == 3 || !(opts->flags & ZKPIPE_IO_DEFER_SUBGROUP);
-    if ((st = z->curve->check_points(&bad, p, n, g2, subgroup, opts->pool)) != ZKPIPE_OK)
+    /* IC (section 3) is always checked in full: the verifier uses it as it is. The query
+     * sections' subgroup checks are batched once their points are on the curve and aligned;
+     * a batch that fails is rechecked point by point to name the first bad point. */
+    int subgroup = id == 3 || !(opts->flags & ZKPIPE_IO_DEFER_SUBGROUP), batch = id != 3;
+    if ((st = z->curve->check_points(&bad, p, n, g2, subgroup && !batch, opts->pool)) != ZKPIPE_OK)
         return zkpipe__fail(detail, cap, st, "section %u: point %zu %s", (unsigned)id, bad,
                             point_problem(st));
     if ((st = zkpipe__io_aligned(&aligned, &z->src, p, bytes)) != ZKPIPE_OK)
         return zkpipe__fail(detail, cap, st, "cannot copy section %u: %s", (unsigned)id,
                             zkpipe_status_str(st));
+    if (subgroup && batch) {
+        int all = 0;
+        st = z->curve->subgroup_batch(&all, (const uint64_t *)aligned, n, g2, opts->pool,
+                                      opts->allocator);
+        if (st != ZKPIPE_OK)
+            return zkpipe__fail(detail, cap, st, "section %u: cannot check the subgroup: %s",
+                                (unsigned)id, zkpipe_status_str(st));
+        if (!all && (st = z->curve->check_points(&bad, p, n, g2, 1, opts->pool)) != ZKPIPE_OK)
+            return zkpipe__fail(detail, cap, st, "section %u: point %zu %s", (unsigned)id, bad,
+                                point_problem(st));
+        if (!all) /* cannot happen: a failing batch holds a point outside */
+            return zkpipe__fail(detail, cap, ZKPIPE_ENOTINSUBGROUP,
+                                "section %u: a point is not in the prime-order subgroup",
+                                (unsigned)id);
+    }
     *out = (const uint64_t *)aligned;
     return ZKPIPE_OK;
 }

@@ -1,33 +1,68 @@
-/* Batch-affine bucket accumulation, part of the msm_impl.h template (it uses its macros).
+/* Bucket accumulation, part of the msm_impl.h template (it uses its macros).
  *
  * Buckets are affine points. An addition P + Q needs the inverse of x_Q - x_P (of 2 y_P for a
  * doubling); scheduled additions wait in a batch whose denominators share one inversion
  * (Montgomery's trick, 3 multiplications each), after which each costs 2M + 1S: about 5M + 1S
  * per point plus the inversion's share, against 8M + 2S for a mixed XYZZ addition, and the
  * affine bucket is half the memory. A bucket can take part in only one addition per batch, so
- * a point whose bucket is already scheduled goes into that bucket's XYZZ twin instead; the
- * reduction adds both (plan.c sizes the batch). */
+ * a point whose bucket is already scheduled waits in a queue and is scheduled again after the
+ * batch is done; only when the queue is full, and for what is left in it when the task ends,
+ * does the point go into the bucket's XYZZ twin, which the reduction adds in. (Sending every
+ * such point to the twin cost an XYZZ addition for about one point in eight, and a full XYZZ
+ * addition per bucket in the reduction.)
+ *
+ * Without batching (cap 0) every point goes into the XYZZ twins. Each bucket's state byte says
+ * which of its parts hold a point, so a task clears only those bytes, not the buckets. */
 
 enum { BATCH_NEG = 1, BATCH_DBL = 2 };
+/* A bucket's state bits. */
+enum { BUCKET_SCHEDULED = 1, BUCKET_TWIN = 2, BUCKET_AFFINE = 4 };
+
+/* A point added into a bucket, by its coordinates: a base, or with the endomorphism the image
+ * phi(P) = (beta x, y), whose x is stored apart and whose y is P's. */
+typedef struct point_ref {
+    const MSM_F *x, *y;
+} point_ref;
 
 typedef struct batch_op {
     uint32_t bucket;
     uint32_t flags; /* BATCH_NEG: add -P; BATCH_DBL: the bucket equals the point */
-    const AFFINE *p;
+    point_ref p;
 } batch_op;
 
-/* One worker's buckets and pending batch, carved from the scratch block. */
+/* One worker's buckets, pending batch and queue, carved from the scratch block. */
 typedef struct batch_ws {
-    AFFINE *abuckets;    /* 2^(c-1) affine buckets */
-    XYZZ *xbuckets;      /* their XYZZ twins, for collisions */
-    unsigned char *busy; /* 1 while the bucket has an addition in the batch */
-    batch_op *ops;       /* capacity `cap` */
-    MSM_F *den, *prefix; /* denominators and their running products */
-    size_t nops, cap;
+    AFFINE *abuckets;     /* 2^(c-1) affine buckets */
+    XYZZ *xbuckets;       /* their XYZZ twins */
+    unsigned char *state; /* BUCKET_* bits per bucket */
+    batch_op *ops;        /* the batch, capacity `cap` */
+    MSM_F *den, *prefix;  /* denominators and their running products */
+    batch_op *queue;      /* points whose bucket was scheduled, capacity `qcap` < cap */
+    size_t nops, cap, nqueue, qcap;
 } batch_ws;
 
-/* Finishes the batched additions: one inversion, then each bucket's new point. */
-static void batch_flush(batch_ws *ws)
+/* twin b += ±p. */
+static void twin_add(batch_ws *ws, size_t b, point_ref p, int neg)
+{
+    XYZZ *x = &ws->xbuckets[b];
+    if (ws->state[b] & BUCKET_TWIN) {
+        AFFINE a;
+        a.x = *p.x;
+        a.y = *p.y;
+        GOP(xyzz_add_affine)(x, x, &a, neg);
+        return;
+    }
+    x->x = *p.x;
+    x->y = *p.y;
+    if (neg)
+        FOP(neg)(&x->y, &x->y);
+    FOP(set_one)(&x->zz);
+    FOP(set_one)(&x->zzz);
+    ws->state[b] |= BUCKET_TWIN;
+}
+
+/* The batch's additions: one inversion, then each bucket's new point. */
+static void batch_finish(batch_ws *ws)
 {
     size_t n = ws->nops;
     MSM_F acc, inv, num, lambda, x3, t;
@@ -53,7 +88,7 @@ static void batch_flush(batch_ws *ws)
             FOP(dbl)(&num, &t);
             FOP(add)(&num, &num, &t);
         } else {
-            num = op->p->y;
+            num = *op->p.y;
             if (op->flags & BATCH_NEG)
                 FOP(neg)(&num, &num);
             FOP(sub)(&num, &num, &q->y);
@@ -61,40 +96,39 @@ static void batch_flush(batch_ws *ws)
         FOP(mul)(&lambda, &num, &inv);
         FOP(sqr)(&x3, &lambda);
         FOP(sub)(&x3, &x3, &q->x);
-        FOP(sub)(&x3, &x3, &op->p->x);
+        FOP(sub)(&x3, &x3, op->p.x);
         FOP(sub)(&t, &q->x, &x3);
         FOP(mul)(&t, &lambda, &t);
         FOP(sub)(&q->y, &t, &q->y);
         q->x = x3;
-        ws->busy[op->bucket] = 0;
+        ws->state[op->bucket] &= (unsigned char)~BUCKET_SCHEDULED;
     }
     ws->nops = 0;
 }
 
-/* bucket b += ±p: at once when the bucket is empty or the sum is infinity, else scheduled. */
-static void batch_add(batch_ws *ws, size_t b, const AFFINE *p, int neg)
+/* bucket b += ±p for a bucket not scheduled: at once when the bucket is empty or the sum is
+ * infinity, else scheduled. Never fills the batch past cap when called with nops < cap. */
+static void batch_schedule(batch_ws *ws, size_t b, point_ref p, int neg)
 {
     AFFINE *q = &ws->abuckets[b];
     MSM_F d, y;
     uint32_t flags = neg ? BATCH_NEG : 0;
-    if (ws->busy[b]) {
-        GOP(xyzz_add_affine)(&ws->xbuckets[b], &ws->xbuckets[b], p, neg);
-        return;
-    }
-    if (GOP(affine_is_infinity)(q)) {
-        q->x = p->x;
-        q->y = p->y;
+    if (!(ws->state[b] & BUCKET_AFFINE)) {
+        q->x = *p.x;
+        q->y = *p.y;
         if (neg)
             FOP(neg)(&q->y, &q->y);
+        ws->state[b] |= BUCKET_AFFINE;
         return;
     }
-    FOP(sub)(&d, &p->x, &q->x);
+    FOP(sub)(&d, p.x, &q->x);
     if (FOP(is_zero)(&d)) {
-        y = p->y;
+        y = *p.y;
         if (neg)
             FOP(neg)(&y, &y);
         if (!FOP(eq)(&y, &q->y) || FOP(is_zero)(&y)) {
-            GOP(affine_set_infinity)(q); /* P + (-P), or doubling a point of order 2 */
+            /* P + (-P), or doubling a point of order 2: the bucket is empty again */
+            ws->state[b] &= (unsigned char)~BUCKET_AFFINE;
             return;
         }
         FOP(dbl)(&d, &q->y);
@@ -104,7 +138,53 @@ static void batch_add(batch_ws *ws, size_t b, const AFFINE *p, int neg)
     ws->ops[ws->nops].flags = flags;
     ws->ops[ws->nops].p = p;
     ws->den[ws->nops] = d;
-    ws->busy[b] = 1;
-    if (++ws->nops == ws->cap)
-        batch_flush(ws);
+    ws->state[b] |= BUCKET_SCHEDULED;
+    ws->nops++;
+}
+
+/* Schedules the queued points whose buckets are free again; the others stay queued. */
+static void batch_requeue(batch_ws *ws)
+{
+    size_t n = ws->nqueue;
+    ws->nqueue = 0;
+    for (size_t i = 0; i < n; i++) {
+        batch_op e = ws->queue[i];
+        if (ws->state[e.bucket] & BUCKET_SCHEDULED)
+            ws->queue[ws->nqueue++] = e;
+        else
+            batch_schedule(ws, e.bucket, e.p, (int)(e.flags & BATCH_NEG));
+    }
+}
+
+/* bucket b += ±p. */
+static void batch_add(batch_ws *ws, size_t b, point_ref p, int neg)
+{
+    if (ws->state[b] & BUCKET_SCHEDULED) {
+        if (ws->nqueue == ws->qcap) {
+            twin_add(ws, b, p, neg);
+            return;
+        }
+        ws->queue[ws->nqueue].bucket = (uint32_t)b;
+        ws->queue[ws->nqueue].flags = neg ? BATCH_NEG : 0;
+        ws->queue[ws->nqueue].p = p;
+        ws->nqueue++;
+        return;
+    }
+    batch_schedule(ws, b, p, neg);
+    if (ws->nops == ws->cap) {
+        batch_finish(ws);
+        batch_requeue(ws); /* at most qcap < cap points */
+    }
+}
+
+/* The task's last additions: the batch, one more for the queue, and what still waits there
+ * into the twins. */
+static void batch_drain(batch_ws *ws)
+{
+    batch_finish(ws);
+    batch_requeue(ws);
+    batch_finish(ws);
+    for (size_t i = 0; i < ws->nqueue; i++)
+        twin_add(ws, ws->queue[i].bucket, ws->queue[i].p, (int)(ws->queue[i].flags & BATCH_NEG));
+    ws->nqueue = 0;
 }

@@ -4,12 +4,15 @@
  * zkpipe__msm_<group>, _dense, _ex and _scratch_bytes, e.g. zkpipe__msm_bls12_381_g1.
  *
  * Scalars: `scalars` holds 4 little-endian 64-bit limbs per scalar (scalar i at
- * scalars[4 i .. 4 i + 4)). By default they are plain integers, any 256-bit value: the sum is
- * Σ k_i·P_i, which equals Σ (k_i mod r)·P_i for bases in the prime-order subgroup. With
+ * scalars[4 i .. 4 i + 4)). By default they are plain integers, any 256-bit value, taken mod r:
+ * the sum is Σ (k_i mod r)·P_i, which is Σ k_i·P_i for bases in the prime-order subgroup. With
  * ZKPIPE__MSM_MONTGOMERY they are Montgomery-form Fr elements (as synthesis produces them,
- * reduced below r) and are converted into scratch memory first.
+ * reduced below r). Either way they are converted and split into scratch memory first.
  *
- * Bases may be the point at infinity (then skipped). They must be on the curve. */
+ * Bases may be the point at infinity (then skipped). They must be on the curve, and in the
+ * prime-order subgroup for the sum to be the one above: the split k_i = k1 + k2 lambda holds
+ * only there (a base outside it, in a group with a cofactor, gives some other point, never an
+ * error or a crash; ZKPIPE__MSM_NO_ENDO sums Σ k_i·P_i for any bases on the curve). */
 #ifndef ZKPIPE_MSM_MSM_H
 #define ZKPIPE_MSM_MSM_H
 
@@ -34,12 +37,23 @@
  * buckets for small ones; these force one (for tests and measurements; not both). */
 #define ZKPIPE__MSM_XYZZ 2u
 #define ZKPIPE__MSM_BATCH_AFFINE 4u
-#define ZKPIPE__MSM_FLAGS (ZKPIPE__MSM_MONTGOMERY | ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE)
+/* The plain sum over the n points, without the endomorphism split (msm_impl.h): for tests and
+ * measurements, and the exact Σ k_i·P_i for bases outside the prime-order subgroup. */
+#define ZKPIPE__MSM_NO_ENDO 8u
+#define ZKPIPE__MSM_FLAGS                                                                          \
+    (ZKPIPE__MSM_MONTGOMERY | ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE | ZKPIPE__MSM_NO_ENDO)
+
+/* A source of uniformly random bytes (the batched subgroup check's coins): fills out[0..n) and
+ * returns ZKPIPE_OK, or fails with its own status. zkpipe__os_random (core/random.h) is one. */
+typedef zkpipe_status (*zkpipe__msm_coins_fn)(uint8_t *out, size_t n);
+/* Rounds of the batched subgroup check: a point outside the subgroup passes all of them with
+ * probability at most 2^-128. */
+#define ZKPIPE__MSM_SUBGROUP_ROUNDS 128
 
 typedef struct zkpipe__msm_config {
     unsigned window; /* 0: chosen by the cost model in plan.c from the point and thread
                         counts; else forced, 1..ZKPIPE__MSM_MAX_WINDOW */
-    unsigned flags;  /* ZKPIPE__MSM_MONTGOMERY, _XYZZ, _BATCH_AFFINE or 0 */
+    unsigned flags;  /* ZKPIPE__MSM_MONTGOMERY, _XYZZ, _BATCH_AFFINE, _NO_ENDO or 0 */
 } zkpipe__msm_config;
 
 /* For a group G with affine type G_affine and Jacobian type G (ec/jacobian.h):
@@ -69,11 +83,27 @@ typedef struct zkpipe__msm_config {
  *
  * zkpipe__msm_G_scratch_bytes() : the bytes _ex allocates for nvars scalars of which nbases
  *   are dense, with `config` (NULL: default) on `threads` threads (zkpipe_pool_threads):
- *   per thread 2^(c-1) XYZZ buckets and, when batching, 2^(c-1) affine buckets and flag bytes
- *   and the batch (a pointer, two field elements and 8 bytes per entry); one partial sum per
- *   task; and 32 nvars bytes of converted scalars with ZKPIPE__MSM_MONTGOMERY. SIZE_MAX when that
- * overflows; 0 when nvars or nbases is 0 or the window is out of range. Thread-safe; no allocation.
- */
+ *   per thread 2^(c-1) XYZZ buckets and state bytes and, when batching, 2^(c-1) affine buckets,
+ *   the batch (two pointers, two field elements and 8 bytes per entry) and a queue of half a
+ *   batch (two pointers and 8 bytes per entry); one partial sum per task; 32 nvars bytes of
+ *   converted (split) scalars and the x coordinates of the nbases images phi(P_j) (one field
+ *   element each); without the endomorphism (ZKPIPE__MSM_NO_ENDO) the scalars only with
+ *   ZKPIPE__MSM_MONTGOMERY. SIZE_MAX when that overflows; 0 when nvars or nbases is 0 or the
+ *   window is out of range. Thread-safe; no allocation.
+ *
+ * zkpipe__msm_G_subgroup_check() : *all = 1 when every one of the n points is in the subgroup
+ *   of prime order r, else 0, by 128 random subset sums each checked with G_is_in_subgroup
+ *   (msm/subgroup_batch.h says why that is sound whatever the cofactor's factors): a point
+ *   outside makes *all 0 except with probability at most 2^-128 over the coins, and *all = 0
+ *   is always right (a subset sum is outside). The points must be on the curve (infinity
+ *   allowed); `coins` must give uniform bytes the points cannot depend on (drawn after they
+ *   are fixed; 16 per point). A group without a cofactor sets *all = 1 at once. About 12n
+ *   batched additions and 128 single checks at n = 2^16, instead of n single checks.
+ *   @param pool runs the windows; NULL: the caller alone. @param allocator for the scratch
+ *   block (16 bytes of coins per point, the buckets of one window per thread); NULL: the C
+ *   library. @return ZKPIPE_OK; ZKPIPE_EINVAL (all or coins NULL, points NULL with n > 0,
+ *   allocator lacking a callback); ZKPIPE_EOVERFLOW; ZKPIPE_ENOMEM; or what `coins` returned.
+ *   *all is set only on ZKPIPE_OK. Thread safety as for _ex. */
 #define ZKPIPE__MSM_DECLARE(G)                                                                     \
     zkpipe_status zkpipe__msm_##G(G *out, const G##_affine *bases, const uint64_t *scalars,        \
                                   size_t n, zkpipe_pool *pool, const zkpipe_allocator *allocator); \
@@ -85,7 +115,10 @@ typedef struct zkpipe__msm_config {
                                        const zkpipe__msm_config *config, zkpipe_pool *pool,        \
                                        const zkpipe_allocator *allocator);                         \
     size_t zkpipe__msm_##G##_scratch_bytes(size_t nvars, size_t nbases,                            \
-                                           const zkpipe__msm_config *config, unsigned threads);
+                                           const zkpipe__msm_config *config, unsigned threads);    \
+    zkpipe_status zkpipe__msm_##G##_subgroup_check(int *all, const G##_affine *points, size_t n,   \
+                                                   zkpipe__msm_coins_fn coins, zkpipe_pool *pool,  \
+                                                   const zkpipe_allocator *allocator);
 
 ZKPIPE__MSM_DECLARE(bls12_381_g1)
 ZKPIPE__MSM_DECLARE(bls12_381_g2)

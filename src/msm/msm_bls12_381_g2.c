@@ -4,4 +4,7 @@
 #define MSM_G bls12_381_g2
 #define MSM_F bls12_381_fq2
 #define MSM_FR bls12_381_fr
+#define MSM_ENDO bls12_381_g2_endo
+#define MSM_SPLIT bls12_381_glv_split
+#define MSM_COFACTOR 1
 #include "msm/msm_impl.h"

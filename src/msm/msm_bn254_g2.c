@@ -4,4 +4,7 @@
 #define MSM_G bn254_g2
 #define MSM_F bn254_fq2
 #define MSM_FR bn254_fr
+#define MSM_ENDO bn254_g2_endo
+#define MSM_SPLIT bn254_glv_split
+#define MSM_COFACTOR 1
 #include "msm/msm_impl.h"

@@ -12,10 +12,20 @@
  * doublings per window.
  *
  * Large tasks accumulate into affine buckets in batches that share one inversion
- * (batch_affine.h); small ones, where a batch would not fill, into XYZZ buckets. */
+ * (batch_affine.h); small ones, where a batch would not fill, into XYZZ buckets.
+ *
+ * By default the sum takes the group's endomorphism phi (ec/glv.h; the .c file defines MSM_ENDO,
+ * phi on affine points, and MSM_SPLIT, the curve's GLV split): each scalar, reduced mod r, is
+ * split once into k1 + k2 lambda with |k1|, |k2| < 2^127, and the sum runs over the 2n points
+ * P_i, phi(P_i) (the images' x coordinates computed once into scratch, their y is P_i's) with
+ * the half-length scalars: about
+ * half the windows for twice the points, so the buckets are reduced half as often and the
+ * window can grow by one. Every task reads P_i and phi(P_i) together. ZKPIPE__MSM_NO_ENDO
+ * keeps the plain sum over the n points. */
 #include <string.h>
 
 #include "core/alloc_internal.h"
+#include "ec/glv.h"
 #include "msm/msm.h"
 #include "msm/plan.h"
 #include "msm/xyzz.h"
@@ -33,16 +43,21 @@
 DEFINE_XYZZ(MSM_G, MSM_F)
 
 #define LIMBS ZKPIPE__MSM_SCALAR_LIMBS
+/* A split half is below 2^127: its top bit holds its sign. */
+#define SIGN_BIT (UINT64_C(1) << 63)
 #define SCRATCH_ALIGN 64
 
 #include "msm/batch_affine.h"
 
 typedef struct task_ctx {
     const AFFINE *bases;
-    const uint64_t *scalars; /* canonical */
+    const MSM_F *images;     /* x of phi(bases[j]) with the endomorphism, else NULL */
+    const uint64_t *scalars; /* canonical; with images the split halves, 2 limbs each */
     const uint64_t *density; /* NULL: every variable */
     size_t nvars;
     zkpipe__msm_plan plan; /* windows: those the scalars actually need */
+    unsigned bits;         /* the widest scalar's bit length */
+    unsigned flags;        /* the config's */
     unsigned char *work;   /* one worker_bytes() region per worker */
     XYZZ *sums;            /* one per task, task = window * parts + part */
 } task_ctx;
@@ -52,10 +67,17 @@ static size_t round_up(size_t bytes)
     return (bytes + SCRATCH_ALIGN - 1) / SCRATCH_ALIGN * SCRATCH_ALIGN;
 }
 
-/* The scalar bit length the plan assumes: Montgomery scalars are below r, others may be any
- * 256-bit value. */
+static int use_endo(unsigned flags)
+{
+    return !(flags & ZKPIPE__MSM_NO_ENDO);
+}
+
+/* The scalar bit length the plan assumes: split halves are below 2^127, Montgomery scalars below
+ * r, others may be any 256-bit value. */
 static unsigned planned_bits(unsigned flags)
 {
+    if (use_endo(flags))
+        return 127;
     if (!(flags & ZKPIPE__MSM_MONTGOMERY))
         return 64 * LIMBS;
     unsigned bits = 64 * LIMBS;
@@ -74,15 +96,21 @@ static size_t count_dense(const uint64_t *density, size_t nvars)
     return count;
 }
 
-/* A worker's region: XYZZ buckets, then with batching the affine buckets, busy flags, batch
- * operations, denominators and prefix products. Each part 64-byte aligned. */
+/* A worker's region: XYZZ buckets and their state bytes, then with batching the affine buckets,
+ * the batch operations, denominators and prefix products, and the queue (half a batch). Each
+ * part 64-byte aligned. */
+static size_t queue_size(size_t batch)
+{
+    return batch / 2;
+}
+
 static size_t worker_bytes(const zkpipe__msm_plan *plan)
 {
     size_t nbuckets = (size_t)1 << (plan->window - 1), b = plan->batch;
-    size_t bytes = round_up(nbuckets * sizeof(XYZZ));
+    size_t bytes = round_up(nbuckets * sizeof(XYZZ)) + round_up(nbuckets);
     if (b > 0)
-        bytes += round_up(nbuckets * sizeof(AFFINE)) + round_up(nbuckets) +
-                 round_up(b * sizeof(batch_op)) + 2 * round_up(b * sizeof(MSM_F));
+        bytes += round_up(nbuckets * sizeof(AFFINE)) + round_up(b * sizeof(batch_op)) +
+                 2 * round_up(b * sizeof(MSM_F)) + round_up(queue_size(b) * sizeof(batch_op));
     return bytes;
 }
 
@@ -91,39 +119,51 @@ static void worker_carve(batch_ws *ws, unsigned char *region, const zkpipe__msm_
     size_t nbuckets = (size_t)1 << (plan->window - 1), b = plan->batch;
     ws->xbuckets = (XYZZ *)region;
     region += round_up(nbuckets * sizeof(XYZZ));
+    ws->state = region;
+    region += round_up(nbuckets);
     ws->abuckets = (AFFINE *)region;
     region += round_up(nbuckets * sizeof(AFFINE));
-    ws->busy = region;
-    region += round_up(nbuckets);
     ws->ops = (batch_op *)region;
     region += round_up(b * sizeof(batch_op));
     ws->den = (MSM_F *)region;
     region += round_up(b * sizeof(MSM_F));
     ws->prefix = (MSM_F *)region;
-    ws->nops = 0;
+    region += round_up(b * sizeof(MSM_F));
+    ws->queue = (batch_op *)region;
+    ws->nops = ws->nqueue = 0;
     ws->cap = b;
+    ws->qcap = queue_size(b);
 }
 
-/* Scratch layout: worker regions, task sums, converted scalars; each part 64-byte aligned. */
+/* Scratch layout: worker regions, task sums, converted (or split) scalars and with the
+ * endomorphism the x coordinates of the bases' images; each part 64-byte aligned. */
 typedef struct layout {
-    size_t buckets, sums, scalars, total;
+    size_t buckets, sums, scalars, images, total;
 } layout;
 
-static int make_layout(layout *out, const zkpipe__msm_plan *plan, size_t nvars, unsigned flags,
-                       unsigned threads)
+static int make_layout(layout *out, const zkpipe__msm_plan *plan, size_t nvars, size_t nbases,
+                       unsigned flags, unsigned threads)
 {
+    const size_t cap = SIZE_MAX / 4; /* every part below it, so their sum cannot overflow */
     out->buckets = (size_t)threads * worker_bytes(plan);
     out->sums = round_up((size_t)plan->windows * plan->parts * sizeof(XYZZ));
-    out->scalars = 0;
-    if (flags & ZKPIPE__MSM_MONTGOMERY) {
-        if (nvars > (SIZE_MAX - SCRATCH_ALIGN) / (LIMBS * sizeof(uint64_t)))
-            return 0;
-        out->scalars = round_up(nvars * LIMBS * sizeof(uint64_t));
-    }
-    if (out->scalars > SIZE_MAX - out->buckets - out->sums)
+    out->scalars = out->images = 0;
+    if (nvars > cap / (LIMBS * sizeof(uint64_t)) || nbases > cap / sizeof(MSM_F))
         return 0;
-    out->total = out->buckets + out->sums + out->scalars;
+    if ((flags & ZKPIPE__MSM_MONTGOMERY) || use_endo(flags))
+        out->scalars = round_up(nvars * LIMBS * sizeof(uint64_t));
+    if (use_endo(flags))
+        out->images = round_up(nbases * sizeof(MSM_F));
+    if (out->buckets > cap || out->sums > cap)
+        return 0;
+    out->total = out->buckets + out->sums + out->scalars + out->images;
     return 1;
+}
+
+/* With the endomorphism the sum runs over P_i and phi(P_i). */
+static size_t planned_points(size_t nbases, unsigned flags)
+{
+    return use_endo(flags) && nbases <= SIZE_MAX / 2 ? 2 * nbases : nbases;
 }
 
 size_t API(_scratch_bytes)(size_t nvars, size_t nbases, const zkpipe__msm_config *config,
@@ -136,25 +176,28 @@ size_t API(_scratch_bytes)(size_t nvars, size_t nbases, const zkpipe__msm_config
     if (nvars == 0 || nbases == 0 || cfg->window > ZKPIPE__MSM_MAX_WINDOW)
         return 0;
     threads = threads ? threads : 1;
-    zkpipe__msm_plan_make(&plan, nbases, planned_bits(cfg->flags), threads, cfg->window,
-                          cfg->flags);
-    if (!make_layout(&lay, &plan, nvars, cfg->flags, threads))
+    zkpipe__msm_plan_make(&plan, planned_points(nbases, cfg->flags), planned_bits(cfg->flags),
+                          threads, cfg->window, cfg->flags);
+    if (!make_layout(&lay, &plan, nvars, nbases, cfg->flags, threads))
         return SIZE_MAX;
     return lay.total;
 }
 
-/* Booth digit of window j: with w = bits jc - 1 .. jc + c - 1 of k (bit -1 reads as 0), the
- * digit is (w + 1) / 2, minus 2^c when w's top bit is set: in [-2^(c-1), 2^(c-1)]. The top
- * bit taken away here is the low bit added back in window j + 1. */
-static int booth_digit(const uint64_t *k, unsigned j, unsigned c)
+/* Booth digit of window j of the nlimbs-limb k: with w = bits jc - 1 .. jc + c - 1 of k (bit
+ * -1 and bits past the end read as 0), the digit is (w + 1) / 2, minus 2^c when w's top bit is
+ * set: in [-2^(c-1), 2^(c-1)]. The top bit taken away here is the low bit added back in window
+ * j + 1. */
+static int booth_digit(const uint64_t *k, unsigned j, unsigned c, unsigned nlimbs)
 {
     uint64_t w;
     if (j == 0) {
         w = k[0] << 1;
     } else {
         unsigned lo = j * c - 1, limb = lo / 64, shift = lo % 64;
+        if (limb >= nlimbs)
+            return 0;
         w = k[limb] >> shift;
-        if (shift > 64 - (c + 1) && limb + 1 < LIMBS)
+        if (shift > 64 - (c + 1) && limb + 1 < nlimbs)
             w |= k[limb + 1] << (64 - shift);
     }
     w &= ((uint64_t)1 << (c + 1)) - 1;
@@ -175,27 +218,26 @@ static void add_multiple(XYZZ *sum, const XYZZ *p, size_t g)
 }
 
 /* Σ b·bucket_b as Σ_b running_b with running_b = Σ_{b' >= b} bucket_b': two additions per
- * bucket. Bucket b is xbuckets[b] plus, when abuckets is not NULL, abuckets[b]. running only
- * changes at non-empty buckets, so a run of g equal terms is added as g·running, which keeps
- * wide windows over few points (sparse buckets) cheap. */
-static void fill_bucket_sum(XYZZ *sum, const AFFINE *abuckets, const XYZZ *xbuckets,
-                            size_t nbuckets)
+ * bucket. Bucket b is its affine part and its XYZZ twin, each where its state bit says it holds
+ * a point. running only changes at non-empty buckets, so a run of g equal terms is added as
+ * g·running, which keeps wide windows over few points (sparse buckets) cheap. */
+static void fill_bucket_sum(XYZZ *sum, const batch_ws *ws, size_t nbuckets)
 {
     XYZZ running;
     size_t run = 0;
     GOP(xyzz_set_infinity)(&running);
     GOP(xyzz_set_infinity)(sum);
     for (size_t b = nbuckets; b-- > 0;) {
-        int has_a = abuckets && !GOP(affine_is_infinity)(&abuckets[b]);
-        int has_x = !GOP(xyzz_is_infinity)(&xbuckets[b]);
+        int has_a = (ws->state[b] & BUCKET_AFFINE) != 0;
+        int has_x = (ws->state[b] & BUCKET_TWIN) && !GOP(xyzz_is_infinity)(&ws->xbuckets[b]);
         if (has_a || has_x) {
             if (run > 0 && !GOP(xyzz_is_infinity)(&running))
                 add_multiple(sum, &running, run);
             run = 0;
             if (has_a)
-                GOP(xyzz_add_affine)(&running, &running, &abuckets[b], 0);
+                GOP(xyzz_add_affine)(&running, &running, &ws->abuckets[b], 0);
             if (has_x)
-                GOP(xyzz_add)(&running, &running, &xbuckets[b]);
+                GOP(xyzz_add)(&running, &running, &ws->xbuckets[b]);
         }
         run++;
     }
@@ -203,53 +245,86 @@ static void fill_bucket_sum(XYZZ *sum, const AFFINE *abuckets, const XYZZ *xbuck
         add_multiple(sum, &running, run);
 }
 
+/* The point waiting for its bucket (see accumulate). */
+typedef struct pending {
+    point_ref p;
+    int digit; /* 0: none */
+} pending;
+
+/* Schedules bucket |d| += sign(d) p after the pending addition: the bucket is prefetched now and
+ * added to one point later. */
+static void push(batch_ws *ws, pending *pend, point_ref p, int d)
+{
+    if (d != 0) {
+        size_t b = (size_t)(d > 0 ? d : -d) - 1;
+        const char *next =
+            ws->cap ? (const char *)&ws->abuckets[b] : (const char *)&ws->xbuckets[b];
+        size_t bytes = ws->cap ? sizeof(AFFINE) : sizeof(XYZZ);
+        for (size_t line = 0; line < bytes; line += 64)
+            __builtin_prefetch(next + line, 1);
+    } else if (p.x != NULL) {
+        return; /* a zero digit adds nothing */
+    }
+    if (pend->digit != 0) {
+        int pd = pend->digit;
+        size_t b = (size_t)(pd > 0 ? pd : -pd) - 1;
+        if (ws->cap)
+            batch_add(ws, b, pend->p, pd < 0);
+        else
+            twin_add(ws, b, pend->p, pd < 0);
+    }
+    pend->p = p;
+    pend->digit = d;
+}
+
 /* Adds each point of variables [v0, v1) (bases from index `base`) into the bucket of its
- * digit in `window`: batched when ws->cap > 0, else straight into the XYZZ buckets. The
- * buckets outgrow the L2 cache at large windows, so each addition waits one point while its
- * bucket is prefetched. */
+ * digit in `window` (with the endomorphism, P and phi(P) with the digits of k1 and k2): batched
+ * when ws->cap > 0, else straight into the XYZZ buckets. The buckets outgrow the L2 cache at
+ * large windows, so each addition waits one point while its bucket is prefetched. */
 static void accumulate(const task_ctx *ctx, batch_ws *ws, unsigned window, size_t v0, size_t v1,
                        size_t base)
 {
-    const AFFINE *pending = NULL;
-    int pending_digit = 0;
-    for (size_t v = v0; v <= v1; v++) {
-        int d = 0;
-        const AFFINE *p = NULL;
-        if (v < v1) {
-            if (ctx->density && !(ctx->density[v / 64] >> (v % 64) & 1))
-                continue;
-            p = &ctx->bases[base++];
-            d = GOP(affine_is_infinity)(p)
-                    ? 0
-                    : booth_digit(ctx->scalars + v * LIMBS, window, ctx->plan.window);
-            if (d == 0)
-                continue;
-            size_t b = (size_t)(d > 0 ? d : -d) - 1;
-            const char *next =
-                ws->cap ? (const char *)&ws->abuckets[b] : (const char *)&ws->xbuckets[b];
-            size_t bytes = ws->cap ? sizeof(AFFINE) : sizeof(XYZZ);
-            for (size_t line = 0; line < bytes; line += 64)
-                __builtin_prefetch(next + line, 1);
+    pending pend = {{NULL, NULL}, 0};
+    point_ref none = {NULL, NULL};
+    unsigned c = ctx->plan.window;
+    for (size_t v = v0; v < v1; v++) {
+        if (ctx->density && !(ctx->density[v / 64] >> (v % 64) & 1))
+            continue;
+        size_t j = base++;
+        const AFFINE *p = &ctx->bases[j];
+        const uint64_t *k = ctx->scalars + v * LIMBS;
+        point_ref ref = {&p->x, &p->y};
+        if (GOP(affine_is_infinity)(p))
+            continue;
+        if (ctx->images) {
+            uint64_t h[LIMBS] = {k[0], k[1] & ~SIGN_BIT, k[2], k[3] & ~SIGN_BIT};
+            int d = booth_digit(h, window, c, 2);
+            push(ws, &pend, ref, k[1] & SIGN_BIT ? -d : d);
+            d = booth_digit(h + 2, window, c, 2);
+            ref.x = &ctx->images[j];
+            push(ws, &pend, ref, k[3] & SIGN_BIT ? -d : d);
+        } else {
+            push(ws, &pend, ref, booth_digit(k, window, c, LIMBS));
         }
-        if (pending_digit != 0) {
-            size_t b = (size_t)(pending_digit > 0 ? pending_digit : -pending_digit) - 1;
-            XYZZ *xb = &ws->xbuckets[b];
-            if (ws->cap)
-                batch_add(ws, b, pending, pending_digit < 0);
-            else
-                GOP(xyzz_add_affine)(xb, xb, pending, pending_digit < 0);
-        }
-        pending = p;
-        pending_digit = d;
     }
-    batch_flush(ws);
+    push(ws, &pend, none, 0);
+    batch_drain(ws);
+}
+
+/* The buckets window j's digits can reach: 2^(c-1), fewer in the top window of `bits`-bit
+ * scalars, whose digits are at most 2^(bits - jc). */
+static size_t window_buckets(unsigned bits, unsigned j, unsigned c)
+{
+    size_t all = (size_t)1 << (c - 1);
+    if (bits <= j * c)
+        return 1;
+    return bits - j * c >= c - 1 ? all : (size_t)1 << (bits - j * c);
 }
 
 static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
 {
     const task_ctx *ctx = (const task_ctx *)arg;
     unsigned c = ctx->plan.window, parts = ctx->plan.parts;
-    size_t nbuckets = (size_t)1 << (c - 1);
     batch_ws ws;
     worker_carve(&ws, ctx->work + (size_t)worker * worker_bytes(&ctx->plan), &ctx->plan);
     for (size_t task = begin; task < end; task++) {
@@ -257,14 +332,18 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
         size_t v0 = ctx->nvars / parts * part + ctx->nvars % parts * part / parts;
         size_t v1 = ctx->nvars / parts * (part + 1) + ctx->nvars % parts * (part + 1) / parts;
         size_t base = ctx->density ? count_dense(ctx->density, v0) : v0;
-        for (size_t b = 0; b < nbuckets; b++)
-            GOP(xyzz_set_infinity)(&ws.xbuckets[b]);
-        if (ws.cap) {
-            memset(ws.abuckets, 0, nbuckets * sizeof(AFFINE)); /* x = y = 0: infinity */
-            memset(ws.busy, 0, nbuckets);
-        }
+        size_t nbuckets = window_buckets(ctx->bits, window, c);
+        memset(ws.state, 0, nbuckets);
+        /* A batch spans a quarter of the buckets in reach (collisions stay rare); below 128
+         * additions per inversion the XYZZ twins are cheaper, unless batching is forced. */
+        ws.cap = ctx->plan.batch < nbuckets / 4 ? ctx->plan.batch : nbuckets / 4;
+        if (ws.cap < 128 && !(ctx->flags & ZKPIPE__MSM_BATCH_AFFINE))
+            ws.cap = 0;
+        else if (ws.cap == 0 && ctx->plan.batch > 0)
+            ws.cap = 1;
+        ws.qcap = queue_size(ws.cap);
         accumulate(ctx, &ws, window, v0, v1, base);
-        fill_bucket_sum(&ctx->sums[task], ws.cap ? ws.abuckets : NULL, ws.xbuckets, nbuckets);
+        fill_bucket_sum(&ctx->sums[task], &ws, nbuckets);
     }
 }
 
@@ -285,24 +364,64 @@ static void combine(MSM_G *out, const task_ctx *ctx)
     *out = acc;
 }
 
-static void to_canonical(uint64_t *out, const uint64_t *mont, size_t nvars)
+/* The scalars' preparation, run on the pool before the tasks: conversion from Montgomery form
+ * or reduction mod r, and with the endomorphism the split; then the bases' images. */
+typedef struct prep_ctx {
+    const uint64_t *in;
+    uint64_t *out;
+    int mont, split;
+    const AFFINE *bases;
+    MSM_F *images;
+} prep_ctx;
+
+static void prep_scalars(void *arg, size_t begin, size_t end, unsigned worker)
 {
-    for (size_t v = 0; v < nvars; v++) {
-        MSM_FR e;
-        memcpy(e.l, mont + v * LIMBS, sizeof e.l);
-        MSM_CAT(MSM_FR, _to_canonical)(out + v * LIMBS, &e);
+    const prep_ctx *ctx = (const prep_ctx *)arg;
+    (void)worker;
+    for (size_t v = begin; v < end; v++) {
+        uint64_t *k = ctx->out + v * LIMBS;
+        if (ctx->mont) {
+            MSM_FR e;
+            memcpy(e.l, ctx->in + v * LIMBS, sizeof e.l);
+            MSM_CAT(MSM_FR, _to_canonical)(k, &e);
+        } else {
+            memcpy(k, ctx->in + v * LIMBS, LIMBS * sizeof(uint64_t));
+            while (!zkpipe__limbs_lt(k, MSM_CAT(MSM_FR, _MODULUS), LIMBS))
+                zkpipe__limbs_sub(k, k, MSM_CAT(MSM_FR, _MODULUS), LIMBS);
+        }
+        if (ctx->split) {
+            unsigned neg;
+            MSM_SPLIT(k, &neg, k);
+            k[1] |= neg & 1 ? SIGN_BIT : 0;
+            k[3] |= neg & 2 ? SIGN_BIT : 0;
+        }
     }
 }
 
-static unsigned bit_length(const uint64_t *scalars, size_t nvars)
+static void prep_images(void *arg, size_t begin, size_t end, unsigned worker)
+{
+    const prep_ctx *ctx = (const prep_ctx *)arg;
+    (void)worker;
+    for (size_t j = begin; j < end; j++) {
+        AFFINE t;
+        MSM_ENDO(&t, &ctx->bases[j]);
+        ctx->images[j] = t.x;
+    }
+}
+
+/* The bit length of the widest scalar of nlimbs limbs, `stride` limbs apart, but for the bits
+ * in `mask` of the top limb. */
+static unsigned bit_length(const uint64_t *scalars, size_t count, unsigned nlimbs, size_t stride,
+                           uint64_t mask)
 {
     uint64_t any[LIMBS] = {0};
-    for (size_t v = 0; v < nvars; v++)
-        for (int i = 0; i < LIMBS; i++)
-            any[i] |= scalars[v * LIMBS + i];
-    for (int i = LIMBS; i-- > 0;)
+    for (size_t v = 0; v < count; v++)
+        for (unsigned i = 0; i < nlimbs; i++)
+            any[i] |= scalars[v * stride + i];
+    any[nlimbs - 1] &= mask;
+    for (unsigned i = nlimbs; i-- > 0;)
         if (any[i])
-            return (unsigned)(64 * i + 64 - __builtin_clzll(any[i]));
+            return 64 * i + 64 - (unsigned)__builtin_clzll(any[i]);
     return 0;
 }
 
@@ -324,8 +443,9 @@ zkpipe_status API(_ex)(MSM_G *out, const AFFINE *bases, const uint64_t *scalars,
     if (nbases > 0 && bases == NULL)
         return ZKPIPE_EINVAL;
     unsigned threads = zkpipe_pool_threads(pool);
-    int mont = (cfg->flags & ZKPIPE__MSM_MONTGOMERY) != 0;
-    unsigned bits = mont ? planned_bits(cfg->flags) : bit_length(scalars, nvars);
+    int mont = (cfg->flags & ZKPIPE__MSM_MONTGOMERY) != 0, endo = use_endo(cfg->flags);
+    unsigned bits =
+        mont ? planned_bits(cfg->flags) : bit_length(scalars, nvars, LIMBS, LIMBS, ~UINT64_C(0));
     if (nbases == 0 || bits == 0) {
         GOP(set_infinity)(out);
         return ZKPIPE_OK;
@@ -333,31 +453,41 @@ zkpipe_status API(_ex)(MSM_G *out, const AFFINE *bases, const uint64_t *scalars,
 
     task_ctx ctx;
     layout lay;
-    zkpipe__msm_plan_make(&ctx.plan, nbases, planned_bits(cfg->flags), threads, cfg->window,
-                          cfg->flags);
-    if (!make_layout(&lay, &ctx.plan, nvars, cfg->flags, threads))
+    zkpipe__msm_plan_make(&ctx.plan, planned_points(nbases, cfg->flags), planned_bits(cfg->flags),
+                          threads, cfg->window, cfg->flags);
+    if (!make_layout(&lay, &ctx.plan, nvars, nbases, cfg->flags, threads))
         return ZKPIPE_EOVERFLOW;
     unsigned char *scratch = (unsigned char *)zkpipe__alloc(a, lay.total, SCRATCH_ALIGN);
     if (scratch == NULL)
         return ZKPIPE_ENOMEM;
+    unsigned char *at = scratch + lay.buckets + lay.sums;
     ctx.work = scratch;
     ctx.sums = (XYZZ *)(scratch + lay.buckets);
-    ctx.scalars = scalars;
-    if (mont) {
-        uint64_t *converted = (uint64_t *)(scratch + lay.buckets + lay.sums);
-        to_canonical(converted, scalars, nvars);
-        ctx.scalars = converted;
-        bits = bit_length(converted, nvars);
-    }
     ctx.bases = bases;
+    ctx.images = NULL;
+    ctx.scalars = scalars;
     ctx.density = density;
     ctx.nvars = nvars;
+    if (mont || endo) {
+        prep_ctx prep = {scalars, (uint64_t *)at, mont, endo, bases, NULL};
+        if (endo)
+            prep.images = (MSM_F *)(at + lay.scalars);
+        /* nothing here fails but for a NULL fn */
+        (void)zkpipe_pool_parallel_for(pool, nvars, 1024, prep_scalars, &prep);
+        if (endo)
+            (void)zkpipe_pool_parallel_for(pool, nbases, 1024, prep_images, &prep);
+        ctx.scalars = prep.out;
+        ctx.images = prep.images;
+        bits = endo ? bit_length(prep.out, 2 * nvars, 2, 2, ~SIGN_BIT)
+                    : bit_length(prep.out, nvars, LIMBS, LIMBS, ~UINT64_C(0));
+    }
     /* Fewer windows when the scalars are short; the plan's count is the most they need. */
+    ctx.bits = bits;
+    ctx.flags = cfg->flags;
     ctx.plan.windows = (bits + 1 + ctx.plan.window - 1) / ctx.plan.window;
     if (bits > 0) {
-        zkpipe_status st = zkpipe_pool_parallel_for(pool, (size_t)ctx.plan.windows * ctx.plan.parts,
-                                                    1, run_tasks, &ctx);
-        (void)st; /* fails only for a NULL fn */
+        (void)zkpipe_pool_parallel_for(pool, (size_t)ctx.plan.windows * ctx.plan.parts, 1,
+                                       run_tasks, &ctx);
         combine(out, &ctx);
     } else {
         GOP(set_infinity)(out);
@@ -380,3 +510,5 @@ zkpipe_status API(_dense)(MSM_G *out, const AFFINE *bases, const uint64_t *scala
         return ZKPIPE_EINVAL;
     return API(_ex)(out, bases, scalars, density, nvars, NULL, pool, allocator);
 }
+
+#include "msm/subgroup_batch.h"

@@ -1,11 +1,13 @@
 /* G1 and G2 MSM timings on BLS12-381 and BN254, 1 thread and all threads: median milliseconds
  * of zkpipe__msm_<group> over random bases and random scalars below r, wall-clock and the
- * 1-thread run's CPU time (which a loaded machine disturbs less).
+ * 1-thread run's CPU time (which a loaded machine disturbs less), and the 1-thread CPU time of
+ * the plain sum without the endomorphism split (ZKPIPE__MSM_NO_ENDO) with the ratio of the two.
  *
  *   bench_msm [min_log_n [max_log_n [repetitions [threads [max_log_n_g2]]]]]
  *       defaults: 16 20 3 0 (0 = all) 18; G2 runs min_log_n..max_log_n_g2.
  *
- * Each size is also checked: the 1-thread and many-thread sums must agree; a mismatch exits 1. */
+ * Each size is also checked: the 1-thread, many-thread and plain sums must agree; a mismatch
+ * exits 1. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +24,8 @@ typedef struct group_ops {
     const char *name;
     size_t affine_bytes;
     void (*fill_bases)(void *bases, size_t n);
-    int (*run)(void *out, const void *bases, const uint64_t *k, size_t n, zkpipe_pool *pool);
+    int (*run)(void *out, const void *bases, const uint64_t *k, size_t n, zkpipe_pool *pool,
+               unsigned flags);
     int (*eq)(const void *a, const void *b);
     const uint64_t *modulus;
     int g2; /* runs up to max_log_n_g2 */
@@ -50,9 +53,10 @@ typedef struct group_ops {
         }                                                                                          \
     }                                                                                              \
     static int G##_run(void *out, const void *bases, const uint64_t *k, size_t n,                  \
-                       zkpipe_pool *pool)                                                          \
+                       zkpipe_pool *pool, unsigned flags)                                          \
     {                                                                                              \
-        return zkpipe__msm_##G((G *)out, bases, k, n, pool, NULL);                                 \
+        zkpipe__msm_config cfg = {0, flags};                                                       \
+        return zkpipe__msm_##G##_ex((G *)out, bases, k, NULL, n, &cfg, pool, NULL);                \
     }                                                                                              \
     static int G##_eq_void(const void *a, const void *b)                                           \
     {                                                                                              \
@@ -85,12 +89,12 @@ static void fill_scalars(uint64_t *k, size_t n, const uint64_t *r)
 
 /* Median wall and CPU milliseconds over reps runs; the last sum is left in out. */
 static void median_ms(double *wall, double *cpu, const group_ops *g, void *out, const void *bases,
-                      const uint64_t *k, size_t n, zkpipe_pool *pool, int reps)
+                      const uint64_t *k, size_t n, zkpipe_pool *pool, unsigned flags, int reps)
 {
     double walls[64], cpus[64];
     for (int r = 0; r < reps; r++) {
         double w0 = clock_ms(CLOCK_MONOTONIC), c0 = clock_ms(CLOCK_PROCESS_CPUTIME_ID);
-        if (g->run(out, bases, k, n, pool) != ZKPIPE_OK) {
+        if (g->run(out, bases, k, n, pool, flags) != ZKPIPE_OK) {
             fprintf(stderr, "msm failed\n");
             exit(1);
         }
@@ -129,25 +133,28 @@ int main(int argc, char **argv)
         fprintf(stderr, "out of memory\n");
         return 2;
     }
-    printf("%-14s %6s %12s %12s %12s %8s  (median of %d, %u threads)\n", "group", "log_n",
-           "1 thread", "1 thr. CPU", "all threads", "speedup", reps, zkpipe_pool_threads(all));
+    printf("%-14s %6s %12s %12s %12s %8s %12s %7s  (median of %d, %u threads)\n", "group", "log_n",
+           "1 thread", "1 thr. CPU", "all threads", "speedup", "plain CPU", "ratio", reps,
+           zkpipe_pool_threads(all));
     for (size_t gi = 0; gi < sizeof groups / sizeof groups[0]; gi++) {
         const group_ops *g = groups[gi];
-        uint64_t r1[128], rn[128]; /* room for any Jacobian point */
+        uint64_t r1[128], rn[128], rp[128]; /* room for any Jacobian point */
         unsigned top = g->g2 ? hi_g2 : hi;
         g->fill_bases(bases, (size_t)1 << top);
         fill_scalars(k, (size_t)1 << top, g->modulus);
         for (unsigned log_n = lo; log_n <= top; log_n++) {
             size_t n = (size_t)1 << log_n;
-            double t1, c1, tn, cn;
-            median_ms(&t1, &c1, g, r1, bases, k, n, one, reps);
-            median_ms(&tn, &cn, g, rn, bases, k, n, all, reps);
-            if (!g->eq(r1, rn)) {
-                fprintf(stderr, "%s 2^%u: 1-thread and all-thread sums differ\n", g->name, log_n);
+            double t1, c1, tn, cn, tp, cp;
+            median_ms(&t1, &c1, g, r1, bases, k, n, one, 0, reps);
+            median_ms(&tn, &cn, g, rn, bases, k, n, all, 0, reps);
+            median_ms(&tp, &cp, g, rp, bases, k, n, one, ZKPIPE__MSM_NO_ENDO, reps);
+            if (!g->eq(r1, rn) || !g->eq(r1, rp)) {
+                fprintf(stderr, "%s 2^%u: the 1-thread, all-thread and plain sums differ\n",
+                        g->name, log_n);
                 return 1;
             }
-            printf("%-14s %6u %9.1f ms %9.1f ms %9.1f ms %7.2fx\n", g->name, log_n, t1, c1, tn,
-                   t1 / tn);
+            printf("%-14s %6u %9.1f ms %9.1f ms %9.1f ms %7.2fx %9.1f ms %6.2fx\n", g->name, log_n,
+                   t1, c1, tn, t1 / tn, cp, c1 / cp);
             fflush(stdout);
         }
     }
