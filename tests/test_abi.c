@@ -333,7 +333,11 @@ static void shorter_structs_keep_the_defaults(void **state)
     assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, &now, min), ZKPIPE_EINVAL);
     now.struct_size = min - 1;
     assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, &now, min), ZKPIPE_EINVAL);
-    assert_memory_equal(&lib, &defaults, sizeof lib);
+    /* Field by field: the struct's padding is never written. */
+    assert_int_equal(lib.struct_size, defaults.struct_size);
+    assert_int_equal(lib.a, defaults.a);
+    assert_int_equal(lib.b, defaults.b);
+    assert_int_equal(lib.c, defaults.c);
 }
 
 int main(void)

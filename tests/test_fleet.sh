@@ -284,7 +284,10 @@ while [ "$(pending_of slow slow)" -eq 0 ]; do
     sleep 0.02
     kill -STOP "$slow"
 done
+# A job the node took and finished inside a short SIGCONT window is done once, not stalled.
+sleep 0.2 # a read the node sent just before SIGSTOP is answered by now
 stalled=$(pending_of slow slow)
+done_early=$(rcli XLEN slow:results)
 "$pipe" --queue "$slow_url" --consumer fast --exit-when-idle-ms 1000 $node_args \
     >"$tmp/fast.out" 2>"$tmp/fast.err" &
 fast=$!
@@ -305,7 +308,7 @@ kill -TERM "$slow"
 status=0
 wait "$slow" || status=$?
 json=$(tail -n 1 "$tmp/slow.out")
-[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq "$stalled" ] &&
+[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq $((stalled + done_early)) ] &&
     [ "$(field held_at_exit "$json")" -eq 0 ] || fail "the stalled node: exit $status: $json"
 status=0
 wait "$fast" || status=$?
