@@ -15,6 +15,10 @@
  * exceed permits + capacity. --release early reproduces the pile-up: with proving slower than
  * synthesis, synthesized partitions wait in front of the full channel beyond that bound.
  *
+ * --auto lets the engine choose how many partitions it admits (ZKPIPE_CONCURRENCY_AUTO), from
+ * --permits (default: every synthesis worker) down to what keeps the provers fed; the budget
+ * still bounds the bytes.
+ *
  * With --json the last stdout line is one JSON object with the figures (the same fields as
  * zkpipe-pipeline's). Exits 0 only when every partition's result checked out. */
 /* For MAP_ANONYMOUS: buffers are mapped directly so that freeing one returns its pages at once
@@ -44,6 +48,7 @@ typedef struct options {
     zkpipe_engine_config cfg;
     const char *metrics_path;
     int json;
+    int auto_permits, permits_given; /* --auto, and whether --permits was given */
     cli_observe_options obs;
 } options;
 
@@ -75,7 +80,12 @@ static void usage(FILE *f)
                "  --synth-ms N         synthesis work per partition, ms (default 20)\n"
                "  --prove-ms N         proving work per partition, ms (default 40)\n"
                "  --synth-workers N    synthesis threads (default 2)\n"
-               "  --permits N          partition permits (default 2)\n"
+               "  --permits N          partition permits (default 2; with --auto, where it "
+               "starts:\n"
+               "                       default --synth-workers)\n"
+               "  --auto               the engine adjusts the permits (1..--synth-workers) to\n"
+               "                       keep the provers fed; the budget defaults to half of\n"
+               "                       MemAvailable\n"
                "  --capacity N         channel slots, the lookahead (default 2)\n"
                "  --prover-workers N   prover threads (default 1)\n"
                "  --budget-mib N       byte budget over in-flight partitions; 0: none (default)\n"
@@ -269,6 +279,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"report-ms", required_argument, NULL, 'R'},
         {"metrics", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'J'},
+        {"auto", no_argument, NULL, 'A'},
         {"listen", required_argument, NULL, 'L'},
         {"linger-ms", required_argument, NULL, 'G'},
         {"trace", required_argument, NULL, 'T'},
@@ -297,6 +308,9 @@ static int parse_args(int argc, char **argv, options *o)
             return 1;
         case 'J':
             o->json = 1;
+            break;
+        case 'A':
+            o->auto_permits = 1;
             break;
         case 'Q':
             o->obs.progress = 1;
@@ -357,7 +371,7 @@ static int parse_args(int argc, char **argv, options *o)
             if (flag == 'S')
                 c->synth_workers = (unsigned)n;
             else if (flag == 'P')
-                c->permits = n;
+                c->permits = n, o->permits_given = 1;
             else if (flag == 'C')
                 c->capacity = n;
             else if (flag == 'W')
@@ -374,6 +388,11 @@ static int parse_args(int argc, char **argv, options *o)
             return 2;
     }
     o->cfg.budget_bytes = (uint64_t)o->budget_mib * MIB;
+    if (o->auto_permits) {
+        o->cfg.concurrency = ZKPIPE_CONCURRENCY_AUTO;
+        if (!o->permits_given) /* start with every synthesis worker admitted */
+            o->cfg.permits = o->cfg.synth_workers;
+    }
     return optind == argc ? 0 : 2;
 }
 
@@ -498,23 +517,29 @@ int main(int argc, char **argv)
            (unsigned long long)n.bound, (unsigned long long)n.peak_in_flight,
            n.peak_in_flight > n.bound ? " (EXCEEDS the bound)" : "");
     printf("peak accounted bytes: %llu (budget %llu); peak RSS %llu; live at exit %llu\n",
-           (unsigned long long)peaks.peak_bytes, (unsigned long long)o.cfg.budget_bytes,
+           (unsigned long long)peaks.peak_bytes, (unsigned long long)n.budget_bytes,
            (unsigned long long)rss, (unsigned long long)end.live_bytes);
+    printf("permits: %s, %llu at the end; unaccounted peak (estimate): %llu bytes\n",
+           o.auto_permits ? "auto" : "fixed", (unsigned long long)n.permits_admitted,
+           (unsigned long long)n.unaccounted_peak_bytes);
     if (o.json)
         printf("{\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"release\":\"%s\","
                "\"bound\":%llu,\"resident_bound\":%llu,\"peak_in_flight\":%llu,"
                "\"peak_accounted_bytes\":%llu,\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,"
                "\"live_bytes_at_exit\":%llu,\"learned_partition_bytes\":%llu,"
                "\"over_reservation_bytes\":%llu,\"over_reservation_events\":%llu,"
-               "\"budget_returned_early_bytes\":%llu,\"elapsed_s\":%.6f,"
+               "\"budget_returned_early_bytes\":%llu,\"concurrency\":\"%s\","
+               "\"permits_final\":%llu,\"unaccounted_peak_bytes\":%llu,\"elapsed_s\":%.6f,"
                "\"throughput_per_s\":%.3f}\n",
                o.partitions, verified, errors, release, (unsigned long long)n.bound,
                (unsigned long long)n.resident_bound, (unsigned long long)n.peak_in_flight,
-               (unsigned long long)peaks.peak_bytes, (unsigned long long)o.cfg.budget_bytes,
+               (unsigned long long)peaks.peak_bytes, (unsigned long long)n.budget_bytes,
                (unsigned long long)rss, (unsigned long long)end.live_bytes,
                (unsigned long long)learned, (unsigned long long)n.over_reservation_bytes,
                (unsigned long long)n.over_reservation_events,
-               (unsigned long long)n.budget_returned_early, elapsed, per_s);
+               (unsigned long long)n.budget_returned_early, o.auto_permits ? "auto" : "fixed",
+               (unsigned long long)n.permits_admitted, (unsigned long long)n.unaccounted_peak_bytes,
+               elapsed, per_s);
     int ok = st == ZKPIPE_OK && closed == ZKPIPE_OK && errors == 0 && verified == o.partitions &&
              end.live_bytes == 0;
     return ok ? 0 : 1;

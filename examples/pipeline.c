@@ -45,6 +45,7 @@ typedef struct options {
     size_t ncurves;
     zkpipe_engine_config cfg;
     unsigned long budget_mib;
+    int auto_permits, permits_given; /* --auto, and whether --permits was given */
     const char *metrics_path;
     int json;
     cli_observe_options obs; /* --listen, --linger-ms, --trace, --plot, --progress */
@@ -76,7 +77,12 @@ static void usage(FILE *f)
                "  --log-constraints K  circuit of 2^K rows, 4..24 (default 12)\n"
                "  --curve C            bls12-381, bn254 or all (default all: jobs alternate)\n"
                "  --synth-workers N    synthesis threads (default 2)\n"
-               "  --permits N          partition permits (default 2)\n"
+               "  --permits N          partition permits (default 2; with --auto, where it "
+               "starts:\n"
+               "                       default --synth-workers)\n"
+               "  --auto               the engine adjusts the permits (1..--synth-workers) to\n"
+               "                       keep the provers fed; the budget defaults to half of\n"
+               "                       MemAvailable\n"
                "  --budget-mib N       byte budget over in-flight partitions; 0: none (default)\n"
                "  --capacity N         channel slots, the lookahead (default 2)\n"
                "  --prover-workers N   prover threads (default 1)\n"
@@ -84,7 +90,8 @@ static void usage(FILE *f)
                "  --backend B          auto, cpu or cuda (default auto)\n"
                "  --release R          delivery (default) or early (the pile-up experiment)\n"
                "  --report-ms N        a reporter line every N ms; 0: none (default 500)\n"
-               "  --metrics FILE       Prometheus text of the final counters\n"
+               "  --metrics FILE       Prometheus text of the final counters (a node: also\n"
+               "                       rewritten every second, with its queue series)\n"
                "  --json               last stdout line: one JSON object with the figures\n");
     cli_observe_usage(f);
     fprintf(f, "  --help               this text\n"
@@ -168,6 +175,7 @@ static int apply(options *o, int flag, const char *v)
         return n <= 256;
     case 'P':
         c->permits = n;
+        o->permits_given = 1;
         return 1;
     case 'C':
         c->capacity = n;
@@ -210,6 +218,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"progress", no_argument, NULL, 'Q'},
         {"metrics", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'J'},
+        {"auto", no_argument, NULL, 'A'},
         {"zkey", required_argument, NULL, 'z'},
         {"out", required_argument, NULL, 'o'},
         {"full-check", no_argument, NULL, 'F'},
@@ -241,6 +250,8 @@ static int parse_args(int argc, char **argv, options *o)
                 return 2;
         } else if (flag == 'J')
             o->json = 1;
+        else if (flag == 'A')
+            o->auto_permits = 1;
         else if (flag == 'Q')
             o->obs.progress = 1;
         else if (flag == 'F')
@@ -249,6 +260,11 @@ static int parse_args(int argc, char **argv, options *o)
             return 2;
     }
     o->cfg.budget_bytes = (uint64_t)o->budget_mib << 20;
+    if (o->auto_permits) {
+        o->cfg.concurrency = ZKPIPE_CONCURRENCY_AUTO;
+        if (!o->permits_given) /* start with every synthesis worker admitted */
+            o->cfg.permits = o->cfg.synth_workers;
+    }
     o->wtns = argv + optind;
     o->nwtns = (size_t)(argc - optind);
     /* A node takes its witnesses from the queue; queue flags need --queue. */
@@ -509,7 +525,10 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n, uin
     for (uint32_t s = 0; s < peaks->stage_count; s++)
         printf(" %s=%llu", peaks->stage_names[s], (unsigned long long)peaks->stage[s].peak_items);
     printf("\npeak accounted bytes: %llu (budget: %llu, 0 = none)\n",
-           (unsigned long long)peaks->peak_bytes, (unsigned long long)o->cfg.budget_bytes);
+           (unsigned long long)peaks->peak_bytes, (unsigned long long)n->budget_bytes);
+    printf("permits: %s, %llu at the end; unaccounted peak (estimate): %llu bytes\n",
+           o->auto_permits ? "auto" : "fixed", (unsigned long long)n->permits_admitted,
+           (unsigned long long)n->unaccounted_peak_bytes);
     printf("peak RSS: %llu bytes; live at exit: %llu items, %llu bytes\n", (unsigned long long)rss,
            (unsigned long long)end->live_items, (unsigned long long)end->live_bytes);
     if (o->json)
@@ -520,7 +539,8 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n, uin
                "\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,\"live_items_at_exit\":%llu,"
                "\"live_bytes_at_exit\":%llu,\"learned_partition_bytes\":%llu,"
                "\"over_reservation_bytes\":%llu,\"over_reservation_events\":%llu,"
-               "\"budget_returned_early_bytes\":%llu,\"elapsed_s\":%.6f,"
+               "\"budget_returned_early_bytes\":%llu,\"concurrency\":\"%s\","
+               "\"permits_final\":%llu,\"unaccounted_peak_bytes\":%llu,\"elapsed_s\":%.6f,"
                "\"throughput_per_s\":%.3f}\n",
                t->partitions, t->verified, t->errors,
                o->zkey_path != NULL ? (unsigned long)t->partitions : o->jobs,
@@ -528,11 +548,13 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n, uin
                o->zkey_path != NULL ? (size_t)1 : o->ncurves, release, backend,
                (unsigned long long)n->bound, (unsigned long long)n->resident_bound,
                (unsigned long long)n->peak_in_flight, (unsigned long long)peaks->peak_bytes,
-               (unsigned long long)o->cfg.budget_bytes, (unsigned long long)rss,
+               (unsigned long long)n->budget_bytes, (unsigned long long)rss,
                (unsigned long long)end->live_items, (unsigned long long)end->live_bytes,
                (unsigned long long)learned, (unsigned long long)n->over_reservation_bytes,
                (unsigned long long)n->over_reservation_events,
-               (unsigned long long)n->budget_returned_early, t->elapsed_s, per_s);
+               (unsigned long long)n->budget_returned_early, o->auto_permits ? "auto" : "fixed",
+               (unsigned long long)n->permits_admitted,
+               (unsigned long long)n->unaccounted_peak_bytes, t->elapsed_s, per_s);
 }
 
 int main(int argc, char **argv)
@@ -549,6 +571,7 @@ int main(int argc, char **argv)
     }
     if (check_outputs(&o) != 0)
         return 1;
+    o.queue.metrics_path = o.metrics_path;
     if (o.queue.url != NULL)
         return queue_node_run(&o.queue, &o.cfg, &o.obs, o.full_check, o.json);
     /* --zkey maps the zkey and each witness: one truncated meanwhile is an I/O error naming

@@ -18,6 +18,7 @@
 
 #include "cli_engine.h"
 #include "cli_files.h"
+#include "cli_mapped.h"
 #include "cli_zkey.h"
 #include "queue_redis.h"
 #include "zkpipe/zkpipe.h"
@@ -31,19 +32,28 @@ static const char prog[] = "zkpipe-pipeline";
 
 /* Every state change of a job is this one script: XACK the job, then append an entry to each
  * further key (always, or only when the job was still pending: a job that another node has
- * finished meanwhile is not requeued or dead-lettered twice). KEYS[1]: the jobs stream,
- * KEYS[2..]: the streams to append to. ARGV: group, entry, "always" or "pending", then per
- * further key a count of strings and its field-value strings. */
-static const char transition_lua[] = "local acked = redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])\n"
-                                     "if acked == 0 and ARGV[3] ~= 'always' then return 0 end\n"
-                                     "local at = 4\n"
-                                     "for i = 2, #KEYS do\n"
-                                     "  local n = tonumber(ARGV[at]); at = at + 1\n"
-                                     "  local f = {}\n"
-                                     "  for j = 1, n do f[j] = ARGV[at]; at = at + 1 end\n"
-                                     "  redis.call('XADD', KEYS[i], '*', unpack(f))\n"
-                                     "end\n"
-                                     "return acked\n";
+ * finished meanwhile is not requeued or dead-lettered twice). A transition whose reply was lost
+ * may run twice (sent again on a new connection, or run late by a server that was stopped):
+ * its guard key, one per transition, set on the first run, makes the second do nothing, so a
+ * delivery has one result. KEYS[1]: the jobs stream, KEYS[2]: the guard, KEYS[3..]: the
+ * streams to append to. ARGV: group, entry, "always" or "pending", the guard's lifetime in
+ * ms, then per further key a count of strings and its field-value strings. */
+static const char transition_lua[] =
+    "if not redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[4]) then return -1 end\n"
+    "local acked = redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])\n"
+    "if acked == 0 and ARGV[3] ~= 'always' then return 0 end\n"
+    "local at = 5\n"
+    "for i = 3, #KEYS do\n"
+    "  local n = tonumber(ARGV[at]); at = at + 1\n"
+    "  local f = {}\n"
+    "  for j = 1, n do f[j] = ARGV[at]; at = at + 1 end\n"
+    "  redis.call('XADD', KEYS[i], '*', unpack(f))\n"
+    "end\n"
+    "return acked\n";
+
+/* How long a transition's guard key lives: far longer than a lost reply's command can wait to
+ * run again (a retry comes within the backoff, a stopped server runs it when it resumes). */
+#define GUARD_TTL_MS "600000"
 
 /* Renews the hold on each listed entry that is still this consumer's (XCLAIM ... JUSTID, no
  * delivery counted): one that another node took over meanwhile stays that node's, so that two
@@ -87,7 +97,9 @@ typedef struct qjob {
     qkey *key;
     zkpipe_zkey_partition part;
     zkpipe_scalar *pub;
-    zkpipe_job *job; /* set by the done callback */
+    unsigned long long mark; /* cli_mapped_damage_mark() when taken */
+    struct stat wst;         /* the witness when taken (st_ino 0: could not be read) */
+    zkpipe_job *job;         /* set by the done callback */
     zkpipe_status status;
     char message[ZKPIPE_DETAIL_MAX + 256];
     double prove_s;
@@ -95,7 +107,7 @@ typedef struct qjob {
 
 /* Counters of the node, under its lock. */
 typedef struct qstats {
-    uint64_t taken, proved, failed, requeued, dead, reclaimed, left_pending;
+    uint64_t taken, proved, failed, requeued, dead, reclaimed, left_pending, handed_back;
     uint64_t held, peak_held;
 } qstats;
 
@@ -120,7 +132,10 @@ struct node {
     int signals_exit;
     qkey *keys; /* taker only, but for `users` */
     uint64_t max_estimate;
-    unsigned new_group; /* the group was created anew while running */
+    unsigned new_group;   /* the group was created anew while running */
+    int metrics_failing;  /* the last --metrics write failed (its line printed) */
+    uint64_t boot_ns;     /* the wall clock at start: with the consumer, names this process */
+    uint64_t transitions; /* sent so far, for their guards; under the lock */
 };
 
 static void wait_ms(node *n, pthread_cond_t *cv, uint64_t ms)
@@ -186,6 +201,15 @@ static void keys_trim(node *n)
     }
 }
 
+/* The line of a job whose input could not be read while it was mapped (cli_mapped.h). */
+static void damaged_line(char *buf, size_t cap, const char *path)
+{
+    snprintf(buf, cap,
+             "%s: I/O error: the file shrank or its storage failed while this node read it (an "
+             "input must stay unchanged while its jobs run)",
+             path);
+}
+
 /* The open key for `path` with one more user, opening it if needed; NULL with the status and
  * a line in `why`. Taker only. */
 static qkey *key_get(node *n, const char *path, zkpipe_status *st, char *why, size_t cap)
@@ -216,7 +240,12 @@ static qkey *key_get(node *n, const char *path, zkpipe_status *st, char *why, si
         return NULL;
     }
     char detail[ZKPIPE_DETAIL_MAX];
+    unsigned long long mark = cli_mapped_damage_mark();
     *st = cli_zkey_open(&k->key, path, n->full_check, n->cfg.prover_threads, detail, sizeof detail);
+    if (cli_mapped_damaged(mark, now.st_dev, now.st_ino)) {
+        damaged_line(detail, sizeof detail, path);
+        *st = ZKPIPE_EIO;
+    }
     if (*st == ZKPIPE_OK) {
         zkpipe_zkey_partition probe = {k->key.source, NULL, NULL, NULL};
         zkpipe_stage_call call;
@@ -229,7 +258,10 @@ static qkey *key_get(node *n, const char *path, zkpipe_status *st, char *why, si
             snprintf(detail, sizeof detail, "%s: cannot estimate its jobs' bytes", path);
     }
     if (*st != ZKPIPE_OK) {
-        snprintf(why, cap, "%s", detail);
+        if (strncmp(detail, path, strlen(path)) == 0)
+            snprintf(why, cap, "%s", detail);
+        else
+            snprintf(why, cap, "%s: %s", path, detail);
         cli_zkey_close(&k->key);
         free(k->path);
         free(k);
@@ -367,6 +399,8 @@ static uint64_t entry_deliveries(queue_link *l, node *n, const char *entry)
     return d;
 }
 
+static void hand_back(node *n, queue_link *l, qjob *j);
+
 /* Takes one stream entry [id, fields]: held from here until the finisher is done with it.
  * `delivered`: this entry's delivery count when known (a new entry: 1), else 0. */
 static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered, int reclaimed)
@@ -394,21 +428,31 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
     job_fields(j, e->element[1]);
     j->deliveries += delivered != 0 ? delivered : entry_deliveries(l, n, entry);
     j->kind = JOB_ENGINE;
-    pthread_mutex_lock(&n->lock);
-    j->hnext = n->held_head;
-    if (n->held_head != NULL)
-        n->held_head->hprev = j;
-    n->held_head = j;
-    n->s.taken++;
-    n->s.reclaimed += reclaimed != 0;
-    if (++n->s.held > n->s.peak_held)
-        n->s.peak_held = n->s.held;
-    pthread_mutex_unlock(&n->lock);
     if (j->id == NULL)
         j->id = strdup(entry);
+    pthread_mutex_lock(&n->lock);
+    int stopping = n->stop != 0; /* delivered by a read sent before the stop */
+    n->s.taken++;
+    n->s.reclaimed += reclaimed != 0;
+    if (!stopping) {
+        j->hnext = n->held_head;
+        if (n->held_head != NULL)
+            n->held_head->hprev = j;
+        n->held_head = j;
+        if (++n->s.held > n->s.peak_held)
+            n->s.peak_held = n->s.held;
+    }
+    pthread_mutex_unlock(&n->lock);
+    if (stopping) {
+        hand_back(n, l, j);
+        return;
+    }
 
     char why[ZKPIPE_DETAIL_MAX + 128];
     zkpipe_status st = ZKPIPE_OK;
+    j->mark = cli_mapped_damage_mark();
+    if (j->wtns == NULL || stat(j->wtns, &j->wst) != 0)
+        j->wst.st_ino = 0;
     if (j->deliveries > n->q->max_deliveries) {
         j->kind = JOB_DEAD;
         j->status = ZKPIPE_ETIMEDOUT;
@@ -461,18 +505,21 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
 
 /* ---- The finisher ---- */
 
-/* An argument vector of up to 48 strings. */
+/* An argument vector of up to ARGS_MAX strings: the longest, a dead letter's, has 49. */
+#define ARGS_MAX 64
+
 typedef struct args {
-    const char *v[48];
-    size_t len[48];
+    const char *v[ARGS_MAX];
+    size_t len[ARGS_MAX];
     int n;
     char num[8][24];
     int nums;
+    char guard[640]; /* stream, consumer and two numbers */
 } args;
 
 static void arg(args *a, const char *s)
 {
-    if (a->n < 48) {
+    if (a->n < ARGS_MAX) {
         a->v[a->n] = s != NULL ? s : "";
         a->len[a->n] = strlen(a->v[a->n]);
         a->n++;
@@ -522,17 +569,27 @@ static int send_transition(node *n, queue_link *l, const args *a, const qjob *j)
 }
 
 /* The script's head: EVAL, the keys, group, entry, mode. */
+/* The script's head: EVAL, the keys (the jobs stream, this transition's guard, then the rest
+ * of `keys`), group, entry, mode, the guard's lifetime. */
 static void script(args *a, node *n, int nkeys, const char *const *keys, const qjob *j,
                    const char *mode)
 {
+    pthread_mutex_lock(&n->lock);
+    uint64_t seq = ++n->transitions;
+    pthread_mutex_unlock(&n->lock);
+    snprintf(a->guard, sizeof a->guard, "%s:guard:%s:%llu:%llu", n->stream, n->consumer,
+             (unsigned long long)n->boot_ns, (unsigned long long)seq);
     arg(a, "EVAL");
     arg(a, transition_lua);
-    arg_u64(a, (uint64_t)nkeys);
-    for (int i = 0; i < nkeys; i++)
+    arg_u64(a, (uint64_t)nkeys + 1);
+    arg(a, keys[0]);
+    arg(a, a->guard);
+    for (int i = 1; i < nkeys; i++)
         arg(a, keys[i]);
     arg(a, n->group);
     arg(a, j->entry);
     arg(a, mode);
+    arg(a, GUARD_TTL_MS);
 }
 
 static void result_fields(args *a, node *n, const qjob *j, const char *status, const char *msg,
@@ -545,6 +602,44 @@ static void result_fields(args *a, node *n, const qjob *j, const char *status, c
     for (int i = 0; i < 15; i++)
         arg(a, f[i]);
     arg_u64(a, j->deliveries);
+}
+
+/* The fields of a job's fresh entry: the job's own, its last status and error (when there is
+ * one) and the deliveries it has had. */
+static void requeue_fields(args *a, const qjob *j, const char *status, const char *error,
+                           uint64_t deliveries)
+{
+    int with_error = status != NULL && error != NULL;
+    const char *f[14] = {"id",   j->id, "zkey", j->zkey,  "wtns", j->wtns, "out",
+                         j->out, "sub", j->sub, "status", status, "error", error};
+    arg_u64(a, with_error ? 16 : 12);
+    for (int i = 0; i < (with_error ? 14 : 10); i++)
+        arg(a, f[i]);
+    arg(a, "deliveries");
+    arg_u64(a, deliveries);
+}
+
+/* A job delivered after the stop (by a read sent before it) is not started: it is requeued at
+ * once as it came (a fresh entry, this delivery not counted), so that another node takes it
+ * now rather than after --claim-idle-ms. One try: when Redis does not take it, it stays
+ * pending under this node's name, taken over once idle. Taker only. */
+static void hand_back(node *n, queue_link *l, qjob *j)
+{
+    args a = {.n = 0};
+    const char *keys[2] = {n->stream, n->stream};
+    script(&a, n, 2, keys, j, "pending");
+    requeue_fields(&a, j, j->last_status, j->last_error, j->deliveries - 1);
+    redisReply *r = queue_link_cmd(l, a.n, a.v, a.len);
+    int ok = r != NULL && r->type != REDIS_REPLY_ERROR;
+    if (r != NULL)
+        freeReplyObject(r);
+    pthread_mutex_lock(&n->lock);
+    if (ok)
+        n->s.handed_back++;
+    else
+        n->s.left_pending++;
+    pthread_mutex_unlock(&n->lock);
+    job_free(j);
 }
 
 /* What becomes of an ended job: its outputs, then its result and ACK, its requeue, or its
@@ -560,8 +655,21 @@ static void finish(node *n, queue_link *l, qjob *j)
                  r.detail[0] != '\0' || r.status == ZKPIPE_OK ? r.detail
                                                               : zkpipe_status_str(r.status));
         /* A proved partition's proof has been checked against the zkey's verifying key by the
-         * stage's prove (ZKPIPE_EUNSATISFIED when it fails). */
+         * stage's prove (ZKPIPE_EUNSATISFIED when it fails). An input damaged under its mapping
+         * meanwhile makes whatever came of it an I/O error (retried: the file may be whole
+         * again), and the key is opened anew for the next jobs. */
         const cli_zkey *k = &j->key->key;
+        int key_damaged = cli_mapped_damaged(j->mark, j->key->st.st_dev, j->key->st.st_ino);
+        if (key_damaged ||
+            (j->wst.st_ino != 0 && cli_mapped_damaged(j->mark, j->wst.st_dev, j->wst.st_ino))) {
+            j->status = ZKPIPE_EIO;
+            damaged_line(j->message, sizeof j->message, key_damaged ? j->zkey : j->wtns);
+            if (key_damaged) {
+                pthread_mutex_lock(&n->lock);
+                j->key->stale = 1;
+                pthread_mutex_unlock(&n->lock);
+            }
+        }
         char proof_path[4096], public_path[4096];
         if (j->status == ZKPIPE_OK &&
             (!cli_output_path(proof_path, sizeof proof_path, j->out, j->id, "proof.json") ||
@@ -597,13 +705,7 @@ static void finish(node *n, queue_link *l, qjob *j)
     } else if (requeue) {
         const char *keys[2] = {n->stream, n->stream};
         script(&a, n, 2, keys, j, "pending");
-        const char *f[15] = {"id",     j->id,  "zkey",  j->zkey,    "wtns",
-                             j->wtns,  "out",  j->out,  "sub",      j->sub,
-                             "status", status, "error", j->message, "deliveries"};
-        arg(&a, "16");
-        for (int i = 0; i < 15; i++)
-            arg(&a, f[i]);
-        arg_u64(&a, j->deliveries);
+        requeue_fields(&a, j, status, j->message, j->deliveries);
     } else {
         const char *keys[2] = {n->stream, n->results};
         script(&a, n, 2, keys, j, "always");
@@ -642,15 +744,36 @@ static void finish(node *n, queue_link *l, qjob *j)
     job_free(j);
 }
 
+static int write_metrics(node *n);
+
+/* --metrics FILE is rewritten this often while the node runs. */
+#define METRICS_EVERY_MS 1000
+
 static void *finisher(void *arg_)
 {
     node *n = arg_;
     queue_link l;
     queue_link_init(&l, &n->q->addr, prog, 5000, "the jobs held keep proving");
+    uint64_t next_metrics = 0;
     pthread_mutex_lock(&n->lock);
     for (;;) {
-        while (n->done_head == NULL && !n->finisher_exit && n->stop != 2)
-            pthread_cond_wait(&n->wake_finisher, &n->lock);
+        while (n->done_head == NULL && !n->finisher_exit && n->stop != 2) {
+            if (n->q->metrics_path == NULL) {
+                pthread_cond_wait(&n->wake_finisher, &n->lock);
+                continue;
+            }
+            uint64_t now = queue_now_ns();
+            if (now >= next_metrics)
+                break;
+            wait_ms(n, &n->wake_finisher, (next_metrics - now) / 1000000u + 1);
+        }
+        if (n->q->metrics_path != NULL && queue_now_ns() >= next_metrics && n->stop != 2) {
+            pthread_mutex_unlock(&n->lock);
+            write_metrics(n);
+            next_metrics = queue_now_ns() + (uint64_t)METRICS_EVERY_MS * 1000000u;
+            pthread_mutex_lock(&n->lock);
+            continue;
+        }
         qjob *j = n->done_head;
         if (n->stop == 2 || j == NULL)
             break;
@@ -912,8 +1035,10 @@ static void *signal_thread(void *arg_)
         n->stop = n->stop == 0 ? 1 : 2;
         if (n->stop == 1)
             fprintf(stderr,
-                    "%s: %s: taking no more jobs, finishing the %llu held (again: stop now)\n",
-                    prog, sig == SIGTERM ? "SIGTERM" : "SIGINT", (unsigned long long)n->s.held);
+                    "%s: %s: taking no more jobs, finishing the %llu held of %llu taken (again: "
+                    "stop now)\n",
+                    prog, sig == SIGTERM ? "SIGTERM" : "SIGINT", (unsigned long long)n->s.held,
+                    (unsigned long long)n->s.taken);
         else
             fprintf(stderr,
                     "%s: stopping now: the jobs not acknowledged stay pending for other "
@@ -933,15 +1058,18 @@ static qstats stats_now(node *n)
     return s;
 }
 
-/* /status's "queue" and the node's Prometheus series. */
-static zkpipe_status queue_provide(zkpipe_http_out *out, zkpipe_http_format format, void *ctx)
+/* The node's series, for /status's "queue", /metrics and --metrics. */
+typedef struct qseries {
+    const char *name, *type, *help;
+    uint64_t v;
+} qseries;
+
+#define QSERIES 10
+
+static void queue_series(node *n, qseries m[QSERIES])
 {
-    node *n = ctx;
     qstats s = stats_now(n);
-    const struct {
-        const char *name, *type, *help;
-        uint64_t v;
-    } m[] = {
+    const qseries all[QSERIES] = {
         {"queue_jobs_held", "gauge", "Jobs taken from the queue and not yet acknowledged.", s.held},
         {"queue_jobs_peak_held", "gauge", "Most jobs held at once.", s.peak_held},
         {"queue_jobs_held_bound", "gauge",
@@ -952,20 +1080,63 @@ static zkpipe_status queue_provide(zkpipe_http_out *out, zkpipe_http_format form
         {"queue_jobs_failed_total", "counter", "Jobs ended with their error.", s.failed},
         {"queue_jobs_requeued_total", "counter", "Jobs requeued after an error.", s.requeued},
         {"queue_jobs_dead_total", "counter", "Jobs moved to the dead-letter stream.", s.dead},
+        {"queue_jobs_handed_back_total", "counter",
+         "Jobs delivered after a stop and requeued untouched.", s.handed_back},
     };
-    size_t count = sizeof m / sizeof m[0];
+    memcpy(m, all, sizeof all);
+}
+
+static zkpipe_status queue_provide(zkpipe_http_out *out, zkpipe_http_format format, void *ctx)
+{
+    node *n = ctx;
+    qseries m[QSERIES];
+    queue_series(n, m);
     if (format == ZKPIPE_HTTP_JSON) {
         zkpipe_http_out_printf(out, "{\"node\":\"%s\"", n->consumer);
-        for (size_t i = 0; i < count; i++)
+        for (size_t i = 0; i < QSERIES; i++)
             zkpipe_http_out_printf(out, ",\"%s\":%llu", m[i].name + 6, (unsigned long long)m[i].v);
         zkpipe_http_out_write(out, "}", 1);
         return ZKPIPE_OK;
     }
-    for (size_t i = 0; i < count; i++) {
+    for (size_t i = 0; i < QSERIES; i++) {
         zkpipe_http_out_family(out, m[i].name, m[i].type, m[i].help);
         zkpipe_http_out_sample(out, m[i].name, NULL, (double)m[i].v);
     }
     return ZKPIPE_OK;
+}
+
+/* --metrics FILE: the registry's counters (as zkpipe-pipeline --metrics writes them) and the
+ * node's series, written whole (staged, then renamed). Only one thread at a time writes a set
+ * of files (cli_outputs_write): the finisher while it runs, the node's own thread after it.
+ * Returns 0, or -1 (one line on stderr, once until a write succeeds again). */
+static int write_metrics(node *n)
+{
+    static const char prefix[] = "zkpipe_";
+    zkpipe_snapshot snap;
+    zkpipe_acct_snapshot(zkpipe_acct_default(), &snap);
+    size_t len = 0;
+    char *acct = cli_observe_metrics(&snap, &len);
+    qseries m[QSERIES];
+    queue_series(n, m);
+    size_t cap = len + QSERIES * 400, used = len;
+    char *text = acct != NULL ? realloc(acct, cap) : NULL;
+    for (size_t i = 0; text != NULL && i < QSERIES; i++)
+        used +=
+            (size_t)snprintf(text + used, cap - used, "# HELP %s%s %s\n# TYPE %s%s %s\n%s%s %llu\n",
+                             prefix, m[i].name, m[i].help, prefix, m[i].name, m[i].type, prefix,
+                             m[i].name, (unsigned long long)m[i].v);
+    cli_output out = {n->q->metrics_path, text, used};
+    cli_error e = {0, ENOMEM, "cannot render"};
+    int rc = text != NULL && cli_outputs_write(&out, 1, &e) == 0 ? 0 : -1;
+    if (text == NULL)
+        free(acct);
+    free(text);
+    if (rc != 0 && !n->metrics_failing) {
+        char why[CLI_ERROR_TEXT_MAX];
+        fprintf(stderr, "%s: --metrics %s\n", prog, cli_error_text(why, sizeof why, &out, &e));
+    }
+    n->metrics_failing = rc != 0;
+    return rc;
 }
 
 static int queue_progress(char *buf, size_t cap, void *ctx)
@@ -1019,6 +1190,11 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     sigaddset(&set, SIGTERM);
     sigaddset(&set, SIGINT);
     pthread_sigmask(SIG_BLOCK, &set, NULL);
+    /* A job's input truncated under the node makes that job an I/O error, not the node's end. */
+    if (cli_mapped_recover() != 0) {
+        fprintf(stderr, "%s: cannot take SIGBUS: %s\n", prog, strerror(errno));
+        return 1;
+    }
 
     node n;
     memset(&n, 0, sizeof n);
@@ -1027,6 +1203,9 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     n.group = q->group;
     n.full_check = full_check;
     n.cfg = *cfg;
+    struct timespec boot;
+    clock_gettime(CLOCK_REALTIME, &boot);
+    n.boot_ns = (uint64_t)boot.tv_sec * 1000000000u + (uint64_t)boot.tv_nsec;
     if (q->consumer != NULL) {
         snprintf(n.consumer, sizeof n.consumer, "%s", q->consumer);
     } else {
@@ -1117,9 +1296,12 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     }
     zkpipe_engine_destroy(n.engine); /* jobs still in it end now, into the done list */
     n.s.left_pending += drop_unfinished(&n);
-    int clean = st == ZKPIPE_OK && n.s.left_pending == 0;
+    int metrics_ok = st != ZKPIPE_OK || q->metrics_path == NULL || write_metrics(&n) == 0;
+    int clean = st == ZKPIPE_OK && n.s.left_pending == 0 && metrics_ok;
     if (clean)
         leave_group(&n, &l);
+    /* Told to stop now, it leaves what it held pending on purpose: nothing is lost by that. */
+    int ok_exit = clean || (st == ZKPIPE_OK && stop == 2 && metrics_ok);
     queue_link_close(&l);
     if (observing)
         cli_observe_finish(&obs, prog, "zkpipe-pipeline --queue", n.bound, NULL, 0);
@@ -1136,11 +1318,11 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     qstats s = n.s;
     if (st == ZKPIPE_OK) {
         printf("queue node %s: taken %llu (%llu taken over), proved %llu, failed %llu, requeued "
-               "%llu, dead-lettered %llu, left pending %llu, in %.3f s\n",
+               "%llu, dead-lettered %llu, handed back %llu, left pending %llu, in %.3f s\n",
                n.consumer, (unsigned long long)s.taken, (unsigned long long)s.reclaimed,
                (unsigned long long)s.proved, (unsigned long long)s.failed,
                (unsigned long long)s.requeued, (unsigned long long)s.dead,
-               (unsigned long long)s.left_pending, elapsed);
+               (unsigned long long)s.handed_back, (unsigned long long)s.left_pending, elapsed);
         printf("held: at most %llu at once, bound %llu; at exit %llu held, %llu in flight, %llu "
                "proving, %llu bytes live\n",
                (unsigned long long)s.peak_held, (unsigned long long)n.bound,
@@ -1149,7 +1331,8 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     }
     if (json && st == ZKPIPE_OK)
         printf("{\"node\":\"%s\",\"taken\":%llu,\"reclaimed\":%llu,\"proved\":%llu,"
-               "\"failed\":%llu,\"requeued\":%llu,\"dead\":%llu,\"left_pending\":%llu,"
+               "\"failed\":%llu,\"requeued\":%llu,\"dead\":%llu,\"handed_back\":%llu,"
+               "\"left_pending\":%llu,"
                "\"peak_held\":%llu,\"held_bound\":%llu,\"held_at_exit\":%llu,"
                "\"in_flight_at_exit\":%llu,"
                "\"proving_at_exit\":%llu,\"live_bytes_at_exit\":%llu,\"redis_connects\":%llu,"
@@ -1157,10 +1340,11 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
                n.consumer, (unsigned long long)s.taken, (unsigned long long)s.reclaimed,
                (unsigned long long)s.proved, (unsigned long long)s.failed,
                (unsigned long long)s.requeued, (unsigned long long)s.dead,
-               (unsigned long long)s.left_pending, (unsigned long long)s.peak_held,
-               (unsigned long long)n.bound, (unsigned long long)s.held,
-               (unsigned long long)end.in_flight, (unsigned long long)end.proving,
-               (unsigned long long)snap.live_bytes, (unsigned long long)l.connects, elapsed);
+               (unsigned long long)s.handed_back, (unsigned long long)s.left_pending,
+               (unsigned long long)s.peak_held, (unsigned long long)n.bound,
+               (unsigned long long)s.held, (unsigned long long)end.in_flight,
+               (unsigned long long)end.proving, (unsigned long long)snap.live_bytes,
+               (unsigned long long)l.connects, elapsed);
     fflush(stdout);
     if (have_sig) {
         pthread_mutex_lock(&n.lock);
@@ -1172,5 +1356,5 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     pthread_cond_destroy(&n.wake_finisher);
     pthread_cond_destroy(&n.wake_taker);
     pthread_mutex_destroy(&n.lock);
-    return clean ? 0 : 1;
+    return ok_exit ? 0 : 1;
 }

@@ -33,11 +33,28 @@
  * result with that error. A job delivered --max-deliveries times without an outcome goes to
  * STREAM:dead with its last error (and a result entry saying so), never silently dropped.
  *
+ * Every transition is guarded by a key of its own (STREAM:guard:..., kept 10 minutes), so that
+ * one whose reply was lost and that runs twice (sent again on a new connection, or run late by a
+ * server that was stopped) writes its result once: one result entry per delivery.
+ *
  * Redis lost: the node keeps proving what it holds, retries with backoff, and says so in one line
  * (and one when Redis is back). A group gone with a server restarted without persistence is
  * created again. SIGTERM or SIGINT: take no more jobs, finish those held (giving up on the
  * ACKs after --claim-idle-ms without Redis: those jobs stay pending for other nodes), exit; a
- * second one: exit now, leaving every job not yet acknowledged pending for other nodes. */
+ * job delivered after the signal (by a read sent before it) is handed back at once, requeued
+ * untouched without counting that delivery. A second one: exit now, leaving every job not yet
+ * acknowledged pending for other nodes, which take them over after --claim-idle-ms.
+ *
+ * Inputs changed under the node: a zkey or witness truncated (or whose storage fails) while
+ * mapped raises SIGBUS in the thread reading it; the node takes it (cli_mapped_recover), the
+ * thread reads zeros from there on, and the job ends with an I/O error naming the file
+ * (requeued: the next delivery opens the file as it is then); the zkey is opened anew for later
+ * jobs. The node lives on.
+ *
+ * --metrics FILE: the registry's counters and the node's queue series (zkpipe_queue_jobs_held,
+ * _peak_held, _held_bound, _taken_total, ...; the same as /metrics serves beside the engine's
+ * provider), rewritten whole every second while it runs (for Prometheus's node_exporter textfile
+ * collector) and once at exit. */
 #ifndef ZKPIPE_EXAMPLES_QUEUE_NODE_H
 #define ZKPIPE_EXAMPLES_QUEUE_NODE_H
 
@@ -48,9 +65,11 @@
 /*! queue_node_run() : runs the node until it is stopped or, with --exit-when-idle-ms, idle; the
  * engine is made from `cfg` (the engine flags), observed as `obs` asks (--listen, --trace, ...).
  * Prints a summary (and, with json, one JSON object as the last stdout line).
- * @return the exit status: 0 when every job it took was finished and acknowledged, 1 when some
- * were left pending or it could not start. Call it before any other thread is started: it
- * blocks SIGTERM and SIGINT in every thread and takes them on its own. */
+ * @return the exit status: 0 when every job it took was finished and acknowledged or handed
+ * back, or it was told to stop now (what it held then is left pending on purpose); 1 when jobs
+ * were left pending otherwise (Redis away at the stop, updates refused), the last --metrics
+ * write failed, or it could not start. Call it before any other thread is started: it blocks
+ * SIGTERM and SIGINT in every thread and takes them on its own, and takes SIGBUS. */
 int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
                    const cli_observe_options *obs, int full_check, int json);
 

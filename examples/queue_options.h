@@ -26,6 +26,7 @@ typedef struct queue_options {
     unsigned long claim_idle_ms;     /* --claim-idle-ms (default 30000) */
     unsigned long exit_when_idle_ms; /* --exit-when-idle-ms (default 0: never) */
     unsigned long max_deliveries;    /* --max-deliveries (default 3) */
+    const char *metrics_path;        /* the program's --metrics FILE, or NULL */
     int any;                         /* a queue flag was given */
 } queue_options;
 

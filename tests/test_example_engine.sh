@@ -56,6 +56,18 @@ json=$(run --curve bn254 --log-constraints 12 --budget-mib 2 --synth-workers 2)
 check "$json"
 [ "$(field peak_accounted_bytes "$json")" -le 2097152 ] || fail "budget exceeded: $json"
 
+# Auto concurrency with real proofs: the permits the engine ended on, within 1..3; the waist
+# within synth_workers + capacity; the budget (two partitions) respected.
+json=$(run --curve bn254 --log-constraints 12 --budget-mib 3 --synth-workers 3 --capacity 1 \
+    --auto)
+check "$json"
+case $json in *'"concurrency":"auto"'*) ;; *) fail "concurrency is not auto: $json" ;; esac
+p=$(field permits_final "$json")
+[ "$p" -ge 1 ] && [ "$p" -le 3 ] || fail "auto: permits_final $p outside 1..3"
+[ "$(field peak_in_flight "$json")" -le 4 ] || fail "auto: the waist exceeded its bound"
+[ "$(field peak_accounted_bytes "$json")" -le 3145728 ] || fail "auto: budget exceeded: $json"
+field unaccounted_peak_bytes "$json" >/dev/null
+
 # Release early: still every proof (the bound itself is test_engine's to break reliably).
 json=$(run --curve bls12-381 --release early --synth-workers 4 --permits 1 --capacity 1)
 check "$json"

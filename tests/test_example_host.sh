@@ -2,7 +2,7 @@
 # Runs zkpipe-host-pipeline ($1), a host's own stage operations through the engine, and checks
 # its JSON line: every result checked, nothing live at exit; with delivery the waist within
 # permits + capacity, with early release and slow proving beyond it; a byte budget respected;
-# the flag errors.
+# auto concurrency within its bounds; the flag errors.
 set -eu
 bin=$1
 tmp=${TMPDIR:-/tmp}/zkpipe-host-test.$$
@@ -59,8 +59,26 @@ check "$json" 8
 [ "$(field peak_accounted_bytes "$json")" -le $((7 * 1048576)) ] || fail "budget exceeded: $json"
 [ "$(field peak_accounted_bytes "$json")" -ge "$one" ] || fail "less than one partition: $json"
 
+# Auto concurrency: the engine chooses the permits within the synthesis workers, the waist
+# stays within synth_workers + capacity, the budget holds; without a budget it takes one.
+json=$(run --partitions 12 --abc-mib 2 --aux-mib 1 --synth-ms 1 --prove-ms 20 \
+    --synth-workers 4 --capacity 1 --budget-mib 16 --auto)
+echo "$json"
+check "$json" 12
+printf '%s\n' "$json" | grep -q '"concurrency":"auto"' || fail "not auto: $json"
+[ "$(field bound "$json")" -eq 5 ] || fail "auto: bound is not synth_workers + capacity = 5"
+[ "$(field peak_in_flight "$json")" -le 5 ] || fail "auto: the waist exceeded its bound"
+p=$(field permits_final "$json")
+[ "$p" -ge 1 ] && [ "$p" -le 4 ] || fail "auto: permits_final $p outside 1..4"
+[ "$(field peak_accounted_bytes "$json")" -le $((16 * 1048576)) ] || fail "budget exceeded: $json"
+field unaccounted_peak_bytes "$json" >/dev/null
+json=$(run --partitions 2 --abc-mib 1 --aux-mib 1 --synth-ms 1 --prove-ms 1 --auto)
+check "$json" 2
+[ "$(field budget_bytes "$json")" -gt 0 ] || fail "auto without a budget took none: $json"
+
 "$bin" --help | grep -q '^usage:' || fail "--help prints no usage"
-for bad in --bogus "--partitions 0" "--release sometimes" "--permits x" "--abc-mib -1" extra; do
+for bad in --bogus "--partitions 0" "--release sometimes" "--permits x" "--abc-mib -1" extra \
+    "--auto=1"; do
     # shellcheck disable=SC2086 # split on purpose: some cases are a flag and its value
     if "$bin" $bad >/dev/null 2>"$tmp/usage"; then
         fail "'$bad' was accepted"

@@ -18,64 +18,9 @@
 set -eu
 [ $# -eq 4 ] || { echo "usage: test_fleet.sh PIPELINE SUBMIT VERIFY PROBE" >&2; exit 2; }
 pipe=$1 submit=$2 verify=$3 probe=$4
-if [ "$pipe" = - ] || [ "$submit" = - ]; then
-    echo "SKIP: built without hiredis (libhiredis-dev): no zkpipe-pipeline --queue"
-    exit 77
-fi
-if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/null 2>&1; then
-    echo "SKIP: redis-server is not installed (apt-get install redis-server)"
-    exit 77
-fi
+. "$(dirname "$0")/fleet_common.sh"
 fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
-tmp=$(mktemp -d)
-redis_pid= pids=
-cleanup() {
-    for p in $pids $redis_pid; do kill -9 "$p" 2>/dev/null || true; done
-    rm -rf "$tmp"
-}
-trap cleanup EXIT
-fail() {
-    echo "FAIL: $*" >&2
-    for f in "$tmp"/*.err "$tmp"/*.log; do [ -s "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
-    exit 1
-}
-now_ms() { date +%s%3N; }
-field() { # the number after "NAME": in a JSON line
-    v=$(printf '%s\n' "$2" | sed -n "s/.*\"$1\":\([0-9][0-9.]*\).*/\1/p")
-    [ -n "$v" ] || fail "no numeric \"$1\" in: $2"
-    echo "$v"
-}
-
-port=$("$probe" freeport)
 url=redis://127.0.0.1:$port/jobs
-rcli() { redis-cli -h 127.0.0.1 -p "$port" --raw "$@"; }
-redis_start() { # no persistence: a restart loses everything, as the test wants
-    redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$tmp" \
-        --logfile "$tmp/redis.log" &
-    redis_pid=$!
-    n=50
-    until rcli PING 2>/dev/null | grep -q PONG; do
-        n=$((n - 1))
-        [ "$n" -gt 0 ] || fail "redis-server does not start: $(tail -n 5 "$tmp/redis.log")"
-        sleep 0.1
-    done
-}
-redis_stop() {
-    rcli SHUTDOWN NOSAVE >/dev/null 2>&1 || true
-    wait "$redis_pid" 2>/dev/null || true
-    redis_pid=
-}
-pending_of() { # entries of stream $2 (default jobs) pending for consumer $1
-    echo $(($(rcli XPENDING "${2:-jobs}" zkpipe - + 10000 "$1" | wc -l) / 4))
-}
-wait_line() { # until file $1 has $4 (default 1) lines matching $2, for at most $3 tenths of a s
-    n=$3
-    until [ "$(grep -c "$2" "$1" 2>/dev/null)" -ge "${4:-1}" ]; do
-        n=$((n - 1))
-        [ "$n" -gt 0 ] || fail "no line '$2' in $1"
-        sleep 0.1
-    done
-}
 node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json"
 
 # ---- 1. Three nodes, one killed while it holds jobs ----
@@ -101,10 +46,8 @@ done
 cp "$fixtures/bn128/factors/witness.wtns" "$tmp/in/othercurve.wtns"
 jobs=$((jobs + 2))
 
-"$pipe" --queue "$url" --consumer victim $node_args >"$tmp/victim.out" 2>"$tmp/victim.err" &
-victim=$!
-pids="$pids $victim"
-wait_line "$tmp/victim.out" "queue node victim" 100
+node_start "$url" victim
+victim=$node
 # Stopped while it waits in XREADGROUP: Redis hands it the first jobs, which it then holds.
 sleep 0.3
 kill -STOP "$victim"
@@ -122,21 +65,8 @@ for curve in bn128 bls12381; do
         pids="$pids $!"
     done
 done
-n=100
-until [ "$(rcli XLEN jobs)" -ge "$jobs" ]; do
-    n=$((n - 1))
-    [ "$n" -gt 0 ] || fail "only $(rcli XLEN jobs) of $jobs jobs submitted"
-    sleep 0.1
-done
-# Should the victim have held nothing when stopped, it runs alone until it holds some.
-tries=0
-while [ "$(pending_of victim)" -eq 0 ]; do
-    tries=$((tries + 1))
-    [ "$tries" -le 50 ] || fail "the victim never held a job"
-    kill -CONT "$victim"
-    sleep 0.02
-    kill -STOP "$victim"
-done
+wait_until 100 jobs_in jobs "$jobs" || fail "only $(rcli XLEN jobs) of $jobs jobs submitted"
+hold_stopped "$victim" victim jobs
 held=$(pending_of victim)
 kill -9 "$victim"
 wait "$victim" 2>/dev/null || true
@@ -144,17 +74,11 @@ t_kill=$(now_ms)
 echo "the victim was killed holding $held jobs"
 
 for name in node-a node-b; do
-    "$pipe" --queue "$url" --consumer $name --exit-when-idle-ms 2000 $node_args \
-        >"$tmp/$name.out" 2>"$tmp/$name.err" &
-    eval "pid_$(echo $name | tr - _)=$!"
-    pids="$pids $!"
+    node_start "$url" $name --exit-when-idle-ms 2000
+    eval "pid_$(echo $name | tr - _)=$node"
 done
-n=300
-until [ "$(pending_of victim)" -eq 0 ]; do
-    n=$((n - 1))
-    [ "$n" -gt 0 ] || fail "the victim's jobs were not taken over"
-    sleep 0.1
-done
+none_pending() { [ "$(pending_of "$1")" -eq 0 ]; }
+wait_until 300 none_pending victim || fail "the victim's jobs were not taken over"
 echo "the victim's $held jobs taken over and finished $(($(now_ms) - t_kill)) ms after the kill" \
     "(--claim-idle-ms 1500)"
 
@@ -221,9 +145,8 @@ results=$(rcli XLEN jobs:results)
 
 # ---- 2. A node started before Redis is up; Redis restarted under it ----
 redis_stop
-"$pipe" --queue "$url" --consumer early $node_args >"$tmp/early.out" 2>"$tmp/early.err" &
-early=$!
-pids="$pids $early"
+node_start "$url" early
+early=$node
 wait_line "$tmp/early.err" "is unreachable" 100
 redis_start
 d=$fixtures/bn128/multiplier
@@ -259,10 +182,8 @@ json=$(tail -n 1 "$tmp/early.out")
 # The stalled node holds jobs; another takes them over and proves them; the stalled one wakes
 # up and proves them too: the same files, replaced whole, and one result per delivery.
 slow_url=redis://127.0.0.1:$port/slow
-"$pipe" --queue "$slow_url" --consumer slow $node_args >"$tmp/slow.out" 2>"$tmp/slow.err" &
-slow=$!
-pids="$pids $slow"
-wait_line "$tmp/slow.out" "queue node slow" 100
+node_start "$slow_url" slow
+slow=$node
 sleep 0.3
 kill -STOP "$slow"
 mkdir -p "$tmp/round3"
@@ -270,40 +191,22 @@ for i in 1 2 3 4 5 6; do cp "$d/witness.wtns" "$tmp/round3/s$i.wtns"; done
 "$submit" "$slow_url" --zkey "$d/circuit.zkey" --out "$tmp/round3" --timeout-s 60 --json \
     "$tmp/round3"/s*.wtns >"$tmp/round3.out" 2>"$tmp/round3.log" &
 sub3=$!
-n=100
-until [ "$(rcli XLEN slow)" -ge 6 ]; do
-    n=$((n - 1))
-    [ "$n" -gt 0 ] || fail "round 3: jobs not submitted"
-    sleep 0.1
-done
-tries=0
-while [ "$(pending_of slow slow)" -eq 0 ]; do
-    tries=$((tries + 1))
-    [ "$tries" -le 50 ] || fail "the stalled node never held a job"
-    kill -CONT "$slow"
-    sleep 0.02
-    kill -STOP "$slow"
-done
+wait_until 100 jobs_in slow 6 || fail "round 3: jobs not submitted"
+hold_stopped "$slow" slow slow
 # A job the node took and finished inside a short SIGCONT window is done once, not stalled.
 sleep 0.2 # a read the node sent just before SIGSTOP is answered by now
 stalled=$(pending_of slow slow)
 done_early=$(rcli XLEN slow:results)
-"$pipe" --queue "$slow_url" --consumer fast --exit-when-idle-ms 1000 $node_args \
-    >"$tmp/fast.out" 2>"$tmp/fast.err" &
-fast=$!
-pids="$pids $fast"
+node_start "$slow_url" fast --exit-when-idle-ms 1000
+fast=$node
 status=0
 wait "$sub3" || status=$?
 json=$(tail -n 1 "$tmp/round3.out")
 [ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq 6 ] ||
     fail "round 3: exit $status: $json: $(cat "$tmp/round3.log")"
 kill -CONT "$slow"
-n=100
-until [ "$(rcli XLEN slow:results)" -ge $((6 + stalled)) ]; do
-    n=$((n - 1))
-    [ "$n" -gt 0 ] || fail "the stalled node did not finish its $stalled jobs: $(cat "$tmp/slow.err")"
-    sleep 0.1
-done
+wait_until 100 jobs_in slow:results $((6 + stalled)) ||
+    fail "the stalled node did not finish its $stalled jobs: $(cat "$tmp/slow.err")"
 kill -TERM "$slow"
 status=0
 wait "$slow" || status=$?

@@ -345,6 +345,67 @@ static void partial_release_serves_waiters_in_order(void **state)
     zkpipe_sem_destroy(s);
 }
 
+/* A limit below the capacity: acquires beyond it wait (FIFO), lowering it below what is held
+ * revokes nothing, raising it serves the waiters at once. */
+static void limit_holds_back_and_raising_it_serves_waiters(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 4, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_limit(s), 4);
+    assert_int_equal(zkpipe_sem_set_limit(NULL, 1), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_sem_set_limit(s, 0), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_sem_set_limit(s, 5), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_sem_limit(NULL), 0);
+    assert_int_equal(zkpipe_sem_limit(s), 4);
+
+    zkpipe_permit p[4];
+    assert_int_equal(zkpipe_sem_acquire(s, &p[0], 1), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_acquire(s, &p[1], 1), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_acquire(s, &p[2], 1), ZKPIPE_OK);
+    /* Three held; a limit of 1 revokes none of them and lends nothing more. */
+    assert_int_equal(zkpipe_sem_set_limit(s, 1), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_limit(s), 1);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+    assert_int_equal(zkpipe_sem_try_acquire(s, &p[3], 1), ZKPIPE_EAGAIN);
+    assert_int_equal(zkpipe_permit_release(&p[0]), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&p[1]), ZKPIPE_OK);
+    /* One held, the limit reached: still nothing to lend, though 3 units are free. */
+    assert_int_equal(zkpipe_sem_available(s), 0);
+    acquirer a, b;
+    start_acquirer(&a, s, 1, 0);
+    await_waiters(s, 1);
+    start_acquirer(&b, s, 1, 0);
+    await_waiters(s, 2);
+    /* Raised to 2: the head is served at once, the next stays queued. */
+    assert_int_equal(zkpipe_sem_set_limit(s, 2), ZKPIPE_OK);
+    pthread_join(a.thread, NULL);
+    assert_int_equal(a.status, ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_waiters(s), 1);
+    /* A release within the limit serves the next. */
+    assert_int_equal(zkpipe_permit_release(&p[2]), ZKPIPE_OK);
+    pthread_join(b.thread, NULL);
+    assert_int_equal(b.status, ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+    /* Back to the capacity: everything not held is lendable. */
+    assert_int_equal(zkpipe_sem_set_limit(s, 4), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 2);
+    /* A request above the limit waits for the limit, not only for free units. */
+    assert_int_equal(zkpipe_permit_release(&a.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&b.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_set_limit(s, 2), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_try_acquire(s, &p[3], 3), ZKPIPE_EAGAIN);
+    acquirer big;
+    start_acquirer(&big, s, 3, 0);
+    await_waiters(s, 1);
+    assert_int_equal(zkpipe_sem_set_limit(s, 3), ZKPIPE_OK);
+    pthread_join(big.thread, NULL);
+    assert_int_equal(big.status, ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&big.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 3);
+    zkpipe_sem_destroy(s);
+}
+
 /* Too many units, an empty permit, a stale copy from before a partial release: refused with
  * nothing changed. */
 static void partial_release_refuses_what_is_not_held(void **state)
@@ -522,6 +583,7 @@ int main(void)
         cmocka_unit_test(large_waiter_is_served_before_later_small_ones),
         cmocka_unit_test(partial_release_serves_waiters_in_order),
         cmocka_unit_test(partial_release_refuses_what_is_not_held),
+        cmocka_unit_test(limit_holds_back_and_raising_it_serves_waiters),
         cmocka_unit_test(timed_out_head_lets_the_queue_move),
         cmocka_unit_test(close_wakes_waiters_and_keeps_releases_working),
         cmocka_unit_test(contention_never_exceeds_capacity),

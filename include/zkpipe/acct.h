@@ -206,6 +206,11 @@ typedef struct zkpipe_snapshot {
  * Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_acct_snapshot(zkpipe_acct *acct, zkpipe_snapshot *out);
 
+/*! zkpipe_acct_live_bytes() : the bytes charged to `acct`'s ledgers and not released, now
+ * (a snapshot's live_bytes without the copy: one atomic load; it may be stale as soon as it
+ * is returned). @return 0 for NULL. Thread safety: any thread; never blocks. */
+ZKPIPE_API uint64_t zkpipe_acct_live_bytes(const zkpipe_acct *acct);
+
 /*! zkpipe_acct_reset_peaks() : sets every peak of `acct` to its current live value, in one
  * step with respect to snapshots and ledger operations.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (acct NULL).

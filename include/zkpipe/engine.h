@@ -39,6 +39,15 @@
  * budget plus the shortfalls of the partitions over their reservation, and a source that
  * announces too little is over once per partition admitted before its first ledger closed.
  *
+ * Concurrency: with ZKPIPE_CONCURRENCY_FIXED `permits` partitions are admitted to synthesis
+ * at once; with ZKPIPE_CONCURRENCY_AUTO the engine chooses, between 1 and synth_workers, from
+ * what its provers see of the waist (zkpipe_concurrency; docs/ARCHITECTURE.md says the rule).
+ * Either way the byte budget bounds the bytes, and the bound above holds with synth_workers
+ * in place of permits.
+ *
+ * Memory no ledger sees: the engine estimates it (zkpipe_engine_counters.unaccounted_bytes)
+ * from the process's resident set, so a gap between the ledgers and the machine shows.
+ *
  * Threads, all started by zkpipe_engine_create and joined by zkpipe_engine_destroy (none
  * hidden): synth_workers + prover_workers worker threads; each prover worker owns a thread
  * pool of prover_threads threads (itself included: prover_threads - 1 more threads each);
@@ -93,6 +102,21 @@ typedef enum zkpipe_reservation {
     ZKPIPE_RESERVATION_WHOLE = 1
 } zkpipe_reservation;
 
+/* How many partitions are admitted to synthesis at once. */
+typedef enum zkpipe_concurrency {
+    /* `permits` partition permits, always (the default). */
+    ZKPIPE_CONCURRENCY_FIXED = 0,
+    /* Adjusted online between 1 and synth_workers, starting at min(permits, synth_workers),
+     * by a controller on what the provers see of the narrow waist (docs/ARCHITECTURE.md,
+     * "Concurrency that tunes itself"): raised by one when a prover finds nothing to prove
+     * while every permit lent is taken and partitions wait for one (and none waits for the
+     * budget, which a permit would not help), lowered when every prover,
+     * over a whole window, found two or more items ready (by the surplus less one). The byte
+     * budget bounds the bytes whatever the count; without one (budget_bytes 0) the engine
+     * takes half of the machine's MemAvailable at create. */
+    ZKPIPE_CONCURRENCY_AUTO = 1
+} zkpipe_concurrency;
+
 /* Engine settings; start from zkpipe_engine_config_init. */
 typedef struct zkpipe_engine_config {
     /* sizeof(zkpipe_engine_config) as the caller compiled it (set by _init): a library with a
@@ -108,7 +132,9 @@ typedef struct zkpipe_engine_config {
     zkpipe_release release;  /* ZKPIPE_RELEASE_DELIVERY unless experimenting */
     zkpipe_acct *acct;       /* registry the ledgers live in; NULL: zkpipe_acct_default() */
     /* A reporter (zkpipe_reporter_start) writing a summary line of `acct` every report_ms
-     * milliseconds to report_file, or to report_fn when it is set; 0: no reporter. */
+     * milliseconds to report_file, or to report_fn when it is set; 0: no reporter. The
+     * engine appends its unaccounted-bytes estimate to each line (" unaccounted~=1.5 MiB",
+     * see zkpipe_engine_counters.unaccounted_bytes). */
     uint32_t report_ms;
     FILE *report_file;
     zkpipe_reporter_fn report_fn;
@@ -123,6 +149,7 @@ typedef struct zkpipe_engine_config {
     zkpipe_trace *trace;
     const zkpipe_allocator *allocator; /* NULL for the C library; copied */
     zkpipe_reservation reservation;    /* ZKPIPE_RESERVATION_FOLLOW unless comparing */
+    zkpipe_concurrency concurrency;    /* ZKPIPE_CONCURRENCY_FIXED: `permits` permits */
 } zkpipe_engine_config;
 
 /* What a partition's result holds. The engine fills status and the timings; `prove` fills the
@@ -215,22 +242,23 @@ typedef void (*zkpipe_job_done_fn)(zkpipe_job *job, void *ctx);
 /* Engine counters (zkpipe_engine_stats). Partitions, since the engine was created, and what
  * the engine holds now. */
 typedef struct zkpipe_engine_counters {
-    uint64_t submitted;      /* partitions submitted */
-    uint64_t proved;         /* ended with ZKPIPE_OK */
-    uint64_t failed;         /* ended with an error other than ZKPIPE_ECANCELED */
-    uint64_t canceled;       /* ended with ZKPIPE_ECANCELED */
-    uint64_t in_flight;      /* in synth + pending + queued now */
-    uint64_t peak_in_flight; /* highest in_flight, counted at the ledger moves themselves */
-    uint64_t bound;          /* permits + capacity: what peak_in_flight stays within with
-                              * ZKPIPE_RELEASE_DELIVERY */
-    uint64_t resident_bound; /* bound + prover_workers: the most partitions holding buffers
-                              * at once with ZKPIPE_RELEASE_DELIVERY, those being proved
-                              * included */
-    uint64_t proving;        /* partitions being proved now */
-    uint64_t permits_available;
-    uint64_t budget_bytes;     /* the byte budget (0: none) */
-    uint64_t budget_available; /* of it, not reserved now */
-    uint64_t channel_items;    /* items in the channel now */
+    uint64_t submitted;         /* partitions submitted */
+    uint64_t proved;            /* ended with ZKPIPE_OK */
+    uint64_t failed;            /* ended with an error other than ZKPIPE_ECANCELED */
+    uint64_t canceled;          /* ended with ZKPIPE_ECANCELED */
+    uint64_t in_flight;         /* in synth + pending + queued now */
+    uint64_t peak_in_flight;    /* highest in_flight, counted at the ledger moves themselves */
+    uint64_t bound;             /* permits + capacity (synth_workers + capacity with
+                                 * ZKPIPE_CONCURRENCY_AUTO): what peak_in_flight stays within
+                                 * with ZKPIPE_RELEASE_DELIVERY */
+    uint64_t resident_bound;    /* bound + prover_workers: the most partitions holding buffers
+                                 * at once with ZKPIPE_RELEASE_DELIVERY, those being proved
+                                 * included */
+    uint64_t proving;           /* partitions being proved now */
+    uint64_t permits_available; /* permits an acquire could take now */
+    uint64_t budget_bytes;      /* the byte budget (0: none) */
+    uint64_t budget_available;  /* of it, not reserved now */
+    uint64_t channel_items;     /* items in the channel now */
     uint64_t channel_capacity;
     uint64_t waiting_senders; /* synthesis workers blocked in front of a full channel */
     /* Partitions whose ledger charged beyond the budget units they held, and the sum of each
@@ -239,7 +267,21 @@ typedef struct zkpipe_engine_counters {
     uint64_t over_reservation_bytes;
     /* Budget bytes given back before their ledgers closed, as the ledgers freed them. */
     uint64_t budget_returned_early;
-    uint64_t reserved[5]; /* zero */
+    /* Partitions admitted to synthesis at once now: `permits`, or with
+     * ZKPIPE_CONCURRENCY_AUTO the controller's current choice (1 .. synth_workers). */
+    uint64_t permits_admitted;
+    /* Nanoseconds the prover workers together spent waiting for an item to prove. */
+    uint64_t prover_idle_ns;
+    /* An estimate of the bytes the process holds that no ledger accounts for: its resident
+     * set (Linux /proc/self/statm) minus the accounted live bytes of the engine's registry,
+     * less that same difference when the engine was created (the baseline); 0 when below the
+     * baseline or where the resident set cannot be read. Sampled as each partition finishes
+     * synthesis and ends, on each reporter line and by this call; the peak is over those
+     * samples. It counts everything the process maps and touches (allocator caches, freed
+     * pages not yet returned, other libraries, stacks), so read it as a trend, not a ledger. */
+    uint64_t unaccounted_bytes;
+    uint64_t unaccounted_peak_bytes;
+    uint64_t reserved[1]; /* zero */
 } zkpipe_engine_counters;
 
 /* Longest source name kept, excluding the terminating NUL. */
@@ -260,20 +302,23 @@ typedef struct zkpipe_engine_source {
 
 /*! zkpipe_engine_config_init() : defaults: 2 synthesis workers, 2 permits, no byte budget,
  * capacity 2, 1 prover worker of 1 thread, backend auto, release on delivery, the default
- * registry, no reporter, no trace, the C library allocator; struct_size set. NULL is a no-op.
+ * registry, no reporter, no trace, the C library allocator, reservations that follow the
+ * ledger, fixed concurrency; struct_size set. NULL is a no-op.
  * Thread safety: any thread. */
 ZKPIPE_API void zkpipe_engine_config_init(zkpipe_engine_config *config);
 
 /*! zkpipe_engine_create() : resolves the backend (once, for every proof the engine makes),
- * creates the semaphores, the channel, the prover pools and the reporter, and starts the
- * workers.
+ * creates the semaphores, the channel, the prover pools and the reporter, takes the baseline
+ * of the unaccounted-bytes estimate, and starts the workers.
  * @param out receives the engine; the caller frees it with zkpipe_engine_destroy.
  * @param config copied (as far as its struct_size reaches); what it points to (acct,
  *        report_file, report_ctx, trace) must outlive the engine.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, a struct_size this library cannot read, a zero
- *         count, unknown backend, release policy or reservation, report_ms > 0 without a sink,
- * incomplete allocator), ZKPIPE_ENODEVICE (backend cuda with no usable device), ZKPIPE_ENOMEM,
- *         ZKPIPE_ETHREAD, ZKPIPE_EUNSUPPORTED (no condition variables on CLOCK_MONOTONIC). On
+ *         count, unknown backend, release policy, reservation or concurrency, report_ms > 0
+ *         without a sink, incomplete allocator), ZKPIPE_ENODEVICE (backend cuda with no usable
+ *         device), ZKPIPE_ENOMEM, ZKPIPE_ETHREAD, ZKPIPE_EUNSUPPORTED (no condition variables
+ *         on CLOCK_MONOTONIC; ZKPIPE_CONCURRENCY_AUTO without a budget where MemAvailable
+ *         cannot be read). On
  *         error nothing is left running or allocated and *out is untouched.
  * Thread safety: any thread. Allocates the engine (about 600 bytes plus 8 per worker thread),
  * two semaphores, a channel, the pools and a reporter; starts the threads listed at the top. */
@@ -310,7 +355,8 @@ ZKPIPE_API void zkpipe_engine_close(zkpipe_engine *engine);
 ZKPIPE_API void zkpipe_engine_drain(zkpipe_engine *engine);
 
 /*! zkpipe_engine_stats() : a copy of the engine's counters (each read atomically; the
- * semaphore and channel figures are their own consistent snapshots).
+ * semaphore and channel figures are their own consistent snapshots), sampling the
+ * unaccounted-bytes estimate (one read of /proc/self/statm).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). Thread safety: any thread. Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters *out);
 
@@ -412,21 +458,31 @@ ZKPIPE_API zkpipe_status zkpipe_engine_in_flight(zkpipe_engine *engine, zkpipe_p
  * (its ctx): attach it with zkpipe_http_attach(server, "engine", zkpipe_engine_http_provider,
  * engine), and detach it (or stop the server) before zkpipe_engine_destroy.
  *   /metrics (with the server's prefix and labels, here "zkpipe"): counters
- *     zkpipe_partitions_submitted_total and zkpipe_partitions_total{result="proved|failed|
- *     canceled"}; gauges zkpipe_partitions_in_flight, _peak_in_flight, _proving, _bound,
- *     _resident_bound, _oldest_age_seconds, zkpipe_permits, zkpipe_permits_available,
+ *     zkpipe_partitions_submitted_total, zkpipe_partitions_total{result="proved|failed|
+ *     canceled"}, zkpipe_prover_idle_seconds_total, zkpipe_budget_returned_early_bytes_total,
+ *     zkpipe_over_reservation_events_total, zkpipe_over_reservation_bytes_total; gauges
+ *     zkpipe_partitions_in_flight, _peak_in_flight, _proving, _bound, _resident_bound,
+ *     _oldest_age_seconds, zkpipe_permits (the semaphore's permits: in auto mode the most the
+ *     controller admits), zkpipe_permits_available, zkpipe_permits_admitted,
  *     zkpipe_budget_bytes, zkpipe_budget_available_bytes, zkpipe_channel_items,
- *     zkpipe_channel_capacity, zkpipe_channel_waiting_senders; histograms
+ *     zkpipe_channel_capacity, zkpipe_channel_waiting_senders, zkpipe_unaccounted_bytes,
+ *     zkpipe_unaccounted_peak_bytes, and per partition source zkpipe_source_estimate_bytes,
+ *     _learned_bytes, _reserved_bytes{source="name",rank="i"}; histograms
  *     zkpipe_partition_synth_seconds, zkpipe_partition_wait_seconds and
  *     zkpipe_partition_prove_seconds (_bucket, _sum, _count).
  *   /status: {"backend":"cpu","submitted":N,"proved":N,"failed":N,"canceled":N,
  *     "in_flight":N,"peak_in_flight":N,"proving":N,"bound":N,"resident_bound":N,
- *     "permits":{"total":N,"available":N},
+ *     "permits":{"total":N,"available":N,"admitted":N,"concurrency":"fixed|auto"},
  *     "budget":{"total_bytes":N,"used_bytes":N,"available_bytes":N},
- *     "channel":{"items":N,"capacity":N,"waiting_senders":N},
+ *     "channel":{"items":N,"capacity":N,"waiting_senders":N},"prover_idle_s":S,
+ *     "unaccounted":{"bytes":N,"peak_bytes":N},
  *     "synth_seconds":H,"wait_seconds":H,"prove_seconds":H (zkpipe_histogram_json),
  *     "partitions":{"count":N,"listed":[{"job":J,"index":I,"stage":"queued","age_s":S,
- *     "stage_age_s":S},...]}} with the oldest ZKPIPE_ENGINE_HTTP_LISTED partitions in flight.
+ *     "stage_age_s":S},...]},"admission":{"reservation":"follow|whole",
+ *     "returned_early_bytes":N,"over_reservation_events":N,"over_reservation_bytes":N,
+ *     "sources":[{"name":S,"estimate_bytes":N,"learned_bytes":N,"reserved_bytes":N,
+ *     "partitions":N,"over_reservation_events":N,"over_reservation_bytes":N},...]}} with the
+ *     oldest ZKPIPE_ENGINE_HTTP_LISTED partitions in flight and up to 16 sources.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL out or engine). Thread safety: as the server calls
  *         it; reads the engine only through the calls above. Does not allocate (the server's
  *         response buffer grows as needed). */

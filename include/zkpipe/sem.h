@@ -115,8 +115,24 @@ ZKPIPE_API int zkpipe_permit_is_held(const zkpipe_permit *permit);
  * Thread safety: any thread. */
 ZKPIPE_API void zkpipe_sem_close(zkpipe_sem *sem);
 
-/*! zkpipe_sem_available() / zkpipe_sem_capacity() / zkpipe_sem_waiters() : units available
- * now, total units, threads waiting now. Values may be stale as soon as they are returned.
+/*! zkpipe_sem_set_limit() : lends at most `limit` of the capacity's units at once, from now
+ * on: an acquire is served only while the units held stay within the limit. Raising it
+ * serves waiters that now fit, in FIFO order, at once; lowering it revokes nothing (permits
+ * held stay valid and are released as usual): it takes effect as held units come back. A
+ * request larger than the limit (but within capacity) waits until the limit is raised. The
+ * limit starts at the capacity. For a controller that adjusts concurrency online (the
+ * engine's ZKPIPE_CONCURRENCY_AUTO does this to its partition permits).
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (sem NULL, limit 0 or above the capacity).
+ * Thread safety: any thread. Does not allocate. Works after close too (nothing is served). */
+ZKPIPE_API zkpipe_status zkpipe_sem_set_limit(zkpipe_sem *sem, uint64_t limit);
+
+/*! zkpipe_sem_limit() : the limit set last (the capacity until zkpipe_sem_set_limit).
+ * @return 0 for NULL. Thread safety: any thread; never blocks. */
+ZKPIPE_API uint64_t zkpipe_sem_limit(const zkpipe_sem *sem);
+
+/*! zkpipe_sem_available() / zkpipe_sem_capacity() / zkpipe_sem_waiters() : units an acquire
+ * could take now (within the limit), total units, threads waiting now. Values may be stale as
+ * soon as they are returned.
  * @return 0 for NULL. Thread safety: any thread; they never block. */
 ZKPIPE_API uint64_t zkpipe_sem_available(const zkpipe_sem *sem);
 ZKPIPE_API uint64_t zkpipe_sem_capacity(const zkpipe_sem *sem);

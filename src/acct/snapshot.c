@@ -102,3 +102,8 @@ zkpipe_status zkpipe_acct_reset_peaks(zkpipe_acct *acct)
     zkpipe__gate_open(acct);
     return ZKPIPE_OK;
 }
+
+uint64_t zkpipe_acct_live_bytes(const zkpipe_acct *acct)
+{
+    return acct == NULL ? 0 : atomic_load_explicit(&acct->live_bytes, memory_order_relaxed);
+}

@@ -1,7 +1,10 @@
 /* The engine's life cycle and its queue of submitted jobs. */
 #include <string.h>
 
+#include <stdio.h>
+
 #include "core/alloc_internal.h"
+#include "core/memory.h"
 #include "core/struct_size_internal.h"
 #include "engine/engine_internal.h"
 
@@ -27,6 +30,8 @@ static int config_valid(const zkpipe_engine_config *c)
            (c->release == ZKPIPE_RELEASE_DELIVERY || c->release == ZKPIPE_RELEASE_EARLY) &&
            (c->reservation == ZKPIPE_RESERVATION_FOLLOW ||
             c->reservation == ZKPIPE_RESERVATION_WHOLE) &&
+           (c->concurrency == ZKPIPE_CONCURRENCY_FIXED ||
+            c->concurrency == ZKPIPE_CONCURRENCY_AUTO) &&
            (c->report_ms == 0 || c->report_file != NULL || c->report_fn != NULL);
 }
 
@@ -55,18 +60,26 @@ static void teardown(zkpipe_engine *e)
     pthread_cond_destroy(&e->work);
     pthread_cond_destroy(&e->idle);
     zkpipe__admission_destroy(&e->adm);
+    zkpipe__autotune_destroy(&e->tune);
     zkpipe__free(&e->allocator, e->threads);
     zkpipe__free(&e->allocator, e->pools);
     zkpipe_allocator a = e->allocator;
     zkpipe__free(&a, e);
 }
 
-/* The lock and both condition variables; on failure none is left. */
+/* The lock, both condition variables, the admission table and the controller; on failure
+ * none is left. */
 static zkpipe_status init_sync(zkpipe_engine *e)
 {
     zkpipe_status st = ZKPIPE_ENOMEM;
+    const zkpipe_engine_config *c = &e->config;
     if (zkpipe__admission_init(&e->adm) != ZKPIPE_OK)
         return st;
+    if (zkpipe__autotune_init(&e->tune, c->permits, c->synth_workers, c->capacity,
+                              c->prover_workers) != ZKPIPE_OK) {
+        zkpipe__admission_destroy(&e->adm);
+        return st;
+    }
     if (pthread_mutex_init(&e->lock, NULL) == 0) {
         if (pthread_cond_init(&e->work, NULL) == 0) {
             if (pthread_cond_init(&e->idle, NULL) == 0)
@@ -75,8 +88,25 @@ static zkpipe_status init_sync(zkpipe_engine *e)
         }
         pthread_mutex_destroy(&e->lock);
     }
+    zkpipe__autotune_destroy(&e->tune);
     zkpipe__admission_destroy(&e->adm);
     return st;
+}
+
+/* The reporter's sink: the registry's line with the engine's estimate of what no ledger
+ * holds, to the host's sink or file. */
+static void report_line(const char *line, void *ctx)
+{
+    zkpipe_engine *e = ctx;
+    uint64_t un = zkpipe__unaccounted_sample(&e->unaccounted);
+    snprintf(e->report_line, sizeof e->report_line, "%s unaccounted~=%.1f MiB", line,
+             (double)un / (1024.0 * 1024.0));
+    if (e->config.report_fn != NULL) {
+        e->config.report_fn(e->report_line, e->config.report_ctx);
+    } else {
+        fprintf(e->config.report_file, "%s\n", e->report_line);
+        fflush(e->config.report_file);
+    }
 }
 
 static zkpipe_status make_channel(zkpipe_engine *e)
@@ -103,8 +133,12 @@ static zkpipe_status make_parts(zkpipe_engine *e)
     if (e->threads == NULL || e->pools == NULL)
         return ZKPIPE_ENOMEM;
     zkpipe_status st = zkpipe__observe_create(&e->observe, &e->allocator, c->trace);
+    /* Auto: as many permits as synthesis workers, of which the controller lends some. */
     if (st == ZKPIPE_OK)
-        st = zkpipe_sem_create(&e->permits, c->permits, &e->allocator);
+        st = zkpipe_sem_create(&e->permits, e->autotuning ? c->synth_workers : c->permits,
+                               &e->allocator);
+    if (st == ZKPIPE_OK && e->autotuning)
+        st = zkpipe_sem_set_limit(e->permits, zkpipe__autotune_limit(&e->tune, NULL));
     if (st == ZKPIPE_OK && c->budget_bytes > 0)
         st = zkpipe_sem_create(&e->budget, c->budget_bytes, &e->allocator);
     if (st == ZKPIPE_OK)
@@ -112,8 +146,8 @@ static zkpipe_status make_parts(zkpipe_engine *e)
     for (unsigned i = 0; st == ZKPIPE_OK && i < c->prover_workers; i++)
         st = zkpipe_pool_create(&e->pools[i], c->prover_threads, &e->allocator);
     if (st == ZKPIPE_OK && c->report_ms > 0)
-        st = zkpipe_reporter_start(e->acct, c->report_ms, c->report_fn ? NULL : c->report_file,
-                                   c->report_fn, c->report_ctx, &e->allocator, &e->reporter);
+        st = zkpipe_reporter_start(e->acct, c->report_ms, NULL, report_line, e, &e->allocator,
+                                   &e->reporter);
     return st;
 }
 
@@ -151,6 +185,13 @@ zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_conf
     const zkpipe_allocator *a = zkpipe__allocator_or_default(config->allocator);
     if (a == NULL || !config_valid(config))
         return ZKPIPE_EINVAL;
+    /* Auto without a budget: half of what the machine has available now. */
+    uint64_t avail = 0;
+    if (config->concurrency == ZKPIPE_CONCURRENCY_AUTO && config->budget_bytes == 0) {
+        if (zkpipe__mem_available_bytes(&avail) != ZKPIPE_OK || avail < 2)
+            return ZKPIPE_EUNSUPPORTED;
+        full.budget_bytes = avail / 2;
+    }
     zkpipe_backend backend;
     const char *why;
     zkpipe_status st = zkpipe_backend_resolve(&backend, config->backend, &why);
@@ -165,6 +206,9 @@ zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_conf
     e->acct = config->acct != NULL ? config->acct : zkpipe_acct_default();
     e->backend = backend;
     e->backend_why = why;
+    e->autotuning = config->concurrency == ZKPIPE_CONCURRENCY_AUTO;
+    atomic_init(&e->prover_idle_ns, 0);
+    zkpipe__unaccounted_init(&e->unaccounted, e->acct);
     atomic_init(&e->canceling, 0);
     atomic_init(&e->pools_taken, 0);
     atomic_init(&e->synth_taken, 0);
@@ -300,7 +344,8 @@ zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters 
     out->canceled = atomic_load(&engine->canceled);
     out->in_flight = atomic_load(&engine->in_flight);
     out->peak_in_flight = atomic_load(&engine->peak_in_flight);
-    out->bound = engine->config.permits + engine->config.capacity;
+    const zkpipe_engine_config *c = &engine->config;
+    out->bound = (engine->autotuning ? c->synth_workers : c->permits) + c->capacity;
     out->resident_bound = out->bound + engine->config.prover_workers;
     out->proving = atomic_load(&engine->proving);
     out->permits_available = zkpipe_sem_available(engine->permits);
@@ -309,6 +354,10 @@ zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters 
     out->over_reservation_events = atomic_load(&engine->adm.over_events);
     out->over_reservation_bytes = atomic_load(&engine->adm.over_bytes);
     out->budget_returned_early = atomic_load(&engine->adm.returned_early);
+    out->permits_admitted = engine->autotuning ? zkpipe_sem_limit(engine->permits) : c->permits;
+    out->prover_idle_ns = atomic_load(&engine->prover_idle_ns);
+    out->unaccounted_bytes = zkpipe__unaccounted_sample(&engine->unaccounted);
+    out->unaccounted_peak_bytes = zkpipe__unaccounted_peak(&engine->unaccounted);
     zkpipe_chan_counters ch;
     if (zkpipe_chan_stats(engine->ch, &ch) == ZKPIPE_OK) {
         out->channel_items = ch.queued;

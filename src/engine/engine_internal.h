@@ -8,8 +8,10 @@
 #include <stdatomic.h>
 
 #include "engine/admission.h"
+#include "engine/autotune.h"
 #include "engine/observe.h"
 #include "engine/reservation.h"
+#include "engine/unaccounted.h"
 #include "zkpipe/chan.h"
 #include "zkpipe/engine.h"
 #include "zkpipe/pool.h"
@@ -92,6 +94,13 @@ struct zkpipe_engine {
 
     /* Histograms, the in-flight list, the trace flusher (observe.c). */
     zkpipe__observe *observe;
+
+    /* ZKPIPE_CONCURRENCY_AUTO: the controller of the permits' limit (autotune.h). */
+    int autotuning;
+    zkpipe__autotune tune;
+    atomic_uint_fast64_t prover_idle_ns;
+    zkpipe__unaccounted unaccounted;
+    char report_line[1152]; /* the reporter's line with the estimate (its thread only) */
 
     zkpipe__prove_hook prove_hook;
     void *prove_hook_ctx;

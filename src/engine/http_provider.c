@@ -35,7 +35,11 @@ static const gauge gauges[] = {
     {"partitions_resident_bound",
      "The bound plus prover workers: the most partitions holding buffers at once.",
      COUNTER_AT(resident_bound)},
-    {"permits_available", "Partition permits not held now.", COUNTER_AT(permits_available)},
+    {"permits_available", "Partition permits an acquire could take now.",
+     COUNTER_AT(permits_available)},
+    {"permits_admitted",
+     "Partitions admitted to synthesis at once now (the controller's choice in auto mode).",
+     COUNTER_AT(permits_admitted)},
     {"budget_bytes", "The byte budget over partitions in flight (0: none).",
      COUNTER_AT(budget_bytes)},
     {"budget_available_bytes", "Bytes of the budget not reserved now.",
@@ -44,6 +48,11 @@ static const gauge gauges[] = {
     {"channel_capacity", "The channel's slots.", COUNTER_AT(channel_capacity)},
     {"channel_waiting_senders", "Synthesis workers blocked in front of a full channel.",
      COUNTER_AT(waiting_senders)},
+    {"unaccounted_bytes",
+     "Estimate: resident bytes no ledger accounts for, above the engine's baseline.",
+     COUNTER_AT(unaccounted_bytes)},
+    {"unaccounted_peak_bytes", "The highest sample of unaccounted_bytes.",
+     COUNTER_AT(unaccounted_peak_bytes)},
 };
 
 static uint64_t field_of(const zkpipe_engine_counters *c, size_t offset)
@@ -84,14 +93,19 @@ static void json(zkpipe_http_out *out, zkpipe_engine *e, const zkpipe_engine_cou
         "{\"backend\":\"%s\",\"submitted\":%llu,\"proved\":%llu,\"failed\":%llu,"
         "\"canceled\":%llu,\"in_flight\":%llu,\"peak_in_flight\":%llu,\"proving\":%llu,"
         "\"bound\":%llu,\"resident_bound\":%llu,"
-        "\"permits\":{\"total\":%llu,\"available\":%llu},"
+        "\"permits\":{\"total\":%llu,\"available\":%llu,\"admitted\":%llu,"
+        "\"concurrency\":\"%s\"},"
         "\"budget\":{\"total_bytes\":%llu,\"used_bytes\":%llu,\"available_bytes\":%llu},"
-        "\"channel\":{\"items\":%llu,\"capacity\":%llu,\"waiting_senders\":%llu}",
+        "\"channel\":{\"items\":%llu,\"capacity\":%llu,\"waiting_senders\":%llu},"
+        "\"prover_idle_s\":%.6f,"
+        "\"unaccounted\":{\"bytes\":%llu,\"peak_bytes\":%llu}",
         zkpipe_backend_name(e->backend), ull(c->submitted), ull(c->proved), ull(c->failed),
         ull(c->canceled), ull(c->in_flight), ull(c->peak_in_flight), ull(c->proving), ull(c->bound),
-        ull(c->resident_bound), ull(e->config.permits), ull(c->permits_available),
-        ull(c->budget_bytes), ull(c->budget_bytes > 0 ? used : 0), ull(c->budget_available),
-        ull(c->channel_items), ull(c->channel_capacity), ull(c->waiting_senders));
+        ull(c->resident_bound), ull(zkpipe_sem_capacity(e->permits)), ull(c->permits_available),
+        ull(c->permits_admitted), e->autotuning ? "auto" : "fixed", ull(c->budget_bytes),
+        ull(c->budget_bytes > 0 ? used : 0), ull(c->budget_available), ull(c->channel_items),
+        ull(c->channel_capacity), ull(c->waiting_senders), 1e-9 * (double)c->prover_idle_ns,
+        ull(c->unaccounted_bytes), ull(c->unaccounted_peak_bytes));
     for (int i = 0; i < ZKPIPE_PHASE_COUNT; i++) {
         zkpipe_http_out_printf(out, ",\"%s\":", hists[i].key);
         zkpipe_http_out_histogram(out, hists[i].name, hists[i].help, &h[i]);
@@ -119,8 +133,13 @@ static void prometheus(zkpipe_http_out *out, zkpipe_engine *e, const zkpipe_engi
     zkpipe_http_out_sample(out, "partitions_total", "result=\"proved\"", (double)c->proved);
     zkpipe_http_out_sample(out, "partitions_total", "result=\"failed\"", (double)c->failed);
     zkpipe_http_out_sample(out, "partitions_total", "result=\"canceled\"", (double)c->canceled);
-    zkpipe_http_out_family(out, "permits", "gauge", "Partition permits configured.");
-    zkpipe_http_out_sample(out, "permits", NULL, (double)e->config.permits);
+    zkpipe_http_out_family(out, "permits", "gauge",
+                           "Partition permits (in auto mode: the most the controller admits).");
+    zkpipe_http_out_sample(out, "permits", NULL, (double)zkpipe_sem_capacity(e->permits));
+    zkpipe_http_out_family(out, "prover_idle_seconds_total", "counter",
+                           "Seconds the prover workers together waited for an item to prove.");
+    zkpipe_http_out_sample(out, "prover_idle_seconds_total", NULL,
+                           1e-9 * (double)c->prover_idle_ns);
     for (size_t i = 0; i < sizeof gauges / sizeof gauges[0]; i++) {
         zkpipe_http_out_family(out, gauges[i].name, "gauge", gauges[i].help);
         zkpipe_http_out_sample(out, gauges[i].name, NULL, (double)field_of(c, gauges[i].offset));

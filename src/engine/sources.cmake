@@ -6,6 +6,8 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/workers.c
     ${CMAKE_CURRENT_LIST_DIR}/admission.c
     ${CMAKE_CURRENT_LIST_DIR}/reservation.c
+    ${CMAKE_CURRENT_LIST_DIR}/autotune.c
+    ${CMAKE_CURRENT_LIST_DIR}/unaccounted.c
     ${CMAKE_CURRENT_LIST_DIR}/admission_http.c
     ${CMAKE_CURRENT_LIST_DIR}/circuit_stage.c
     ${CMAKE_CURRENT_LIST_DIR}/zkey_stage.c)

@@ -118,8 +118,10 @@ static void synth_one(zkpipe_engine *e, zkpipe__item *it, unsigned worker)
     }
     if (st == ZKPIPE_OK)
         st = zkpipe_ledger_move(&it->ledger, ZKPIPE_STAGE_PENDING);
-    if (st == ZKPIPE_OK)
+    if (st == ZKPIPE_OK) {
         mark(e, it, ZKPIPE_STAGE_PENDING);
+        zkpipe__unaccounted_sample(&e->unaccounted); /* the item's buffers are all there */
+    }
     if (st == ZKPIPE_OK && canceled(e, it))
         st = ZKPIPE_ECANCELED;
     if (st == ZKPIPE_OK && early)
@@ -169,14 +171,51 @@ static void prove_one(zkpipe_engine *e, zkpipe__item *it, zkpipe_pool *pool, uns
     zkpipe__item_end(e, it, st);
 }
 
+/* 1 when partitions wait for a synthesis worker or a permit. */
+static int work_waiting(zkpipe_engine *e)
+{
+    if (zkpipe_sem_waiters(e->permits) > 0)
+        return 1;
+    pthread_mutex_lock(&e->lock);
+    int queued = e->head != NULL;
+    pthread_mutex_unlock(&e->lock);
+    return queued;
+}
+
+/* ZKPIPE_CONCURRENCY_AUTO: what this prover sees of the waist as it asks for work, for the
+ * controller (autotune.h): the items ready, and whether synthesis is held back by the limit:
+ * every permit it lends is taken while partitions wait for one, and nothing waits for the
+ * budget (which no permit helps). A synthesis worker that has just delivered and not yet asked
+ * for its next permit counts as held back too: the partitions are there. */
+static void tune(zkpipe_engine *e)
+{
+    zkpipe_chan_counters ch;
+    if (zkpipe_chan_stats(e->ch, &ch) != ZKPIPE_OK)
+        return;
+    uint64_t ready = ch.queued + ch.waiting_senders;
+    int held_back = ready == 0 && zkpipe_sem_available(e->permits) == 0 &&
+                    zkpipe_sem_waiters(e->budget) == 0 && work_waiting(e);
+    uint64_t limit = zkpipe__autotune_observe(&e->tune, ready, held_back);
+    if (limit > 0)
+        zkpipe_sem_set_limit(e->permits, limit);
+}
+
 void *zkpipe__prove_worker(void *arg)
 {
     zkpipe_engine *e = arg;
     unsigned worker = atomic_fetch_add(&e->pools_taken, 1);
     zkpipe_pool *pool = e->pools[worker];
     void *v;
-    while (zkpipe_chan_recv(e->ch, &v) == ZKPIPE_OK)
+    for (;;) {
+        if (e->autotuning)
+            tune(e);
+        uint64_t t0 = zkpipe_trace_now();
+        if (zkpipe_chan_recv(e->ch, &v) != ZKPIPE_OK)
+            break;
+        atomic_fetch_add_explicit(&e->prover_idle_ns, zkpipe_trace_now() - t0,
+                                  memory_order_relaxed);
         prove_one(e, v, pool, worker);
+    }
     return NULL;
 }
 
@@ -224,6 +263,8 @@ void zkpipe__item_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status status)
     if (zkpipe_permit_is_held(&it->permit))
         zkpipe_permit_release(&it->permit);
     zkpipe__reservation_end(&it->res);
+    if (opened)
+        zkpipe__unaccounted_sample(&e->unaccounted);
     const uint64_t *at = it->at;
     it->at[ZKPIPE__ENGINE_MARKS - 1] = zkpipe_trace_now();
     r->status = status;

@@ -34,7 +34,8 @@ struct zkpipe_sem {
     pthread_mutex_t lock;
     waiter *head, *tail;
     uint64_t capacity;
-    uint64_t available;
+    uint64_t available; /* capacity minus the units held */
+    uint64_t withheld;  /* capacity minus the limit (zkpipe_sem_set_limit) */
     uint64_t last_ticket;
     uint64_t untracked_units;   /* held by permits that found no free slot */
     uint64_t untracked_permits; /* how many such permits are outstanding */
@@ -43,8 +44,9 @@ struct zkpipe_sem {
     uint64_t *slot_units; /* units each slot's permit holds now; in the block, after slot_ticket */
     uint32_t *free_slots; /* in the same block, after slot_units */
     bool closed;
-    /* Mirrors of `available` and the queue length for the lock-free query functions. */
+    /* Mirrors of lendable(), the limit and the queue length for the lock-free queries. */
     _Atomic uint64_t available_view;
+    _Atomic uint64_t limit_view;
     _Atomic uint64_t waiters_view;
     uint64_t slot_ticket[]; /* ticket of the permit owning each slot; 0 when free */
 };
@@ -76,6 +78,7 @@ zkpipe_status zkpipe_sem_create(zkpipe_sem **out, uint64_t capacity,
     s->capacity = capacity;
     s->available = capacity;
     atomic_init(&s->available_view, capacity);
+    atomic_init(&s->limit_view, capacity);
     atomic_init(&s->waiters_view, 0);
     *out = s;
     return ZKPIPE_OK;
@@ -104,12 +107,19 @@ static void unlink_waiter(zkpipe_sem *s, waiter *w)
     atomic_fetch_sub_explicit(&s->waiters_view, 1, memory_order_relaxed);
 }
 
+/* What an acquire may take now: the units not held, less those the limit withholds (a limit
+ * lowered below what is held withholds nothing more until enough comes back). */
+static uint64_t lendable(const zkpipe_sem *s)
+{
+    return s->available > s->withheld ? s->available - s->withheld : 0;
+}
+
 /* Takes `units` for a new permit, which gets a fresh ticket and, while one is free, a slot
  * (1-based; 0: untracked). The caller holds the lock and has checked the units fit. */
 static uint64_t take(zkpipe_sem *s, uint64_t units, uint32_t *slot)
 {
     s->available -= units;
-    atomic_store_explicit(&s->available_view, s->available, memory_order_relaxed);
+    atomic_store_explicit(&s->available_view, lendable(s), memory_order_relaxed);
     uint64_t ticket = ++s->last_ticket;
     if (s->free_count > 0) {
         uint32_t i = s->free_slots[--s->free_count];
@@ -155,14 +165,14 @@ static bool give_back(zkpipe_sem *s, const zkpipe_permit *p, uint64_t units)
             s->untracked_permits--;
     }
     s->available += units;
-    atomic_store_explicit(&s->available_view, s->available, memory_order_relaxed);
+    atomic_store_explicit(&s->available_view, lendable(s), memory_order_relaxed);
     return true;
 }
 
 /* Serves waiters from the head while they fit; stops at the first that does not. */
 static void grant_head(zkpipe_sem *s)
 {
-    while (s->head != NULL && s->head->units <= s->available) {
+    while (s->head != NULL && s->head->units <= lendable(s)) {
         waiter *w = s->head;
         unlink_waiter(s, w);
         w->ticket = take(s, w->units, &w->slot);
@@ -209,7 +219,7 @@ static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t unit
         st = ZKPIPE_ECLOSED;
     } else if (units == 0) {
         /* Nothing to take: an empty permit. */
-    } else if (s->head == NULL && units <= s->available) {
+    } else if (s->head == NULL && units <= lendable(s)) {
         ticket = take(s, units, &slot);
     } else if (mode == ZKPIPE__WAIT_TRY) {
         st = ZKPIPE_EAGAIN;
@@ -324,6 +334,24 @@ void zkpipe_sem_close(zkpipe_sem *sem)
         pthread_cond_signal(&w->cond);
     }
     pthread_mutex_unlock(&sem->lock);
+}
+
+zkpipe_status zkpipe_sem_set_limit(zkpipe_sem *sem, uint64_t limit)
+{
+    if (sem == NULL || limit == 0 || limit > sem->capacity)
+        return ZKPIPE_EINVAL;
+    pthread_mutex_lock(&sem->lock);
+    sem->withheld = sem->capacity - limit;
+    atomic_store_explicit(&sem->available_view, lendable(sem), memory_order_relaxed);
+    atomic_store_explicit(&sem->limit_view, limit, memory_order_relaxed);
+    grant_head(sem); /* a raised limit serves the head at once */
+    pthread_mutex_unlock(&sem->lock);
+    return ZKPIPE_OK;
+}
+
+uint64_t zkpipe_sem_limit(const zkpipe_sem *sem)
+{
+    return sem == NULL ? 0 : atomic_load_explicit(&sem->limit_view, memory_order_relaxed);
 }
 
 uint64_t zkpipe_sem_available(const zkpipe_sem *sem)

@@ -14,9 +14,14 @@
  *    early (no budget), release on delivery (no budget), whole byte reservations and
  *    reservations that follow the ledger.
  *
+ * 3. Concurrency that tunes itself (ZKPIPE_CONCURRENCY_AUTO, starting at every synthesis
+ *    worker): in each scenario, auto against the best setting of the sweep (the ratio of
+ *    medians), with the permits it ended on; in the field's case, auto beside the others.
+ *
  *   bench_admission [--partitions N] [--runs R] [--scale-partitions N]
  *
  * Figures only: nothing here asserts a time. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -100,13 +105,14 @@ typedef struct outcome {
     uint64_t peak;     /* peak accounted bytes */
     uint64_t returned; /* budget bytes returned early */
     uint64_t over;     /* over-reservation events */
+    uint64_t permits;  /* admitted at the end (auto: the controller's last choice) */
     int ok;
 } outcome;
 
 /* One run of `n` partitions of `s` through an engine of `cfg`, in a private registry. */
 static outcome run(zkpipe_engine_config cfg, shape *s, size_t n)
 {
-    outcome o = {0, 0, 0, 0, 0};
+    outcome o = {0, 0, 0, 0, 0, 0};
     zkpipe_acct *acct;
     if (zkpipe_acct_create(NULL, &acct) != ZKPIPE_OK)
         return o;
@@ -144,6 +150,7 @@ static outcome run(zkpipe_engine_config cfg, shape *s, size_t n)
     o.peak = snap.peak_bytes;
     o.returned = c.budget_returned_early;
     o.over = c.over_reservation_events;
+    o.permits = c.permits_admitted;
     o.ok = ok && snap.live_bytes == 0;
     return o;
 }
@@ -152,18 +159,26 @@ static outcome run(zkpipe_engine_config cfg, shape *s, size_t n)
 static outcome median_run(zkpipe_engine_config cfg, shape *s, size_t n, int runs)
 {
     double v[16];
-    outcome o = {0, 0, 0, 0, 1};
+    uint64_t permits[16];
+    outcome o = {0, 0, 0, 0, 0, 1};
     if (runs > 16)
         runs = 16;
     for (int r = 0; r < runs; r++) {
         outcome x = run(cfg, s, n);
         v[r] = x.per_s;
+        permits[r] = x.permits;
         o.peak = x.peak > o.peak ? x.peak : o.peak;
         o.returned = x.returned;
         o.over += x.over;
         o.ok = o.ok && x.ok;
     }
     o.per_s = bench_median(v, (size_t)runs);
+    /* The permits of the run nearest the median. */
+    size_t near = 0;
+    for (int r = 1; r < runs; r++)
+        if (fabs(v[r] - o.per_s) < fabs(v[near] - o.per_s))
+            near = (size_t)r;
+    o.permits = permits[near];
     return o;
 }
 
@@ -204,6 +219,23 @@ static void sweep(const char *title, shape *s, size_t n, int runs)
     }
     printf("best: follow %.2f/s, whole %.2f/s (ratio %.2f); budget overruns: %u\n", best[0],
            best[1], best[1] > 0 ? best[0] / best[1] : 0, overruns);
+    /* Auto, capacity 2, following reservations: starting from every synthesis worker (the
+     * command lines' default) and from one permit. */
+    cfg.reservation = ZKPIPE_RESERVATION_FOLLOW;
+    cfg.concurrency = ZKPIPE_CONCURRENCY_AUTO;
+    cfg.capacity = 2;
+    double top = best[0] > best[1] ? best[0] : best[1];
+    const uint64_t starts[2] = {cfg.synth_workers, 1};
+    for (int i = 0; i < 2; i++) {
+        cfg.permits = starts[i];
+        outcome a = median_run(cfg, s, n, runs);
+        printf("auto from %llu permits (capacity 2, follow): %.2f/s, peak %llu MiB, over %llu, "
+               "permits at the end %llu; auto / best of the sweep %.2f; budget overruns: %u%s\n",
+               (unsigned long long)starts[i], a.per_s, (unsigned long long)(a.peak / MIB),
+               (unsigned long long)a.over, (unsigned long long)a.permits,
+               top > 0 ? a.per_s / top : 0, a.peak > cfg.budget_bytes,
+               a.ok ? "" : "  (FAILED RUN)");
+    }
 }
 
 static void field_case(size_t n)
@@ -220,26 +252,38 @@ static void field_case(size_t n)
            "12 synthesis workers and permits, capacity 1, one prover; synth %ld ms, prove %ld "
            "ms, %zu partitions\n",
            s.synth_ms, s.prove_ms, n);
-    printf("%-28s %8s %10s %14s\n", "mode", "per_s", "peak_MiB", "returned_MiB");
+    printf("%-36s %8s %10s %14s %8s\n", "mode", "per_s", "peak_MiB", "returned_MiB", "permits");
     static const struct {
         const char *name;
         zkpipe_release release;
         int budget;
         zkpipe_reservation reservation;
+        zkpipe_concurrency concurrency;
+        uint64_t start; /* permits; 0: the synthesis workers */
     } modes[] = {
-        {"release early, no budget", ZKPIPE_RELEASE_EARLY, 0, ZKPIPE_RESERVATION_FOLLOW},
-        {"release on delivery", ZKPIPE_RELEASE_DELIVERY, 0, ZKPIPE_RESERVATION_FOLLOW},
-        {"delivery + whole bytes", ZKPIPE_RELEASE_DELIVERY, 1, ZKPIPE_RESERVATION_WHOLE},
-        {"delivery + following bytes", ZKPIPE_RELEASE_DELIVERY, 1, ZKPIPE_RESERVATION_FOLLOW},
+        {"release early, no budget", ZKPIPE_RELEASE_EARLY, 0, ZKPIPE_RESERVATION_FOLLOW,
+         ZKPIPE_CONCURRENCY_FIXED, 0},
+        {"release on delivery", ZKPIPE_RELEASE_DELIVERY, 0, ZKPIPE_RESERVATION_FOLLOW,
+         ZKPIPE_CONCURRENCY_FIXED, 0},
+        {"delivery + whole bytes", ZKPIPE_RELEASE_DELIVERY, 1, ZKPIPE_RESERVATION_WHOLE,
+         ZKPIPE_CONCURRENCY_FIXED, 0},
+        {"delivery + following bytes", ZKPIPE_RELEASE_DELIVERY, 1, ZKPIPE_RESERVATION_FOLLOW,
+         ZKPIPE_CONCURRENCY_FIXED, 0},
+        {"delivery + following + auto from 12", ZKPIPE_RELEASE_DELIVERY, 1,
+         ZKPIPE_RESERVATION_FOLLOW, ZKPIPE_CONCURRENCY_AUTO, 0},
+        {"delivery + following + auto from 1", ZKPIPE_RELEASE_DELIVERY, 1,
+         ZKPIPE_RESERVATION_FOLLOW, ZKPIPE_CONCURRENCY_AUTO, 1},
     };
     for (size_t m = 0; m < sizeof modes / sizeof modes[0]; m++) {
         cfg.release = modes[m].release;
         cfg.budget_bytes = modes[m].budget ? 755 * MIB : 0;
         cfg.reservation = modes[m].reservation;
+        cfg.concurrency = modes[m].concurrency;
+        cfg.permits = modes[m].start > 0 ? modes[m].start : cfg.synth_workers;
         outcome o = run(cfg, &s, n);
-        printf("%-28s %8.2f %10llu %14llu%s\n", modes[m].name, o.per_s,
+        printf("%-36s %8.2f %10llu %14llu %8llu%s\n", modes[m].name, o.per_s,
                (unsigned long long)(o.peak / MIB), (unsigned long long)(o.returned / MIB),
-               o.ok ? "" : "  (FAILED RUN)");
+               (unsigned long long)o.permits, o.ok ? "" : "  (FAILED RUN)");
     }
 }
 

@@ -35,35 +35,14 @@ redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$t
     --logfile "$tmp/redis.log" &
 redis_pid=$!
 until rcli PING 2>/dev/null | grep -q PONG; do sleep 0.1; done
-mkdir -p "$tmp/in"
-i=1
-while [ "$i" -le "$copies" ]; do
-    cp "$wtns" "$tmp/in/w$i.wtns"
-    i=$((i + 1))
-done
+. "$(dirname "$0")/batch_common.sh"
+batch_copies "$wtns"
+echo "load at the start: $(uptime)"
 now_ms() { date +%s%3N; }
 wait_for() { # file pattern
     until grep -q "$2" "$1" 2>/dev/null; do sleep 0.05; done
 }
 
-timed() { # way round command... : appends "way round seconds" to $tmp/runs
-    way=$1 round=$2
-    shift 2
-    /usr/bin/time -f "%e" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" ||
-        { cat "$tmp/err" >&2; echo "$way failed" >&2; exit 1; }
-    secs=$(cat "$tmp/time")
-    echo "$way $round $secs" >>"$tmp/runs"
-    echo "round $round $way: $secs s wall"
-}
-check_proofs() {
-    n=0
-    for p in "$tmp"/out/*.proof.json; do
-        "$build/examples/zkpipe-verify" "$vk" "${p%.proof.json}.public.json" "$p" \
-            >/dev/null || { echo "proof $p does not verify" >&2; exit 1; }
-        n=$((n + 1))
-    done
-    [ "$n" -eq "$copies" ] || { echo "$n proofs, expected $copies" >&2; exit 1; }
-}
 stream=0
 fleet() { # K round
     k=$1 round=$2
@@ -78,7 +57,6 @@ fleet() { # K round
         pids="$pids $!"
     done
     for n in $(seq 1 "$k"); do wait_for "$tmp/node$n.out" "queue node n$n"; done
-    rm -rf "$tmp/out" && mkdir -p "$tmp/out"
     timed "nodes-$k" "$round" "$submit" "$url" --zkey "$zkey" --out "$tmp/out" "$tmp"/in/*.wtns
     for p in $node_pids; do kill -TERM "$p"; done
     for p in $node_pids; do wait "$p"; done
@@ -88,11 +66,9 @@ fleet() { # K round
     done
 }
 
-: >"$tmp/runs"
 : >"$tmp/held"
 r=1
 while [ "$r" -le "$rounds" ]; do
-    rm -rf "$tmp/out" && mkdir -p "$tmp/out"
     # shellcheck disable=SC2086
     timed pipeline "$r" "$pipe" --zkey "$zkey" --out "$tmp/out" $engine "$tmp"/in/*.wtns
     [ "$r" -lt "$rounds" ] || check_proofs
@@ -103,19 +79,15 @@ while [ "$r" -le "$rounds" ]; do
     r=$((r + 1))
 done
 
-median() { sort -g | awk '{v[NR] = $1} END {print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2}'; }
 for way in pipeline nodes-1 nodes-2 nodes-3; do
-    secs=$(awk -v w="$way" '$1 == w {print $3}' "$tmp/runs" | median)
-    line="$way: median $secs s wall over $rounds rounds of $copies proofs"
+    line=$(way_line "$way" 0)
     if [ "$way" != pipeline ]; then
-        ratio=$(awk -v w="$way" '$1 == "pipeline" {p[$2] = $3} $1 == w {o[$2] = $3}
-            END {for (r in o) printf "%.3f\n", o[r] / p[r]}' "$tmp/runs" | median)
+        ratio=$(per_round "$way" pipeline "a / b" | median)
         line="$line; $way / pipeline: median ratio $ratio"
     fi
     echo "$line"
 done
-cost=$(awk -v c="$copies" '$1 == "pipeline" {p[$2] = $3} $1 == "nodes-1" {o[$2] = $3}
-    END {for (r in o) printf "%.2f\n", 1000 * (o[r] - p[r]) / c}' "$tmp/runs" | median)
+cost=$(per_round nodes-1 pipeline "1000 * (a - b) / $copies" | median)
 echo "queue cost per job (nodes-1 - pipeline, per round): median $cost ms"
 awk '{if ($1 > m) m = $1; b = $2} END {print "most jobs held by one node at once: " m " (bound " b ")"}' \
     "$tmp/held"
@@ -156,3 +128,4 @@ wait "$sub"
 check_proofs
 echo "recovery: $held jobs of a killed node taken over and finished $((t_back - t_kill)) ms after" \
     "the kill (--claim-idle-ms $claim)"
+echo "load at the end: $(uptime)"

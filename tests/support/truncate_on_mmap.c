@@ -1,7 +1,7 @@
-/* An LD_PRELOAD shim for tests/test_cli_outputs.sh: right after a program maps the file
- * named by $ZKPIPE_TEST_TRUNCATE_ON_MMAP, it truncates that file to nothing, as another
- * process could while the program uses the mapping, so that the program's next read of it
- * raises SIGBUS at a point the test does not have to race for. */
+/* An LD_PRELOAD shim for the tests of mapped inputs: right after a program maps a file named
+ * by $ZKPIPE_TEST_TRUNCATE_ON_MMAP (one path, or several separated by ':'), it truncates that
+ * file to nothing, as another process could while the program uses the mapping, so that the
+ * program's next read of it raises SIGBUS at a point the test does not have to race for. */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
 #include <stdio.h>
@@ -24,8 +24,14 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
     ssize_t n = readlink(link, path, sizeof path - 1);
     if (n > 0) {
         path[n] = '\0';
-        if (strcmp(path, want) == 0 && truncate(want, 0) != 0)
-            perror("truncate_on_mmap");
+        size_t len = (size_t)n;
+        for (const char *w = want; *w != '\0';) {
+            const char *colon = strchr(w, ':');
+            size_t wlen = colon != NULL ? (size_t)(colon - w) : strlen(w);
+            if (wlen == len && memcmp(w, path, len) == 0 && truncate(path, 0) != 0)
+                perror("truncate_on_mmap");
+            w += wlen + (colon != NULL);
+        }
     }
     return p;
 }

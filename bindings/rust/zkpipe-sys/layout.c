@@ -130,6 +130,9 @@ int main(void)
     V(ZKPIPE_RESERVATION_FOLLOW);
     V(ZKPIPE_RESERVATION_WHOLE);
     S(zkpipe_reservation);
+    V(ZKPIPE_CONCURRENCY_FIXED);
+    V(ZKPIPE_CONCURRENCY_AUTO);
+    S(zkpipe_concurrency);
     S(zkpipe_engine_config);
     F(zkpipe_engine_config, struct_size);
     F(zkpipe_engine_config, synth_workers);
@@ -148,6 +151,7 @@ int main(void)
     F(zkpipe_engine_config, trace);
     F(zkpipe_engine_config, allocator);
     F(zkpipe_engine_config, reservation);
+    F(zkpipe_engine_config, concurrency);
     S(zkpipe_partition_result);
     F(zkpipe_partition_result, status);
     F(zkpipe_partition_result, first_failing);
@@ -203,6 +207,10 @@ int main(void)
     F(zkpipe_engine_counters, over_reservation_events);
     F(zkpipe_engine_counters, over_reservation_bytes);
     F(zkpipe_engine_counters, budget_returned_early);
+    F(zkpipe_engine_counters, permits_admitted);
+    F(zkpipe_engine_counters, prover_idle_ns);
+    F(zkpipe_engine_counters, unaccounted_bytes);
+    F(zkpipe_engine_counters, unaccounted_peak_bytes);
     F(zkpipe_engine_counters, reserved);
     S(zkpipe_engine_source);
     F(zkpipe_engine_source, name);

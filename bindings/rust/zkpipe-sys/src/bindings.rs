@@ -129,6 +129,7 @@ extern "C" {
     pub fn zkpipe_ledger_is_open(ledger: *const zkpipe_ledger) -> c_int;
     pub fn zkpipe_ledger_stage(ledger: *const zkpipe_ledger) -> u32;
     pub fn zkpipe_acct_snapshot(acct: *mut zkpipe_acct, out: *mut zkpipe_snapshot) -> zkpipe_status;
+    pub fn zkpipe_acct_live_bytes(acct: *const zkpipe_acct) -> u64;
     pub fn zkpipe_acct_reset_peaks(acct: *mut zkpipe_acct) -> zkpipe_status;
     pub fn zkpipe_snapshot_summary(buf: *mut c_char, cap: usize, out_len: *mut usize, snap: *const zkpipe_snapshot) -> zkpipe_status;
     pub fn zkpipe_snapshot_json(buf: *mut c_char, cap: usize, out_len: *mut usize, snap: *const zkpipe_snapshot) -> zkpipe_status;
@@ -291,6 +292,9 @@ pub const ZKPIPE_RELEASE_EARLY: zkpipe_release = 1;
 pub type zkpipe_reservation = c_uint;
 pub const ZKPIPE_RESERVATION_FOLLOW: zkpipe_reservation = 0;
 pub const ZKPIPE_RESERVATION_WHOLE: zkpipe_reservation = 1;
+pub type zkpipe_concurrency = c_uint;
+pub const ZKPIPE_CONCURRENCY_FIXED: zkpipe_concurrency = 0;
+pub const ZKPIPE_CONCURRENCY_AUTO: zkpipe_concurrency = 1;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct zkpipe_engine_config {
@@ -311,6 +315,7 @@ pub struct zkpipe_engine_config {
     pub trace: *mut zkpipe_trace,
     pub allocator: *const zkpipe_allocator,
     pub reservation: zkpipe_reservation,
+    pub concurrency: zkpipe_concurrency,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -382,7 +387,11 @@ pub struct zkpipe_engine_counters {
     pub over_reservation_events: u64,
     pub over_reservation_bytes: u64,
     pub budget_returned_early: u64,
-    pub reserved: [u64; 5],
+    pub permits_admitted: u64,
+    pub prover_idle_ns: u64,
+    pub unaccounted_bytes: u64,
+    pub unaccounted_peak_bytes: u64,
+    pub reserved: [u64; 1],
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -715,6 +724,8 @@ extern "C" {
     pub fn zkpipe_permit_release_units(permit: *mut zkpipe_permit, units: u64) -> zkpipe_status;
     pub fn zkpipe_permit_is_held(permit: *const zkpipe_permit) -> c_int;
     pub fn zkpipe_sem_close(sem: *mut zkpipe_sem);
+    pub fn zkpipe_sem_set_limit(sem: *mut zkpipe_sem, limit: u64) -> zkpipe_status;
+    pub fn zkpipe_sem_limit(sem: *const zkpipe_sem) -> u64;
     pub fn zkpipe_sem_available(sem: *const zkpipe_sem) -> u64;
     pub fn zkpipe_sem_capacity(sem: *const zkpipe_sem) -> u64;
     pub fn zkpipe_sem_waiters(sem: *const zkpipe_sem) -> u64;
@@ -1026,6 +1037,10 @@ const _: () = assert!(ZKPIPE_RESERVATION_FOLLOW as i128 == layout::VALUE_ZKPIPE_
 const _: () = assert!(ZKPIPE_RESERVATION_WHOLE as i128 == layout::VALUE_ZKPIPE_RESERVATION_WHOLE as i128);
 const _: () = assert!(size_of::<zkpipe_reservation>() == layout::SIZE_zkpipe_reservation);
 const _: () = assert!(align_of::<zkpipe_reservation>() == layout::ALIGN_zkpipe_reservation);
+const _: () = assert!(ZKPIPE_CONCURRENCY_FIXED as i128 == layout::VALUE_ZKPIPE_CONCURRENCY_FIXED as i128);
+const _: () = assert!(ZKPIPE_CONCURRENCY_AUTO as i128 == layout::VALUE_ZKPIPE_CONCURRENCY_AUTO as i128);
+const _: () = assert!(size_of::<zkpipe_concurrency>() == layout::SIZE_zkpipe_concurrency);
+const _: () = assert!(align_of::<zkpipe_concurrency>() == layout::ALIGN_zkpipe_concurrency);
 const _: () = assert!(size_of::<zkpipe_engine_config>() == layout::SIZE_zkpipe_engine_config);
 const _: () = assert!(align_of::<zkpipe_engine_config>() == layout::ALIGN_zkpipe_engine_config);
 const _: () = assert!(offset_of!(zkpipe_engine_config, struct_size) == layout::OFFSET_zkpipe_engine_config_struct_size);
@@ -1062,6 +1077,8 @@ const _: () = assert!(offset_of!(zkpipe_engine_config, allocator) == layout::OFF
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.allocator) == layout::FSIZE_zkpipe_engine_config_allocator);
 const _: () = assert!(offset_of!(zkpipe_engine_config, reservation) == layout::OFFSET_zkpipe_engine_config_reservation);
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.reservation) == layout::FSIZE_zkpipe_engine_config_reservation);
+const _: () = assert!(offset_of!(zkpipe_engine_config, concurrency) == layout::OFFSET_zkpipe_engine_config_concurrency);
+const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.concurrency) == layout::FSIZE_zkpipe_engine_config_concurrency);
 const _: () = assert!(size_of::<zkpipe_partition_result>() == layout::SIZE_zkpipe_partition_result);
 const _: () = assert!(align_of::<zkpipe_partition_result>() == layout::ALIGN_zkpipe_partition_result);
 const _: () = assert!(offset_of!(zkpipe_partition_result, status) == layout::OFFSET_zkpipe_partition_result_status);
@@ -1172,6 +1189,14 @@ const _: () = assert!(offset_of!(zkpipe_engine_counters, over_reservation_bytes)
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.over_reservation_bytes) == layout::FSIZE_zkpipe_engine_counters_over_reservation_bytes);
 const _: () = assert!(offset_of!(zkpipe_engine_counters, budget_returned_early) == layout::OFFSET_zkpipe_engine_counters_budget_returned_early);
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.budget_returned_early) == layout::FSIZE_zkpipe_engine_counters_budget_returned_early);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, permits_admitted) == layout::OFFSET_zkpipe_engine_counters_permits_admitted);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.permits_admitted) == layout::FSIZE_zkpipe_engine_counters_permits_admitted);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, prover_idle_ns) == layout::OFFSET_zkpipe_engine_counters_prover_idle_ns);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.prover_idle_ns) == layout::FSIZE_zkpipe_engine_counters_prover_idle_ns);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, unaccounted_bytes) == layout::OFFSET_zkpipe_engine_counters_unaccounted_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.unaccounted_bytes) == layout::FSIZE_zkpipe_engine_counters_unaccounted_bytes);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, unaccounted_peak_bytes) == layout::OFFSET_zkpipe_engine_counters_unaccounted_peak_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.unaccounted_peak_bytes) == layout::FSIZE_zkpipe_engine_counters_unaccounted_peak_bytes);
 const _: () = assert!(offset_of!(zkpipe_engine_counters, reserved) == layout::OFFSET_zkpipe_engine_counters_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.reserved) == layout::FSIZE_zkpipe_engine_counters_reserved);
 const _: () = assert!(size_of::<zkpipe_engine_source>() == layout::SIZE_zkpipe_engine_source);

@@ -1,0 +1,207 @@
+#!/bin/sh
+# One node of a fleet (zkpipe-pipeline --queue, $1) and the submitter (zkpipe-submit, $2) on a
+# real redis-server, the proofs checked with zkpipe-verify ($3); $4 is the test probe (free
+# ports, HTTP), $5 the LD_PRELOAD shim that truncates a file as it is mapped.
+#
+# 1. SIGTERM while a node holds jobs (Redis stopped, so that it cannot acknowledge them): it
+#    takes no more, finishes exactly the jobs it held, hands back at once any delivered after
+#    the signal, exits 0; another node proves the rest; every job ends with one result.
+# 2. SIGTERM twice (stop now) while it holds jobs: it exits 0 at once, leaving them pending;
+#    another node takes them over after --claim-idle-ms and proves them; nothing is lost, and
+#    no job has two results (a result sent as Redis stopped is written once when it resumes).
+# 3. The submitter counts each job once when results come twice (as from a job proved twice),
+#    the first one deciding, and ignores other submissions' results and unknown ids.
+# 4. A zkey and a witness truncated under a running node (SIGBUS on the mapping): those jobs end
+#    with an error result naming the file, the node lives on, proves the next job, exits 0;
+#    --metrics FILE is rewritten while it runs and holds its final counts at exit (promtool
+#    checks it where installed).
+# Skips (exit 77) with one line when redis-server is not installed or the binaries were built
+# without hiredis ("-" for $1 and $2).
+set -eu
+[ $# -eq 5 ] || { echo "usage: test_fleet_node.sh PIPELINE SUBMIT VERIFY PROBE SHIM" >&2; exit 2; }
+pipe=$1 submit=$2 verify=$3 probe=$4 shim=$5
+. "$(dirname "$0")/fleet_common.sh"
+fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
+node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json"
+d=$fixtures/bn128/multiplier
+vk=$d/verification_key.json
+redis_start
+
+held_gauge() { # the jobs held by the node serving /metrics on port $1
+    "$probe" get 127.0.0.1 "$1" /metrics | awk '$1 == "zkpipe_queue_jobs_held" {print $2}'
+}
+# Stops Redis while the node serving port $1 holds at least $2 jobs: it cannot acknowledge
+# them, so they stay held. Leaves Redis stopped; the count in $held.
+hold_with_redis_stopped() {
+    tries=0
+    while :; do
+        kill -STOP "$redis_pid"
+        held=$(held_gauge "$1")
+        [ "${held:-0}" -ge "$2" ] && return 0
+        kill -CONT "$redis_pid"
+        tries=$((tries + 1))
+        [ "$tries" -le 200 ] || fail "the node never held $2 jobs"
+        sleep 0.05
+    done
+}
+results_of() { # result entries on stream $1:results written by node $2
+    rcli XRANGE "$1:results" - + | awk -v n="$2" 'p == "node" && $0 == n {c++} {p = $0} END {print c + 0}'
+}
+submit_json() { # the counts line of submitter $2's output $1, once it has ended, in $json
+    wait_exit "$2" 1200 "zkpipe-submit"
+    json=$(tail -n 1 "$1")
+}
+
+# ---- 1. SIGTERM while holding jobs: finish them, take no more ----
+hport=$("$probe" freeport)
+node_start redis://127.0.0.1:$port/term term --listen 127.0.0.1:$hport
+term=$node
+nterm=12
+copies "$d/witness.wtns" "$tmp/term" t $nterm
+submit_bg term "$tmp/term"
+# Two held at least: the node sends one job's result at a time, and one sent as Redis stopped
+# may still be answered before the signal, so one job at least is held when the signal comes.
+hold_with_redis_stopped "$hport" 2
+kill -TERM "$term"
+wait_line "$tmp/term.err" "SIGTERM: taking no more jobs" 300
+line=$(grep "SIGTERM: taking no more jobs" "$tmp/term.err")
+finishing=$(echo "$line" | sed -n 's/.*finishing the \([0-9]*\) held of \([0-9]*\) taken.*/\1/p')
+taken_then=$(echo "$line" | sed -n 's/.*finishing the \([0-9]*\) held of \([0-9]*\) taken.*/\2/p')
+[ "${finishing:-0}" -ge 1 ] || fail "SIGTERM: $line (held $held)"
+kill -CONT "$redis_pid"
+wait_exit "$term" 1200 "the node told to stop"
+json=$(tail -n 1 "$tmp/term.out")
+[ "$status" -eq 0 ] || fail "SIGTERM: exit $status: $json"
+# It took none after the signal (each delivered then was handed back) and finished all it held.
+proved=$(field proved "$json") handed=$(field handed_back "$json")
+[ "$(field taken "$json")" -eq $((taken_then + handed)) ] &&
+    [ "$proved" -eq "$taken_then" ] && [ "$(field failed "$json")" -eq 0 ] &&
+    [ "$(field left_pending "$json")" -eq 0 ] && [ "$(field held_at_exit "$json")" -eq 0 ] ||
+    fail "SIGTERM: $line: $json"
+[ "$(results_of term term)" -eq "$proved" ] || fail "SIGTERM: $(results_of term term) results"
+[ "$(pending_of term term)" -eq 0 ] || fail "SIGTERM: jobs left pending for the stopped node"
+[ "$(rcli XPENDING term zkpipe | head -n 1)" -eq 0 ] || fail "SIGTERM: jobs pending"
+node_start redis://127.0.0.1:$port/term rest --exit-when-idle-ms 1000
+rest=$node
+submit_json "$tmp/term-submit.out" "$sub"
+[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq $nterm ] &&
+    [ "$(field duplicates "$json")" -eq 0 ] || fail "SIGTERM: $json: $(cat "$tmp/term-submit.log")"
+wait_exit "$rest" 600 "the second node"
+[ "$status" -eq 0 ] || fail "the second node: exit $status"
+[ "$(results_of term rest)" -eq $((nterm - proved)) ] || fail "SIGTERM: the rest not proved once"
+[ "$(rcli XLEN term:results)" -eq $nterm ] ||
+    fail "SIGTERM: $(rcli XLEN term:results) results for $nterm"
+verify_all "$vk" "$tmp/term" $(cd "$tmp/term" && ls t*.wtns | sed 's/\.wtns$//')
+echo "SIGTERM holding $finishing jobs: finished them, handed back $handed, exit 0"
+
+# ---- 2. SIGTERM twice: stop now, the jobs held left pending, taken over ----
+node_start redis://127.0.0.1:$port/now now
+now=$node
+copies "$d/witness.wtns" "$tmp/now" n 20
+submit_bg now "$tmp/now"
+# The node stopped while Redis holds three jobs pending for it at least (it runs in short steps
+# until then); then Redis is stopped and the node resumed and told to stop now. It sends one
+# job's result at a time: one sent before it was stopped and one after may still be written,
+# so one job at least stays pending for another node.
+hold_stopped "$now" now now 3
+kill -STOP "$redis_pid"
+kill -CONT "$now"
+kill -TERM "$now"
+wait_line "$tmp/now.err" "SIGTERM: taking no more jobs" 300
+kill -TERM "$now"
+wait_exit "$now" 1200 "the node told to stop now"
+json=$(tail -n 1 "$tmp/now.out")
+kill -CONT "$redis_pid"
+[ "$status" -eq 0 ] || fail "stop now: exit $status: $json: $(cat "$tmp/now.err")"
+grep -q "stopping now: the jobs not acknowledged stay pending" "$tmp/now.err" ||
+    fail "stop now: no line: $(cat "$tmp/now.err")"
+left=$(field left_pending "$json")
+[ "$left" -ge 1 ] || fail "stop now: nothing left pending: $json"
+node_start redis://127.0.0.1:$port/now rescuer --exit-when-idle-ms 1000
+rescuer=$node
+submit_json "$tmp/now-submit.out" "$sub"
+[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq 20 ] && [ "$(field missing "$json")" -eq 0 ] &&
+    [ "$(field duplicates "$json")" -eq 0 ] || fail "stop now: $json: $(cat "$tmp/now-submit.log")"
+wait_exit "$rescuer" 600 "the rescuer"
+rjson=$(tail -n 1 "$tmp/rescuer.out")
+# (It may take over more than were left: a read the node sent as Redis stopped is answered,
+# its jobs delivered to the node, once Redis resumes.)
+[ "$status" -eq 0 ] && [ "$(field reclaimed "$rjson")" -ge 1 ] ||
+    fail "the rescuer ($left left): $rjson"
+[ "$(rcli XPENDING now zkpipe | head -n 1)" -eq 0 ] || fail "stop now: jobs left pending"
+verify_all "$vk" "$tmp/now" $(cd "$tmp/now" && ls n*.wtns | sed 's/\.wtns$//')
+echo "stop now holding $left jobs: exit 0, $(field reclaimed "$rjson") taken over by another node"
+
+# ---- 3. The submitter counts a job once when its results come twice ----
+copies "$d/witness.wtns" "$tmp/dup" d 3
+submit_bg dup "$tmp/dup"
+wait_until 300 jobs_in dup 3 || fail "the jobs were not submitted"
+token=$(rcli XRANGE dup - + COUNT 1 | awk 'p == "sub" {print; exit} {p = $0}')
+[ -n "$token" ] || fail "no sub field in the jobs"
+# The results a node writes, all at once (one script) so that one read sees them together: d1
+# ok then failed (a second delivery's), d2 under another submission then its own, an unknown
+# id, d3 ok twice.
+rcli EVAL "for _, r in ipairs({{'d1', ARGV[1], 'ok'}, {'d1', ARGV[1], 'ZKPIPE_EIO'},
+    {'d2', 'other', 'ZKPIPE_EIO'}, {'d2', ARGV[1], 'ok'}, {'zz', ARGV[1], 'ok'},
+    {'d3', ARGV[1], 'ok'}, {'d3', ARGV[1], 'ok'}}) do
+  redis.call('XADD', KEYS[1], '*', 'id', r[1], 'status', r[3], 'message', 'm', 'node', 'x',
+    'prove_s', '0.1', 'sub', r[2])
+end
+return 1" 1 dup:results "$token" >/dev/null
+submit_json "$tmp/dup-submit.out" "$sub"
+[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq 3 ] && [ "$(field failed "$json")" -eq 0 ] &&
+    [ "$(field duplicates "$json")" -eq 2 ] && [ "$(field missing "$json")" -eq 0 ] ||
+    fail "duplicates: exit $status: $json: $(cat "$tmp/dup-submit.log")"
+[ ! -s "$tmp/dup-submit.log" ] || fail "duplicates: lines: $(cat "$tmp/dup-submit.log")"
+echo "duplicate results: each job counted once ($json)"
+
+# ---- 4. Inputs truncated under a running node; --metrics ----
+cp "$d/circuit.zkey" "$tmp/victim.zkey"
+mkdir -p "$tmp/bus"
+cp "$d/witness.wtns" "$tmp/bus/v1.wtns"
+cp "$d/witness.wtns" "$tmp/bus/tw.wtns"
+cp "$d/witness.wtns" "$tmp/bus/ok.wtns"
+node_env="LD_PRELOAD=$shim ZKPIPE_TEST_TRUNCATE_ON_MMAP=$tmp/victim.zkey:$tmp/bus/tw.wtns"
+node_start redis://127.0.0.1:$port/bus bus --metrics "$tmp/bus.prom"
+node_env=
+bus=$node
+wait_until 300 test -s "$tmp/bus.prom" || fail "--metrics: not written while running"
+status=0
+"$submit" redis://127.0.0.1:$port/bus --zkey "$tmp/victim.zkey" --out "$tmp/bus" --timeout-s 120 \
+    "$tmp/bus/v1.wtns" >"$tmp/bus-submit1.out" 2>"$tmp/bus-submit1.log" || status=$?
+[ ! -s "$tmp/victim.zkey" ] || fail "the shim did not truncate the zkey"
+[ "$status" -eq 1 ] && grep -q "v1.wtns: .*victim.zkey.*(ZKPIPE_E" "$tmp/bus-submit1.log" ||
+    fail "truncated zkey: exit $status: $(cat "$tmp/bus-submit1.log")"
+status=0
+"$submit" redis://127.0.0.1:$port/bus --zkey "$d/circuit.zkey" --out "$tmp/bus" --timeout-s 120 \
+    "$tmp/bus/tw.wtns" "$tmp/bus/ok.wtns" >"$tmp/bus-submit2.out" 2>"$tmp/bus-submit2.log" ||
+    status=$?
+[ ! -s "$tmp/bus/tw.wtns" ] || fail "the shim did not truncate the witness"
+[ "$status" -eq 1 ] && grep -q "tw.wtns: .*tw.wtns.*(ZKPIPE_E" "$tmp/bus-submit2.log" &&
+    [ "$(awk 'END { print NR }' "$tmp/bus-submit2.log")" -eq 1 ] ||
+    fail "truncated witness: exit $status: $(cat "$tmp/bus-submit2.log")"
+kill -0 "$bus" 2>/dev/null || fail "the node died of its truncated inputs: $(cat "$tmp/bus.err")"
+for f in victim.zkey tw.wtns; do
+    grep -q "$f: I/O error: the file shrank" "$tmp/bus.err" ||
+        fail "no I/O error line for $f: $(cat "$tmp/bus.err")"
+done
+verify_all "$vk" "$tmp/bus" ok
+[ ! -e "$tmp/bus/v1.proof.json" ] && [ ! -e "$tmp/bus/tw.proof.json" ] ||
+    fail "a truncated input left outputs"
+kill -TERM "$bus"
+wait_exit "$bus" 600 "the node with truncated inputs"
+json=$(tail -n 1 "$tmp/bus.out")
+[ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq 1 ] && [ "$(field failed "$json")" -eq 2 ] ||
+    fail "truncated inputs: exit $status: $json"
+metric() { awk -v m="$1" '$1 == m {print $2}' "$tmp/bus.prom"; }
+[ "$(metric zkpipe_queue_jobs_proved_total)" = 1 ] && [ "$(metric zkpipe_queue_jobs_failed_total)" = 2 ] &&
+    [ "$(metric zkpipe_queue_jobs_held)" = 0 ] && [ "$(metric zkpipe_inflight_bytes)" = 0 ] &&
+    [ "$(metric zkpipe_queue_jobs_held_bound)" = "$(field held_bound "$json")" ] ||
+    fail "--metrics at exit: $(grep -v '^#' "$tmp/bus.prom")"
+if command -v promtool >/dev/null 2>&1; then
+    promtool check metrics <"$tmp/bus.prom" >"$tmp/promtool.log" 2>&1 ||
+        fail "promtool: $(cat "$tmp/promtool.log")"
+fi
+echo "a zkey and a witness truncated under the node: error results, the node lived on"
+redis_stop
+echo "PASS"
