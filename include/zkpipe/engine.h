@@ -456,7 +456,8 @@ ZKPIPE_API zkpipe_status zkpipe_engine_in_flight(zkpipe_engine *engine, zkpipe_p
 
 /*! zkpipe_engine_http_provider() : a zkpipe_http_provider_fn serving the engine `engine`
  * (its ctx): attach it with zkpipe_http_attach(server, "engine", zkpipe_engine_http_provider,
- * engine), and detach it (or stop the server) before zkpipe_engine_destroy.
+ * engine), and detach it (or stop the server) before zkpipe_engine_destroy; or hand it to
+ * zkpipe_http_render for the same text without a server (e.g. a --metrics file at exit).
  *   /metrics (with the server's prefix and labels, here "zkpipe"): counters
  *     zkpipe_partitions_submitted_total, zkpipe_partitions_total{result="proved|failed|
  *     canceled"}, zkpipe_prover_idle_seconds_total, zkpipe_budget_returned_early_bytes_total,
