@@ -138,11 +138,16 @@ static const zkpipe_stage_ops gate_ops = {sizeof(zkpipe_stage_ops),
                                           NULL,
                                           NULL};
 
-static double request_us(uint16_t port, const char *path, size_t *bytes)
+/* GET `path` over loopback, connect to close: wall microseconds per request, and in
+ * *server_us the server's CPU per request (the process's CPU less this thread's, the client's:
+ * the engine's threads, when there is one, wait meanwhile). */
+static double request_us(uint16_t port, const char *path, size_t *bytes, double *server_us)
 {
-    double v[RUNS];
+    double v[RUNS], cpu[RUNS];
     for (int r = 0; r < RUNS; r++) {
         double t0 = bench_clock_ns(CLOCK_MONOTONIC);
+        double c0 =
+            bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID) - bench_clock_ns(CLOCK_THREAD_CPUTIME_ID);
         for (int i = 0; i < REQUESTS; i++) {
             http_reply rep;
             if (http_simple("127.0.0.1", port, "GET", path, &rep) != 0 || rep.status != 200) {
@@ -152,8 +157,12 @@ static double request_us(uint16_t port, const char *path, size_t *bytes)
             *bytes = rep.body_len;
             http_reply_free(&rep);
         }
+        cpu[r] = (bench_clock_ns(CLOCK_PROCESS_CPUTIME_ID) -
+                  bench_clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0) /
+                 REQUESTS / 1e3;
         v[r] = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / REQUESTS / 1e3;
     }
+    *server_us = bench_median(cpu, RUNS);
     return bench_median(v, RUNS);
 }
 
@@ -325,10 +334,15 @@ int main(int argc, char **argv)
     check(zkpipe_http_start(&srv, &cfg), "start");
     uint16_t port = zkpipe_http_port(srv);
     size_t got = 0;
-    us = request_us(port, "/metrics", &got);
-    printf("GET /metrics over loopback (connect to close): %7.1f us, %zu bytes\n", us, got);
-    us = request_us(port, "/status", &got);
-    printf("GET /status over loopback (connect to close):  %7.1f us, %zu bytes\n", us, got);
+    double server = 0;
+    us = request_us(port, "/metrics", &got, &server);
+    printf(
+        "GET /metrics over loopback (connect to close): %7.1f us, %zu bytes; server CPU %.1f us\n",
+        us, got, server);
+    us = request_us(port, "/status", &got, &server);
+    printf(
+        "GET /status over loopback (connect to close):  %7.1f us, %zu bytes; server CPU %.1f us\n",
+        us, got, server);
     long idle = rss_kib();
 
     int fds[CLIENTS], opened = 0;
@@ -388,12 +402,14 @@ int main(int argc, char **argv)
     printf("  with an engine, %d partitions in flight: render /status  %7.1f us, %zu bytes\n", HELD,
            us, got);
     check(zkpipe_http_attach(srv, "engine", zkpipe_engine_http_provider, e), "attach");
-    us = request_us(port, "/metrics", &got);
-    printf("  with an engine, %d partitions in flight: GET /metrics %7.1f us, %zu bytes\n", HELD,
-           us, got);
-    us = request_us(port, "/status", &got);
-    printf("  with an engine, %d partitions in flight: GET /status  %7.1f us, %zu bytes\n", HELD,
-           us, got);
+    us = request_us(port, "/metrics", &got, &server);
+    printf("  with an engine, %d partitions in flight: GET /metrics %7.1f us, %zu bytes; server "
+           "CPU %.1f us\n",
+           HELD, us, got, server);
+    us = request_us(port, "/status", &got, &server);
+    printf("  with an engine, %d partitions in flight: GET /status  %7.1f us, %zu bytes; server "
+           "CPU %.1f us\n",
+           HELD, us, got, server);
     check(zkpipe_http_detach(srv, "engine"), "detach");
     pthread_mutex_lock(&g.lock);
     g.shut = 0;
