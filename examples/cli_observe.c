@@ -97,6 +97,15 @@ static int line(char *buf, size_t cap, void *ctx)
     return obs->progress(buf, cap, obs->progress_ctx);
 }
 
+/* The endpoint's settings, which --metrics renders with too: the registry, every series that
+ * was ever non-zero. */
+static void http_config(const cli_observe *obs, zkpipe_http_config *cfg)
+{
+    zkpipe_http_config_init(cfg);
+    cfg->acct = obs->acct;
+    cfg->prom.flags = ZKPIPE_PROM_OMIT_ZERO;
+}
+
 static void stop_all(cli_observe *obs)
 {
     zkpipe_trace_close(obs->trace);
@@ -111,6 +120,7 @@ int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const ch
 {
     memset(obs, 0, sizeof *obs);
     obs->opt = opt;
+    obs->acct = acct;
     obs->report_to = stderr;
     obs->progress = progress;
     obs->progress_ctx = progress_ctx;
@@ -118,11 +128,9 @@ int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const ch
     if (opt->listen != NULL) {
         char host[64];
         zkpipe_http_config cfg;
-        zkpipe_http_config_init(&cfg);
+        http_config(obs, &cfg);
         split_listen(opt->listen, host, sizeof host, &cfg.port);
         cfg.address = host;
-        cfg.acct = acct;
-        cfg.prom.flags = ZKPIPE_PROM_OMIT_ZERO;
         st = zkpipe_http_start(&obs->http, &cfg);
         if (st != ZKPIPE_OK) {
             fprintf(stderr, "%s: --listen %s: %s\n", prog, opt->listen,
@@ -168,10 +176,12 @@ void cli_observe_report(const char *line, void *ctx)
 int cli_observe_attach(cli_observe *obs, const char *prog, const char *name,
                        zkpipe_http_provider_fn fn, void *ctx)
 {
-    if (obs->http == NULL)
-        return 0;
-    zkpipe_status st = zkpipe_http_attach(obs->http, name, fn, ctx);
-    if (st != ZKPIPE_OK)
+    zkpipe_status st = obs->provider_count < ZKPIPE_HTTP_PROVIDERS_MAX ? ZKPIPE_OK : ZKPIPE_ELIMIT;
+    if (st == ZKPIPE_OK && obs->http != NULL)
+        st = zkpipe_http_attach(obs->http, name, fn, ctx);
+    if (st == ZKPIPE_OK)
+        obs->providers[obs->provider_count++] = (zkpipe_http_provider){name, fn, ctx};
+    else
         fprintf(stderr, "%s: http provider %s: %s\n", prog, name, zkpipe_status_str(st));
     return st == ZKPIPE_OK ? 0 : -1;
 }
@@ -212,15 +222,12 @@ int cli_observe_check(const cli_observe_options *opt, const char *prog, const cl
     return rc;
 }
 
-char *cli_observe_metrics(const zkpipe_snapshot *snap, size_t *len)
+zkpipe_status cli_observe_metrics(const cli_observe *obs, char **text, size_t *len)
 {
-    zkpipe_status st = zkpipe_snapshot_prometheus(NULL, 0, len, snap);
-    char *text = st == ZKPIPE_OK ? malloc(*len + 1) : NULL;
-    if (text != NULL && zkpipe_snapshot_prometheus(text, *len + 1, len, snap) != ZKPIPE_OK) {
-        free(text);
-        text = NULL;
-    }
-    return text;
+    zkpipe_http_config cfg;
+    http_config(obs, &cfg);
+    return zkpipe_http_render(&cfg, ZKPIPE_HTTP_PROMETHEUS, obs->providers, obs->provider_count,
+                              text, len);
 }
 
 int cli_observe_finish(cli_observe *obs, const char *prog, const char *title, uint64_t bound,
@@ -274,4 +281,5 @@ void cli_observe_stop_serving(cli_observe *obs)
     }
     zkpipe_http_stop(obs->http);
     obs->http = NULL;
+    obs->provider_count = 0;
 }

@@ -31,7 +31,12 @@ int cli_observe_flag(cli_observe_options *o, const char *name, const char *value
 
 typedef struct cli_observe {
     const cli_observe_options *opt;
+    zkpipe_acct *acct;
     zkpipe_http *http;
+    /* What /metrics serves beyond the registry, also without --listen: --metrics holds the
+     * same (cli_observe_metrics). */
+    zkpipe_http_provider providers[ZKPIPE_HTTP_PROVIDERS_MAX];
+    size_t provider_count;
     zkpipe_trace *trace;
     cli_plot plot;
     cli_progress_fn progress;
@@ -51,12 +56,15 @@ int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const ch
  * obs->report_to without mixing it with the progress line. */
 void cli_observe_report(const char *line, void *ctx);
 
-/* Attaches a provider to the endpoint, when there is one; 0 or -1 (printed). */
+/* Adds a provider (`name` a literal or otherwise lasting as long as obs) to what /metrics,
+ * /status and cli_observe_metrics show, and attaches it to the endpoint when there is one; 0 or
+ * -1 (printed). `ctx` must stay valid until cli_observe_stop_serving. */
 int cli_observe_attach(cli_observe *obs, const char *prog, const char *name,
                        zkpipe_http_provider_fn fn, void *ctx);
 
-/* After the run: lingers --linger-ms while still serving, then stops the endpoint (so the
- * providers' objects may go after it). Called by cli_observe_finish when not called before. */
+/* After the run: lingers --linger-ms while still serving, then stops the endpoint and forgets
+ * the providers (so their objects may go after it). Called by cli_observe_finish when not
+ * called before. */
 void cli_observe_stop_serving(cli_observe *obs);
 
 /* Before the run: the files the options name (--trace, --plot) and the binary's own `more`
@@ -66,9 +74,11 @@ void cli_observe_stop_serving(cli_observe *obs);
 int cli_observe_check(const cli_observe_options *opt, const char *prog, const cli_output *more,
                       size_t nmore);
 
-/* The Prometheus text of `snap`, in a malloc'd buffer the caller frees (*len its bytes), for
- * --metrics; NULL when out of memory. */
-char *cli_observe_metrics(const zkpipe_snapshot *snap, size_t *len);
+/* For --metrics: what GET /metrics answers now (zkpipe_http_render with the endpoint's options
+ * and providers, with or without --listen), in a malloc'd buffer the caller frees (*len its
+ * bytes). Call it before cli_observe_stop_serving, while the providers' objects live. Returns
+ * ZKPIPE_OK or zkpipe_http_render's error (*text NULL). */
+zkpipe_status cli_observe_metrics(const cli_observe *obs, char **text, size_t *len);
 
 /* After the run (and after whatever writes to the trace, such as an engine, is gone): stops
  * the ticker (a last progress line), stops serving (cli_observe_stop_serving) and closes the

@@ -484,28 +484,29 @@ int main(int argc, char **argv)
     }
     zkpipe_snapshot peaks, end;
     zkpipe_acct_snapshot(acct, &peaks);
+    /* --metrics: what /metrics serves at the end, the engine's series included */
+    char *metrics_text = NULL;
+    zkpipe_status closed = ZKPIPE_OK;
+    if (observing && ran && o.metrics_path != NULL &&
+        (closed = cli_observe_metrics(&obs, &metrics_text, &metrics.len)) != ZKPIPE_OK)
+        fprintf(stderr, "%s: --metrics %s: %s\n", prog, o.metrics_path, zkpipe_status_str(closed));
+    metrics.text = metrics_text;
     if (observing)
         cli_observe_stop_serving(&obs);
     cli_engine_set(&w, NULL);
     zkpipe_engine_destroy(e);
     zkpipe_acct_snapshot(acct, &end);
     free(parts);
-    zkpipe_status closed = ZKPIPE_OK;
     if (observing) { /* --metrics with --plot as one set: both written, or neither */
-        char title[128], *metrics_text = NULL;
+        char title[128];
         snprintf(title, sizeof title, "%s --release %s: %lu partitions", prog,
                  o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery", o.partitions);
-        if (ran && o.metrics_path != NULL &&
-            (metrics.text = metrics_text = cli_observe_metrics(&end, &metrics.len)) == NULL) {
-            fprintf(stderr, "%s: --metrics %s: out of memory\n", prog, o.metrics_path);
-            closed = ZKPIPE_ENOMEM;
-        }
         if (cli_observe_finish(&obs, prog, ran && closed == ZKPIPE_OK ? title : NULL, n.bound,
                                &metrics, o.metrics_path != NULL) != 0 &&
             closed == ZKPIPE_OK)
             closed = ZKPIPE_EIO;
-        free(metrics_text);
     }
+    free(metrics_text);
     cli_engine_free(&w);
     const char *release = o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery";
     double per_s = elapsed > 0 ? (double)verified / elapsed : 0.0;

@@ -660,6 +660,15 @@ int main(int argc, char **argv)
     uint64_t learned = cli_engine_learned_bytes(e);
     zkpipe_snapshot peaks, end;
     zkpipe_acct_snapshot(zkpipe_acct_default(), &peaks);
+    /* --metrics: what /metrics serves at the end, the engine's series included */
+    cli_output metrics = {o.metrics_path, NULL, 0};
+    char *metrics_text = NULL;
+    zkpipe_status closed =
+        o.metrics_path != NULL ? cli_observe_metrics(&obs, &metrics_text, &metrics.len) : ZKPIPE_OK;
+    if (closed != ZKPIPE_OK)
+        fprintf(stderr, "zkpipe-pipeline: --metrics %s: %s\n", o.metrics_path,
+                zkpipe_status_str(closed));
+    metrics.text = metrics_text;
     cli_observe_stop_serving(&obs); /* the engine provider goes with the engine */
     cli_engine_set(&w, NULL);
     zkpipe_engine_destroy(e);
@@ -676,14 +685,6 @@ int main(int argc, char **argv)
                  o.cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery", o.jobs, o.partitions,
                  o.log_constraints);
     /* --metrics with --plot as one set: both written, or neither and both as they were */
-    cli_output metrics = {o.metrics_path, NULL, 0};
-    char *metrics_text = o.metrics_path != NULL ? cli_observe_metrics(&end, &metrics.len) : NULL;
-    zkpipe_status closed = ZKPIPE_OK;
-    metrics.text = metrics_text;
-    if (o.metrics_path != NULL && metrics_text == NULL) {
-        fprintf(stderr, "zkpipe-pipeline: --metrics %s: out of memory\n", o.metrics_path);
-        closed = ZKPIPE_ENOMEM;
-    }
     if (cli_observe_finish(&obs, prog, closed == ZKPIPE_OK ? title : NULL, n.bound, &metrics,
                            o.metrics_path != NULL) != 0 &&
         closed == ZKPIPE_OK)

@@ -1105,31 +1105,24 @@ static zkpipe_status queue_provide(zkpipe_http_out *out, zkpipe_http_format form
     return ZKPIPE_OK;
 }
 
-/* --metrics FILE: the registry's counters (as zkpipe-pipeline --metrics writes them) and the
- * node's series, written whole (staged, then renamed). Only one thread at a time writes a set
- * of files (cli_outputs_write): the finisher while it runs, the node's own thread after it.
- * Returns 0, or -1 (one line on stderr, once until a write succeeds again). */
+/* --metrics FILE: the registry's counters and the node's series, as /metrics serves them
+ * (zkpipe_http_render with the endpoint's options; not the engine's series, since the last
+ * write comes after the engine is gone), written whole (staged, then renamed). Only one
+ * thread at a time writes a set of files (cli_outputs_write): the finisher while it runs, the
+ * node's own thread after it. Returns 0, or -1 (one line on stderr, once until a write
+ * succeeds again). */
 static int write_metrics(node *n)
 {
-    static const char prefix[] = "zkpipe_";
-    zkpipe_snapshot snap;
-    zkpipe_acct_snapshot(zkpipe_acct_default(), &snap);
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    cfg.prom.flags = ZKPIPE_PROM_OMIT_ZERO;
+    const zkpipe_http_provider queue = {"queue", queue_provide, n};
+    char *text = NULL;
     size_t len = 0;
-    char *acct = cli_observe_metrics(&snap, &len);
-    qseries m[QSERIES];
-    queue_series(n, m);
-    size_t cap = len + QSERIES * 400, used = len;
-    char *text = acct != NULL ? realloc(acct, cap) : NULL;
-    for (size_t i = 0; text != NULL && i < QSERIES; i++)
-        used +=
-            (size_t)snprintf(text + used, cap - used, "# HELP %s%s %s\n# TYPE %s%s %s\n%s%s %llu\n",
-                             prefix, m[i].name, m[i].help, prefix, m[i].name, m[i].type, prefix,
-                             m[i].name, (unsigned long long)m[i].v);
-    cli_output out = {n->q->metrics_path, text, used};
+    zkpipe_status st = zkpipe_http_render(&cfg, ZKPIPE_HTTP_PROMETHEUS, &queue, 1, &text, &len);
+    cli_output out = {n->q->metrics_path, text, len};
     cli_error e = {0, ENOMEM, "cannot render"};
-    int rc = text != NULL && cli_outputs_write(&out, 1, &e) == 0 ? 0 : -1;
-    if (text == NULL)
-        free(acct);
+    int rc = st == ZKPIPE_OK && cli_outputs_write(&out, 1, &e) == 0 ? 0 : -1;
     free(text);
     if (rc != 0 && !n->metrics_failing) {
         char why[CLI_ERROR_TEXT_MAX];

@@ -138,6 +138,39 @@ static zkpipe_job *submit(zkpipe_engine *e, host *h, size_t n)
     return job;
 }
 
+/* What each test runs on: a registry of its own, a host, and an engine over them. */
+typedef struct rig {
+    zkpipe_acct *acct;
+    host h;
+    zkpipe_engine_config c; /* set by rig_init; a test may change it before rig_engine */
+    zkpipe_engine *e;
+} rig;
+
+/* The registry, the host (provers held at the gate when `shut`) and the engine's config. */
+static void rig_init(rig *r, int shut, unsigned synth_workers, uint64_t permits, size_t capacity)
+{
+    r->acct = NULL;
+    r->e = NULL;
+    assert_int_equal(zkpipe_acct_create(NULL, &r->acct), ZKPIPE_OK);
+    host_init(&r->h, shut);
+    r->c = config(r->acct, synth_workers, permits, capacity);
+}
+
+/* Creates the engine with r->c. */
+static zkpipe_engine *rig_engine(rig *r)
+{
+    assert_int_equal(zkpipe_engine_create(&r->e, &r->c), ZKPIPE_OK);
+    return r->e;
+}
+
+/* Destroys the engine (busy or not), the host and the registry. */
+static void rig_free(rig *r)
+{
+    zkpipe_engine_destroy(r->e);
+    host_free(&r->h);
+    zkpipe_acct_destroy(r->acct);
+}
+
 static zkpipe_histogram_snapshot hist(zkpipe_engine *e, zkpipe_engine_phase phase)
 {
     zkpipe_histogram_snapshot s;
@@ -171,20 +204,17 @@ static void wait_in_flight(zkpipe_engine *e, size_t want)
 static void histograms_count_each_phase(void **state)
 {
     (void)state;
-    zkpipe_acct *acct = NULL;
-    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
-    host h;
-    host_init(&h, 0);
-    h.synth_ms = 3;
-    h.prove_ms = 2;
-    h.fail_synth = 3;
-    h.fail_prove = 5;
-    zkpipe_engine_config c = config(acct, 2, 2, 2);
-    zkpipe_engine *e = NULL;
-    assert_int_equal(zkpipe_engine_create(&e, &c), ZKPIPE_OK);
+    rig r;
+    rig_init(&r, 0, 2, 2, 2);
+    host *h = &r.h;
+    h->synth_ms = 3;
+    h->prove_ms = 2;
+    h->fail_synth = 3;
+    h->fail_prove = 5;
+    zkpipe_engine *e = rig_engine(&r);
     for (int p = 0; p < ZKPIPE_PHASE_COUNT; p++)
         assert_int_equal(hist(e, (zkpipe_engine_phase)p).count, 0);
-    zkpipe_job *job = submit(e, &h, 8);
+    zkpipe_job *job = submit(e, h, 8);
     assert_int_equal(zkpipe_job_wait(job), ZKPIPE_OK);
     zkpipe_engine_counters n;
     zkpipe_engine_stats(e, &n);
@@ -213,18 +243,18 @@ static void histograms_count_each_phase(void **state)
     zkpipe_job_destroy(job);
 
     /* Canceled partitions are in no prove histogram; the proof held at the gate is. */
-    h.fail_synth = h.fail_prove = SIZE_MAX;
-    h.synth_ms = h.prove_ms = 0;
-    h.shut = 1;
-    job = submit(e, &h, 6);
+    h->fail_synth = h->fail_prove = SIZE_MAX;
+    h->synth_ms = h->prove_ms = 0;
+    h->shut = 1;
+    job = submit(e, h, 6);
     wait_in_flight(e, 5); /* 1 proving, 2 queued, 2 pending in front of the full channel */
     zkpipe_job_cancel(job);
-    host_open(&h);
+    host_open(h);
     assert_int_equal(zkpipe_job_wait(job), ZKPIPE_OK);
     zkpipe_engine_stats(e, &n);
     assert_int_equal(n.proved, 6 + 1);
     assert_int_equal(n.canceled, 5);
-    assert_int_equal(atomic_load(&h.proves_run), 7 + 1);
+    assert_int_equal(atomic_load(&h->proves_run), 7 + 1);
     assert_int_equal(hist(e, ZKPIPE_PHASE_PROVE).count, 7 + 1);
     /* Every partition a prover took waited, canceled or not: the one held, and those of the
      * four synthesized before the cancel that reached a prover before the job ended. Every
@@ -241,23 +271,17 @@ static void histograms_count_each_phase(void **state)
     assert_int_equal(zkpipe_engine_histogram(e, ZKPIPE_PHASE_COUNT, &x), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_engine_histogram(e, (zkpipe_engine_phase)-1, &x), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_engine_histogram(e, ZKPIPE_PHASE_WAIT, NULL), ZKPIPE_EINVAL);
-    zkpipe_engine_destroy(e);
-    host_free(&h);
-    zkpipe_acct_destroy(acct);
+    rig_free(&r);
 }
 
 static void in_flight_lists_oldest_first(void **state)
 {
     (void)state;
-    zkpipe_acct *acct = NULL;
-    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
-    host h;
-    host_init(&h, 1);
-    zkpipe_engine_config c = config(acct, 2, 2, 2);
-    zkpipe_engine *e = NULL;
-    assert_int_equal(zkpipe_engine_create(&e, &c), ZKPIPE_OK);
-    zkpipe_job *first = submit(e, &h, 2);
-    zkpipe_job *second = submit(e, &h, 6);
+    rig r;
+    rig_init(&r, 1, 2, 2, 2);
+    zkpipe_engine *e = rig_engine(&r);
+    zkpipe_job *first = submit(e, &r.h, 2);
+    zkpipe_job *second = submit(e, &r.h, 6);
     wait_in_flight(e, 5);
 
     zkpipe_partition_info list[8];
@@ -307,7 +331,7 @@ static void in_flight_lists_oldest_first(void **state)
     assert_int_equal(zkpipe_engine_in_flight(e, list, 1, NULL), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_engine_in_flight(NULL, list, 1, &n), ZKPIPE_EINVAL);
 
-    host_open(&h);
+    host_open(&r.h);
     zkpipe_engine_drain(e);
     assert_int_equal(zkpipe_engine_in_flight(e, list, 8, &n), ZKPIPE_OK);
     assert_int_equal(n, 0);
@@ -316,15 +340,13 @@ static void in_flight_lists_oldest_first(void **state)
 
     /* Destroyed busy: whatever was listed is ended and unlisted, nothing leaks. */
     zkpipe_engine_destroy(e);
-    assert_int_equal(zkpipe_engine_create(&e, &c), ZKPIPE_OK);
-    h.shut = 1;
-    zkpipe_job *busy = submit(e, &h, 6);
+    e = rig_engine(&r);
+    r.h.shut = 1;
+    zkpipe_job *busy = submit(e, &r.h, 6);
     wait_in_flight(e, 5);
-    host_open(&h);
-    zkpipe_engine_destroy(e);
+    host_open(&r.h);
+    rig_free(&r);
     zkpipe_job_destroy(busy);
-    host_free(&h);
-    zkpipe_acct_destroy(acct);
 }
 
 /* The trace parses and names the first partition's track. */
@@ -353,17 +375,12 @@ static void trace_is_flushed_while_a_partition_takes_long(void **state)
     int fd = mkstemp(path);
     assert_true(fd >= 0);
     close(fd);
-    zkpipe_acct *acct = NULL;
-    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
     zkpipe_trace *trace = NULL;
     assert_int_equal(zkpipe_trace_open(&trace, path, NULL), ZKPIPE_OK);
-    host h;
-    host_init(&h, 1);
-    zkpipe_engine_config c = config(acct, 1, 1, 1);
-    c.trace = trace;
-    zkpipe_engine *e = NULL;
-    assert_int_equal(zkpipe_engine_create(&e, &c), ZKPIPE_OK);
-    zkpipe_job *job = submit(e, &h, 1);
+    rig r;
+    rig_init(&r, 1, 1, 1, 1);
+    r.c.trace = trace;
+    zkpipe_job *job = submit(rig_engine(&r), &r.h, 1);
     /* The partition is held in prove: no event comes after its first ones, nothing calls
      * zkpipe_trace_flush, and the buffer is far from full; only the engine's flusher can
      * bring them to the file. */
@@ -373,28 +390,36 @@ static void trace_is_flushed_while_a_partition_takes_long(void **state)
         nap_ms(20);
         waited += 20;
     }
-    assert_int_equal(atomic_load(&h.held), 1);
-    host_open(&h);
+    assert_int_equal(atomic_load(&r.h.held), 1);
+    host_open(&r.h);
     assert_int_equal(zkpipe_job_wait(job), ZKPIPE_OK);
     zkpipe_job_destroy(job);
-    zkpipe_engine_destroy(e);
+    rig_free(&r); /* the engine before the trace it writes */
     assert_int_equal(zkpipe_trace_close(trace), ZKPIPE_OK);
     assert_true(trace_shows_partition(path));
     unlink(path);
-    host_free(&h);
-    zkpipe_acct_destroy(acct);
 }
 
 #ifndef ZKPIPE_TEST_NO_HTTP
-static cJSON *get_json(uint16_t port, const char *path)
+/* GET `path`, answered 200; free it with http_reply_free. */
+static http_reply get_ok(uint16_t port, const char *path)
 {
     http_reply r;
     assert_int_equal(http_simple("127.0.0.1", port, "GET", path, &r), 0);
     assert_int_equal(r.status, 200);
-    cJSON *doc = cJSON_ParseWithLength(r.body, r.body_len);
+    return r;
+}
+
+/* /status parsed (*doc, for cJSON_Delete) and its "engine" object. */
+static const cJSON *engine_status(uint16_t port, cJSON **doc)
+{
+    http_reply r = get_ok(port, "/status");
+    *doc = cJSON_ParseWithLength(r.body, r.body_len);
     http_reply_free(&r);
-    assert_non_null(doc);
-    return doc;
+    assert_non_null(*doc);
+    const cJSON *eng = cJSON_GetObjectItemCaseSensitive(*doc, "engine");
+    assert_non_null(eng);
+    return eng;
 }
 
 static double number(const cJSON *obj, const char *path)
@@ -413,56 +438,67 @@ static double number(const cJSON *obj, const char *path)
     return obj->valuedouble;
 }
 
-static int has_line(const char *text, const char *line)
+/* A number a JSON object must hold at `path`. */
+typedef struct expect_number {
+    const char *path;
+    double value;
+} expect_number;
+
+#define EXPECT_NUMBERS(obj, ...)                                                                   \
+    expect_numbers((obj), (const expect_number[]){__VA_ARGS__},                                    \
+                   sizeof((const expect_number[]){__VA_ARGS__}) / sizeof(expect_number))
+
+static void expect_numbers(const cJSON *obj, const expect_number *want, size_t n)
 {
-    size_t n = strlen(line);
-    for (const char *p = strstr(text, line); p != NULL; p = strstr(p + 1, line))
-        if ((p == text || p[-1] == '\n') && p[n] == '\n')
-            return 1;
-    return 0;
+    for (size_t i = 0; i < n; i++)
+        if (number(obj, want[i].path) != want[i].value)
+            fail_msg("%s is %g, not %g", want[i].path, number(obj, want[i].path), want[i].value);
+}
+
+/* Fails unless each of the NULL-ended `lines` is a whole line of `text`. */
+#define EXPECT_LINES(text, ...) expect_lines((text), (const char *const[]){__VA_ARGS__, NULL})
+
+static void expect_lines(const char *text, const char *const *lines)
+{
+    for (; *lines != NULL; lines++) {
+        size_t n = strlen(*lines);
+        const char *p = strstr(text, *lines);
+        while (p != NULL && !((p == text || p[-1] == '\n') && p[n] == '\n'))
+            p = strstr(p + 1, *lines);
+        if (p == NULL)
+            fail_msg("no line \"%s\" in:\n%s", *lines, text);
+    }
 }
 
 static void provider_serves_the_engine(void **state)
 {
     (void)state;
-    zkpipe_acct *acct = NULL;
-    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
+    rig g;
+    rig_init(&g, 1, 2, 2, 2);
+    g.c.budget_bytes = 1 << 20;
+    zkpipe_engine *e = rig_engine(&g);
     zkpipe_http_config hc;
     zkpipe_http_config_init(&hc);
-    hc.acct = acct;
+    hc.acct = g.acct;
     zkpipe_http *srv = NULL;
     assert_int_equal(zkpipe_http_start(&srv, &hc), ZKPIPE_OK);
     uint16_t port = zkpipe_http_port(srv);
-    host h;
-    host_init(&h, 1);
-    zkpipe_engine_config c = config(acct, 2, 2, 2);
-    c.budget_bytes = 1 << 20;
-    zkpipe_engine *e = NULL;
-    assert_int_equal(zkpipe_engine_create(&e, &c), ZKPIPE_OK);
     assert_int_equal(zkpipe_http_attach(srv, "engine", zkpipe_engine_http_provider, e), ZKPIPE_OK);
     assert_int_equal(zkpipe_engine_http_provider(NULL, ZKPIPE_HTTP_JSON, e), ZKPIPE_EINVAL);
-    zkpipe_job *job = submit(e, &h, 7);
+    zkpipe_job *job = submit(e, &g.h, 7);
     wait_in_flight(e, 5);
 
-    cJSON *doc = get_json(port, "/status");
-    const cJSON *eng = cJSON_GetObjectItemCaseSensitive(doc, "engine");
-    assert_non_null(eng);
+    cJSON *doc;
+    const cJSON *eng = engine_status(port, &doc);
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(eng, "backend")->valuestring, "cpu");
-    assert_true(number(eng, "submitted") == 7);
-    assert_true(number(eng, "proving") == 1);
-    assert_true(number(eng, "in_flight") == 4);
-    assert_true(number(eng, "permits.total") == 2);
-    assert_true(number(eng, "permits.available") == 0);
-    assert_true(number(eng, "budget.total_bytes") == 1 << 20);
+    EXPECT_NUMBERS(eng, {"submitted", 7}, {"proving", 1}, {"in_flight", 4}, {"permits.total", 2},
+                   {"permits.available", 0}, {"budget.total_bytes", 1 << 20}, {"channel.items", 2},
+                   {"channel.capacity", 2}, {"wait_seconds.count", 1}, {"prove_seconds.count", 0},
+                   {"partitions.count", 5});
     assert_true(number(eng, "budget.used_bytes") + number(eng, "budget.available_bytes") ==
                 1 << 20);
-    assert_true(number(eng, "channel.items") == 2);
-    assert_true(number(eng, "channel.capacity") == 2);
     assert_true(number(eng, "channel.waiting_senders") >= 1);
     assert_true(number(eng, "synth_seconds.count") >= 5);
-    assert_true(number(eng, "wait_seconds.count") == 1);
-    assert_true(number(eng, "prove_seconds.count") == 0);
-    assert_true(number(eng, "partitions.count") == 5);
     const cJSON *listed = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(eng, "partitions"), "listed");
     assert_int_equal(cJSON_GetArraySize(listed), 5);
@@ -482,54 +518,43 @@ static void provider_serves_the_engine(void **state)
     assert_int_equal(pending, 2);
     cJSON_Delete(doc);
 
-    http_reply r;
-    assert_int_equal(http_simple("127.0.0.1", port, "GET", "/metrics", &r), 0);
-    assert_int_equal(r.status, 200);
-    assert_true(has_line(r.body, "zkpipe_partitions_in_flight 4"));
-    assert_true(has_line(r.body, "zkpipe_partitions_proving 1"));
-    assert_true(has_line(r.body, "zkpipe_channel_items 2"));
-    assert_true(has_line(r.body, "zkpipe_budget_bytes 1048576"));
-    assert_true(has_line(r.body, "# TYPE zkpipe_partition_prove_seconds histogram"));
-    assert_true(has_line(r.body, "zkpipe_partition_prove_seconds_count 0"));
-    assert_true(has_line(r.body, "zkpipe_partition_wait_seconds_count 1"));
+    http_reply r = get_ok(port, "/metrics");
+    EXPECT_LINES(r.body, "zkpipe_partitions_in_flight 4", "zkpipe_partitions_proving 1",
+                 "zkpipe_channel_items 2", "zkpipe_budget_bytes 1048576",
+                 "# TYPE zkpipe_partition_prove_seconds histogram",
+                 "zkpipe_partition_prove_seconds_count 0", "zkpipe_partition_wait_seconds_count 1");
     http_reply_free(&r);
 
-    host_open(&h);
+    host_open(&g.h);
     assert_int_equal(zkpipe_job_wait(job), ZKPIPE_OK);
-    assert_int_equal(http_simple("127.0.0.1", port, "GET", "/metrics", &r), 0);
-    assert_true(has_line(r.body, "zkpipe_partitions_total{result=\"proved\"} 7"));
-    assert_true(has_line(r.body, "zkpipe_partitions_total{result=\"failed\"} 0"));
-    assert_true(has_line(r.body, "zkpipe_partition_prove_seconds_count 7"));
-    assert_true(has_line(r.body, "zkpipe_partition_prove_seconds_bucket{le=\"+Inf\"} 7"));
-    assert_true(has_line(r.body, "zkpipe_partitions_oldest_age_seconds 0"));
+    r = get_ok(port, "/metrics");
     /* Admission: the host announces no estimate, so its first partitions reserved nothing and
      * were over; the engine learned its true size from the closed ledgers. */
-    assert_true(has_line(r.body, "# TYPE zkpipe_over_reservation_events_total counter"));
-    assert_true(has_line(r.body, "# TYPE zkpipe_source_learned_bytes gauge"));
+    EXPECT_LINES(r.body, "zkpipe_partitions_total{result=\"proved\"} 7",
+                 "zkpipe_partitions_total{result=\"failed\"} 0",
+                 "zkpipe_partition_prove_seconds_count 7",
+                 "zkpipe_partition_prove_seconds_bucket{le=\"+Inf\"} 7",
+                 "zkpipe_partitions_oldest_age_seconds 0",
+                 "# TYPE zkpipe_over_reservation_events_total counter",
+                 "# TYPE zkpipe_source_learned_bytes gauge");
     http_reply_free(&r);
-    doc = get_json(port, "/status");
-    eng = cJSON_GetObjectItemCaseSensitive(doc, "engine");
+    eng = engine_status(port, &doc);
     assert_true(number(eng, "admission.over_reservation_events") >= 1);
     const cJSON *sources = cJSON_GetObjectItemCaseSensitive(
         cJSON_GetObjectItemCaseSensitive(eng, "admission"), "sources");
     assert_int_equal(cJSON_GetArraySize(sources), 1);
     const cJSON *src = cJSON_GetArrayItem(sources, 0);
     assert_string_equal(cJSON_GetObjectItemCaseSensitive(src, "name")->valuestring, "test_host");
-    assert_true(number(src, "learned_bytes") == BUF_BYTES);
-    assert_true(number(src, "partitions") == 7);
+    EXPECT_NUMBERS(src, {"learned_bytes", BUF_BYTES}, {"partitions", 7});
     cJSON_Delete(doc);
-    doc = get_json(port, "/status");
-    eng = cJSON_GetObjectItemCaseSensitive(doc, "engine");
-    assert_true(number(eng, "partitions.count") == 0);
-    assert_true(number(eng, "budget.used_bytes") == 0);
+    eng = engine_status(port, &doc);
+    EXPECT_NUMBERS(eng, {"partitions.count", 0}, {"budget.used_bytes", 0});
     cJSON_Delete(doc);
 
     assert_int_equal(zkpipe_http_detach(srv, "engine"), ZKPIPE_OK);
     zkpipe_job_destroy(job);
-    zkpipe_engine_destroy(e);
     zkpipe_http_stop(srv);
-    host_free(&h);
-    zkpipe_acct_destroy(acct);
+    rig_free(&g);
 }
 #endif
 

@@ -46,6 +46,11 @@ if command -v python3 >/dev/null 2>&1; then
     python3 -m json.tool "$tmp/trace.json" >/dev/null || fail "the trace is not valid JSON"
 fi
 grep -q '^zkpipe_inflight_bytes 0$' "$tmp/metrics.txt" || fail "metrics: bytes in flight"
+# The engine's series, without --listen: what /metrics would serve at the end.
+grep -q '^zkpipe_partitions_total{result="failed"} 0$' "$tmp/metrics.txt" ||
+    fail "metrics: no engine series"
+grep -q '^zkpipe_partition_prove_seconds_count [1-9]' "$tmp/metrics.txt" ||
+    fail "metrics: no prove histogram"
 if command -v promtool >/dev/null 2>&1; then
     promtool check metrics <"$tmp/metrics.txt" || fail "promtool rejects the metrics"
 fi

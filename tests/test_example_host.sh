@@ -38,6 +38,8 @@ check "$json" 12
 [ "$(field resident_bound "$json")" -eq 3 ] || fail "resident bound is not 3"
 [ "$(field peak_in_flight "$json")" -le 2 ] || fail "delivery: the waist exceeded its bound"
 grep -q 'kind="host_state"' "$tmp/metrics.txt" || fail "the host's own kind is not exported"
+grep -q '^zkpipe_partitions_total{result="proved"} 12$' "$tmp/metrics.txt" ||
+    fail "the engine's series are not in --metrics"
 if command -v promtool >/dev/null 2>&1; then
     promtool check metrics <"$tmp/metrics.txt" || fail "promtool rejects the metrics"
 fi

@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "fail_alloc.h"
 #include "http_client.h"
 #include "nap.h"
 #include "sanitize.h"
@@ -185,14 +186,21 @@ static void status_shows_the_snapshot(void **state)
     cJSON_Delete(j);
 }
 
+/* A registry of its own with `l` open in stage synth, holding `bytes` of `kind`. */
+static zkpipe_acct *registry_with(zkpipe_ledger *l, uint32_t kind, uint64_t bytes)
+{
+    zkpipe_acct *acct;
+    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_open(l, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(l, kind, bytes), ZKPIPE_OK);
+    return acct;
+}
+
 static void options_shape_the_exposition(void **state)
 {
     (void)state;
-    zkpipe_acct *acct;
-    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
     zkpipe_ledger l;
-    assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
-    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_AUX, 7), ZKPIPE_OK);
+    zkpipe_acct *acct = registry_with(&l, ZKPIPE_KIND_AUX, 7);
     char gpu[] = "0";
     zkpipe_prom_label labels[] = {{"instance", "a\"b\\c\nd"}, {"gpu", gpu}};
     zkpipe_http_config cfg;
@@ -353,6 +361,162 @@ static void providers_add_their_parts(void **state)
         snprintf(name, sizeof name, "p%d", i);
         assert_int_equal(zkpipe_http_detach(f->srv, name), ZKPIPE_OK);
     }
+    zkpipe_histogram_destroy(a.h);
+}
+
+/* The text zkpipe_http_render gives for `providers` (ZKPIPE_OK asserted); free() it. */
+static char *render(const zkpipe_http_config *cfg, zkpipe_http_format format,
+                    const zkpipe_http_provider *providers, size_t count)
+{
+    char *text = NULL;
+    size_t len = 0;
+    assert_int_equal(zkpipe_http_render(cfg, format, providers, count, &text, &len), ZKPIPE_OK);
+    assert_non_null(text);
+    assert_int_equal(strlen(text), len);
+    return text;
+}
+
+/* A registry with a ledger in stage synth holding 1000 abc bytes, under a prefix and a
+ * constant label, zero series left out: render and a server's scrape must agree to the byte. */
+static void render_is_what_a_scrape_gets(void **state)
+{
+    (void)state;
+    zkpipe_ledger l;
+    zkpipe_acct *acct = registry_with(&l, ZKPIPE_KIND_ABC, 1000);
+    static const zkpipe_prom_label gpu = {"gpu", "0"};
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    cfg.acct = acct;
+    cfg.prom.prefix = "node";
+    cfg.prom.labels = &gpu;
+    cfg.prom.label_count = 1;
+    cfg.prom.flags = ZKPIPE_PROM_OMIT_ZERO;
+    prov a = {"\"a\"", ZKPIPE_OK, 0, NULL}, b = {"\"b\"", ZKPIPE_EIO, 0, NULL};
+    assert_int_equal(zkpipe_histogram_create(&a.h, NULL, 0, 1e-9, NULL), ZKPIPE_OK);
+    b.h = a.h;
+    zkpipe_histogram_observe(a.h, 3000000);
+    const zkpipe_http_provider both[2] = {{"alpha", provide, &a}, {"beta", provide, &b}};
+
+    char *text = render(&cfg, ZKPIPE_HTTP_PROMETHEUS, both, 2);
+    assert_non_null(
+        strstr(text, "node_buffer_bytes{gpu=\"0\",stage=\"synth\",kind=\"abc\"} 1000\n"));
+    assert_null(strstr(text, "kind=\"aux\"")); /* all zero: left out */
+    assert_non_null(strstr(text, "node_provided_total{gpu=\"0\",result=\"proved\"} 3\n"));
+    assert_int_equal(a.calls, 1);
+    assert_int_equal(b.calls, 1); /* called, and what it wrote dropped */
+    size_t families = 0;
+    for (const char *at = text; (at = strstr(at, "# TYPE node_provided_total")) != NULL; at++)
+        families++;
+    assert_int_equal(families, 1);
+#ifndef ZKPIPE_TEST_NO_HTTP
+    zkpipe_http *srv = start(&cfg);
+    assert_int_equal(zkpipe_http_attach(srv, "alpha", provide, &a), ZKPIPE_OK);
+    assert_int_equal(zkpipe_http_attach(srv, "beta", provide, &b), ZKPIPE_OK);
+    http_reply r = get(zkpipe_http_port(srv), "GET", "/metrics");
+    assert_int_equal(r.status, 200);
+    assert_string_equal(r.body, text);
+    http_reply_free(&r);
+#endif
+    free(text);
+
+    /* /status less its "uptime_s" */
+    text = render(&cfg, ZKPIPE_HTTP_JSON, both, 2);
+    assert_int_equal(strncmp(text, "{\"accounting\":{", 15), 0);
+    cJSON *j = cJSON_Parse(text);
+    assert_non_null(j);
+    assert_null(cJSON_GetObjectItemCaseSensitive(j, "uptime_s"));
+    assert_int_equal(num(j, "accounting.live_bytes"), 1000);
+    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "alpha")->child->valuestring, "a");
+    assert_string_equal(
+        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "beta"), "error")
+            ->valuestring,
+        "ZKPIPE_EIO");
+    cJSON_Delete(j);
+#ifndef ZKPIPE_TEST_NO_HTTP
+    r = get(zkpipe_http_port(srv), "GET", "/status");
+    const char *after_uptime = strstr(r.body, ",\"accounting\":");
+    assert_non_null(after_uptime);
+    assert_string_equal(after_uptime + 1, text + 1);
+    http_reply_free(&r);
+    zkpipe_http_stop(srv);
+#endif
+    free(text);
+
+    /* Only the registry. */
+    text = render(&cfg, ZKPIPE_HTTP_PROMETHEUS, NULL, 0);
+    assert_null(strstr(text, "provided"));
+    assert_non_null(
+        strstr(text, "# TYPE node_inflight_bytes gauge\nnode_inflight_bytes{gpu=\"0\"} 1000\n"));
+    free(text);
+    zkpipe_histogram_destroy(a.h);
+    zkpipe_ledger_close(&l);
+    zkpipe_acct_destroy(acct);
+}
+
+static int render_with(void *arg, const zkpipe_allocator *a)
+{
+    zkpipe_http_config cfg = *(const zkpipe_http_config *)arg;
+    cfg.allocator = a;
+    char *text = NULL;
+    size_t len;
+    zkpipe_status st = zkpipe_http_render(&cfg, ZKPIPE_HTTP_JSON, NULL, 0, &text, &len);
+    if (st == ZKPIPE_OK)
+        a->free(a->ctx, text);
+    else
+        assert_null(text);
+    return st;
+}
+
+static void render_refuses_bad_arguments(void **state)
+{
+    (void)state;
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    prov a = {"1", ZKPIPE_OK, 0, NULL};
+    assert_int_equal(zkpipe_histogram_create(&a.h, NULL, 0, 1e-9, NULL), ZKPIPE_OK);
+    zkpipe_http_provider ps[ZKPIPE_HTTP_PROVIDERS_MAX + 1];
+    for (size_t i = 0; i < ZKPIPE_HTTP_PROVIDERS_MAX + 1; i++)
+        ps[i] = (zkpipe_http_provider){"p", provide, &a};
+    char *text = (char *)&a;
+    size_t len;
+    zkpipe_http_format json = ZKPIPE_HTTP_JSON;
+    assert_int_equal(zkpipe_http_render(NULL, json, NULL, 0, &text, &len), ZKPIPE_EINVAL);
+    assert_null(text); /* cleared on every error */
+    assert_int_equal(zkpipe_http_render(&cfg, json, NULL, 0, NULL, &len), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_http_render(&cfg, json, NULL, 0, &text, NULL), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_http_render(&cfg, (zkpipe_http_format)2, NULL, 0, &text, &len),
+                     ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_http_render(&cfg, json, NULL, 1, &text, &len), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_http_render(&cfg, json, ps, 2, &text, &len), ZKPIPE_EINVAL); /* twice */
+    ps[0].name = "accounting";
+    assert_int_equal(zkpipe_http_render(&cfg, json, ps, 1, &text, &len), ZKPIPE_EINVAL);
+    ps[0].name = NULL;
+    assert_int_equal(zkpipe_http_render(&cfg, json, ps, 1, &text, &len), ZKPIPE_EINVAL);
+    ps[0] = (zkpipe_http_provider){"p", NULL, &a};
+    assert_int_equal(zkpipe_http_render(&cfg, json, ps, 1, &text, &len), ZKPIPE_EINVAL);
+    char names[ZKPIPE_HTTP_PROVIDERS_MAX + 1][8];
+    for (size_t i = 0; i < ZKPIPE_HTTP_PROVIDERS_MAX + 1; i++) {
+        snprintf(names[i], sizeof names[i], "p%zu", i);
+        ps[i] = (zkpipe_http_provider){names[i], provide, &a};
+    }
+    assert_int_equal(zkpipe_http_render(&cfg, json, ps, ZKPIPE_HTTP_PROVIDERS_MAX + 1, &text, &len),
+                     ZKPIPE_EINVAL);
+    assert_int_equal(a.calls, 0);
+    free(render(&cfg, json, ps, ZKPIPE_HTTP_PROVIDERS_MAX));
+    assert_int_equal(a.calls, ZKPIPE_HTTP_PROVIDERS_MAX);
+    cfg.prom.flags = 8;
+    assert_int_equal(zkpipe_http_render(&cfg, json, NULL, 0, &text, &len), ZKPIPE_EINVAL);
+    cfg.prom.flags = 0;
+    cfg.struct_size = 1;
+    assert_int_equal(zkpipe_http_render(&cfg, json, NULL, 0, &text, &len), ZKPIPE_EINVAL);
+    zkpipe_http_config_init(&cfg);
+    cfg.max_response = 63;
+    assert_int_equal(zkpipe_http_render(&cfg, json, NULL, 0, &text, &len), ZKPIPE_EINVAL);
+    cfg.max_response = 64; /* a whole registry's text is longer */
+    assert_int_equal(zkpipe_http_render(&cfg, json, NULL, 0, &text, &len), ZKPIPE_ELIMIT);
+    assert_null(text);
+    zkpipe_http_config_init(&cfg);
+    assert_true(fail_alloc_walk(render_with, NULL, &cfg) >= 2); /* the snapshot and the text */
     zkpipe_histogram_destroy(a.h);
 }
 
@@ -645,13 +809,17 @@ static void without_libmicrohttpd(void **state)
 int main(void)
 {
 #ifdef ZKPIPE_TEST_NO_HTTP
-    const struct CMUnitTest tests[] = {cmocka_unit_test(without_libmicrohttpd)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(without_libmicrohttpd),
+                                       cmocka_unit_test(render_is_what_a_scrape_gets),
+                                       cmocka_unit_test(render_refuses_bad_arguments)};
 #else
     (void)without_libmicrohttpd;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(routes_and_codes, setup, teardown),
         cmocka_unit_test_setup_teardown(status_shows_the_snapshot, setup, teardown),
         cmocka_unit_test_setup_teardown(providers_add_their_parts, setup, teardown),
+        cmocka_unit_test(render_is_what_a_scrape_gets),
+        cmocka_unit_test(render_refuses_bad_arguments),
         cmocka_unit_test(options_shape_the_exposition),
         cmocka_unit_test(bad_settings_are_refused),
         cmocka_unit_test(oversized_response_is_500),

@@ -408,9 +408,9 @@ static void *alloc_or_fail(size_t bytes)
                 memcpy(x, FR##_MODULUS, LIMBS * sizeof(uint64_t));                                 \
                 zkpipe__limbs_sub(x, x, three, LIMBS);                                             \
                 break;                                                                             \
-            default: /* random, below r */                                                         \
-                x[LIMBS - 1] = k[(N - 1 - i) * LIMBS] >> 4;                                        \
-                x[0] = k[(N - 1 - i) * LIMBS + 1];                                                 \
+            default: /* random below r, from the seed: k's own rows above are overwritten */       \
+                for (int l = 0; l < LIMBS; l++)                                                    \
+                    x[l] = test_splitmix64(&seed) >> (l == LIMBS - 1 ? 4 : 0);                     \
                 break;                                                                             \
             }                                                                                      \
             for (uint64_t j = 0; j < d; j++)                                                       \

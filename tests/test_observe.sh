@@ -8,8 +8,8 @@
 # --progress prints progress lines where nothing asks for them otherwise. zkpipe-pipeline ($3)
 # serves its engine's series too, scraped by the same Prometheus: mid-run its /metrics passes
 # promtool, /status lists the partitions in flight, hostile clients leave its proofs alone, and
-# Prometheus ends up holding its stage series and partition histograms. zkpipe-prove ($4) shows
-# its phases with --progress.
+# Prometheus ends up holding its stage series and partition histograms; its --metrics file holds
+# the series of an end-state scrape. zkpipe-prove ($4) shows its phases with --progress.
 set -eu
 bin=$1
 probe=$2
@@ -164,7 +164,8 @@ grep -q '^consumed 4/4 buffers' "$tmp/loud" || fail "no progress line with --pro
 # trace and a plot. 6 partitions of 2^10 rows: about a second of proving.
 "$pipeline" --jobs 2 --partitions 3 --log-constraints 10 --report-ms 0 --curve bn254 \
     --listen "127.0.0.1:$eport" --linger-ms 4000 --trace "$tmp/engine.json" \
-    --plot "$tmp/engine.svg" --json >"$tmp/engine.out" 2>"$tmp/engine.err" &
+    --plot "$tmp/engine.svg" --metrics "$tmp/engine.prom" --json >"$tmp/engine.out" \
+    2>"$tmp/engine.err" &
 engine_pid=$!
 pids="$pids $engine_pid"
 wait_for 30 "$probe" get 127.0.0.1 "$eport" /healthz || fail "zkpipe-pipeline: no endpoint"
@@ -200,6 +201,16 @@ wait "$engine_pid" || fail "zkpipe-pipeline failed: $(cat "$tmp/engine.err")"
 json=$(tail -n 1 "$tmp/engine.out")
 [ "$(field proofs_verified "$json")" -eq 6 ] || fail "zkpipe-pipeline: not every proof verified"
 [ "$(field live_bytes_at_exit "$json")" -eq 0 ] || fail "zkpipe-pipeline: bytes live at exit"
+# --metrics holds the series of an end-state scrape, the engine's included, and no others.
+series_of() { grep -v '^#' "$1" | sed 's/ [^ ]*$//' | sort; }
+series_of "$tmp/engine.txt" >"$tmp/scraped.series"
+series_of "$tmp/engine.prom" >"$tmp/file.series"
+grep -q '^zkpipe_partition_prove_seconds_count$' "$tmp/file.series" ||
+    fail "--metrics has no engine series: $(head -c 300 "$tmp/engine.prom")"
+diff "$tmp/scraped.series" "$tmp/file.series" >&2 ||
+    fail "--metrics and the end-state /metrics hold different series"
+grep -q '^zkpipe_partitions_total{result="proved"} 6$' "$tmp/engine.prom" ||
+    fail "--metrics: not 6 partitions proved"
 "$probe" jsonfile "$tmp/engine.json" || fail "zkpipe-pipeline's trace is not JSON"
 if have rsvg-convert; then
     rsvg-convert -o "$tmp/engine.png" "$tmp/engine.svg" || fail "rsvg-convert: engine plot"

@@ -108,9 +108,9 @@ typedef enum zkpipe_concurrency {
     ZKPIPE_CONCURRENCY_FIXED = 0,
     /* Adjusted online between 1 and synth_workers, starting at min(permits, synth_workers),
      * by a controller on what the provers see of the narrow waist (docs/ARCHITECTURE.md,
-     * "Concurrency that tunes itself"): raised by one when a prover finds nothing to prove
-     * while every permit lent is taken and partitions wait for one (and none waits for the
-     * budget, which a permit would not help), lowered when every prover,
+     * "Concurrency that tunes itself"): raised by the number of times a prover found
+     * nothing to prove while every permit lent was taken and partitions waited for one (and
+     * none for the budget, which a permit would not help), lowered when every prover,
      * over a whole window, found two or more items ready (by the surplus less one). The byte
      * budget bounds the bytes whatever the count; without one (budget_bytes 0) the engine
      * takes half of the machine's MemAvailable at create. */
@@ -123,7 +123,7 @@ typedef struct zkpipe_engine_config {
      * longer struct reads only what the caller's covers and defaults the rest. */
     size_t struct_size;
     unsigned synth_workers;  /* synthesis threads, >= 1 */
-    uint64_t permits;        /* partition permits, >= 1 */
+    uint64_t permits;        /* partition permits, >= 1 (auto: where the controller starts) */
     uint64_t budget_bytes;   /* byte budget over all in-flight partitions; 0: none */
     size_t capacity;         /* channel slots (the lookahead), >= 1 */
     unsigned prover_workers; /* prover threads, >= 1 */
@@ -456,7 +456,8 @@ ZKPIPE_API zkpipe_status zkpipe_engine_in_flight(zkpipe_engine *engine, zkpipe_p
 
 /*! zkpipe_engine_http_provider() : a zkpipe_http_provider_fn serving the engine `engine`
  * (its ctx): attach it with zkpipe_http_attach(server, "engine", zkpipe_engine_http_provider,
- * engine), and detach it (or stop the server) before zkpipe_engine_destroy.
+ * engine), and detach it (or stop the server) before zkpipe_engine_destroy; or hand it to
+ * zkpipe_http_render for the same text without a server (e.g. a --metrics file at exit).
  *   /metrics (with the server's prefix and labels, here "zkpipe"): counters
  *     zkpipe_partitions_submitted_total, zkpipe_partitions_total{result="proved|failed|
  *     canceled"}, zkpipe_prover_idle_seconds_total, zkpipe_budget_returned_early_bytes_total,

@@ -131,6 +131,37 @@ ZKPIPE_API zkpipe_status zkpipe_http_detach(zkpipe_http *server, const char *nam
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). Thread safety: any thread. */
 ZKPIPE_API zkpipe_status zkpipe_http_stats(zkpipe_http *server, zkpipe_http_counters *out);
 
+/* A provider as zkpipe_http_render takes it: what zkpipe_http_attach takes, as one value. */
+typedef struct zkpipe_http_provider {
+    const char *name; /* as zkpipe_http_attach's */
+    zkpipe_http_provider_fn fn;
+    void *ctx;
+} zkpipe_http_provider;
+
+/*! zkpipe_http_render() : what GET /metrics (ZKPIPE_HTTP_PROMETHEUS) or GET /status
+ * (ZKPIPE_HTTP_JSON) would answer on a server started with `config` and these `count`
+ * providers attached in this order, rendered on the calling thread without a server, by the
+ * code the server renders with: a file a program writes at exit (--metrics) carries the very
+ * series a scraper saw. The JSON has no "uptime_s" (there is no server); otherwise both are
+ * byte for byte a response's body. Works in a zkpipe built without libmicrohttpd too.
+ * @param config as for zkpipe_http_start; only acct, prom, max_response and allocator are
+ *        used (address, port, max_connections and timeout_s are not checked).
+ * @param providers may be NULL when count is 0; each is called once, here, on this thread;
+ *        a provider's error drops what it wrote, as on a server.
+ * @param text receives the text, NUL-terminated, allocated through config's allocator (NULL
+ *        allocator: free it with free()); *len its bytes without the NUL.
+ * @return ZKPIPE_OK; ZKPIPE_EINVAL (NULL config, text or len, a struct_size this library does
+ *         not know, invalid prom options, max_response under 64, allocator incomplete, more
+ *         than ZKPIPE_HTTP_PROVIDERS_MAX providers, a provider without fn, a bad or repeated
+ *         name); ZKPIPE_ELIMIT (the text would pass max_response); ZKPIPE_ENOMEM. On error
+ *         *text is NULL and nothing is left allocated.
+ * Thread safety: any thread; concurrent calls are independent. The providers' own rules
+ * hold (zkpipe_engine_http_provider: the engine alive). Takes a snapshot of the registry. */
+ZKPIPE_API zkpipe_status zkpipe_http_render(const zkpipe_http_config *config,
+                                            zkpipe_http_format format,
+                                            const zkpipe_http_provider *providers, size_t count,
+                                            char **text, size_t *len);
+
 /*! zkpipe_http_stop() : stops listening, closes every connection, joins the server's thread
  * and frees everything. NULL is a no-op. Thread safety: once per server, not from a provider. */
 ZKPIPE_API void zkpipe_http_stop(zkpipe_http *server);

@@ -21,9 +21,10 @@ import math
 import os
 import random
 import subprocess
+import sys
 
-W = 64
-MASK = (1 << W) - 1
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "ff"))
+from gen_constants import W, Fq2, fmt  # noqa: E402  (one Fq2 and limb format for both)
 
 BN_U = 4965661367192848881
 BN_P = 36 * BN_U**4 + 36 * BN_U**3 + 24 * BN_U**2 + 6 * BN_U + 1
@@ -73,60 +74,6 @@ CURVES = {
         ),
     },
 }
-
-
-def limbs(x, n):
-    assert 0 <= x < 1 << (W * n), hex(x)
-    return [(x >> (W * i)) & MASK for i in range(n)]
-
-
-def fmt(x, n):
-    return ", ".join("UINT64_C(0x%016x)" % v for v in limbs(x, n))
-
-
-class Fq2:
-    """Fq[u]/(u^2 + 1)."""
-
-    def __init__(self, p, c0, c1=0):
-        self.p, self.c0, self.c1 = p, c0 % p, c1 % p
-
-    def __add__(self, o):
-        return Fq2(self.p, self.c0 + o.c0, self.c1 + o.c1)
-
-    def __sub__(self, o):
-        return Fq2(self.p, self.c0 - o.c0, self.c1 - o.c1)
-
-    def __neg__(self):
-        return Fq2(self.p, -self.c0, -self.c1)
-
-    def __mul__(self, o):
-        if isinstance(o, int):
-            return Fq2(self.p, self.c0 * o, self.c1 * o)
-        p = self.p
-        return Fq2(p, self.c0 * o.c0 - self.c1 * o.c1, self.c0 * o.c1 + self.c1 * o.c0)
-
-    def __eq__(self, o):
-        return self.c0 == o.c0 and self.c1 == o.c1
-
-    def conj(self):
-        return Fq2(self.p, self.c0, -self.c1)
-
-    def inv(self):
-        p = self.p
-        n = pow(self.c0 * self.c0 + self.c1 * self.c1, p - 2, p)
-        return Fq2(p, self.c0 * n, -self.c1 * n)
-
-    def __pow__(self, e):
-        r, b = Fq2(self.p, 1), self
-        while e:
-            if e & 1:
-                r = r * b
-            b = b * b
-            e >>= 1
-        return r
-
-    def is_zero(self):
-        return self.c0 == 0 and self.c1 == 0
 
 
 class Fp:

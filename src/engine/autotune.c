@@ -37,9 +37,9 @@ uint64_t zkpipe__autotune_observe(zkpipe__autotune *t, uint64_t ready, int starv
     uint64_t changed = 0;
     if (t->seen >= t->limit + t->rest) {
         uint64_t next = t->limit;
-        if (t->starved > 0 && next < t->max)
-            next++;
-        else if (t->starved == 0 && t->min_ready >= 2)
+        if (t->starved > 0)
+            next = t->max - next > t->starved ? next + t->starved : t->max;
+        else if (t->min_ready >= 2)
             next = next > t->min_ready - 1 ? next - (t->min_ready - 1) : 1;
         if (next != t->limit) {
             t->limit = next;

@@ -11,7 +11,8 @@
  *
  * The rule, once per window of `limit + capacity + prover_workers` receives (the resident
  * bound: long enough for a change to turn the pipeline over once before it is judged):
- *   - a window with a prover starved by the limit raises the limit by one;
+ *   - a window with k receives starved by the limit raises it by k (each was a prover
+ *     idling for want of one more partition in flight);
  *   - otherwise, a window whose every receive found r >= 2 items ready lowers it by r - 1:
  *     one permit less removes at most one ready item at each instant, so r - 1 fewer still
  *     leave one ready whenever a prover asks (the provers stay fed with fewer partitions,

@@ -52,14 +52,29 @@ def legendre(a, p):
 
 
 class Fq2:
-    """Fq[u]/(u^2 + 1), just enough for the Frobenius coefficients."""
+    """Fq[u]/(u^2 + 1): the Frobenius coefficients here, the twists' points in
+    src/ec/gen_endo.py (which imports it)."""
 
-    def __init__(self, p, c0, c1):
+    def __init__(self, p, c0, c1=0):
         self.p, self.c0, self.c1 = p, c0 % p, c1 % p
 
+    def __add__(self, o):
+        return Fq2(self.p, self.c0 + o.c0, self.c1 + o.c1)
+
+    def __sub__(self, o):
+        return Fq2(self.p, self.c0 - o.c0, self.c1 - o.c1)
+
+    def __neg__(self):
+        return Fq2(self.p, -self.c0, -self.c1)
+
     def __mul__(self, o):
+        if isinstance(o, int):
+            return Fq2(self.p, self.c0 * o, self.c1 * o)
         p = self.p
         return Fq2(p, self.c0 * o.c0 - self.c1 * o.c1, self.c0 * o.c1 + self.c1 * o.c0)
+
+    def __eq__(self, o):
+        return self.c0 == o.c0 and self.c1 == o.c1
 
     def __pow__(self, e):
         r, b = Fq2(self.p, 1, 0), self
@@ -70,8 +85,19 @@ class Fq2:
             e >>= 1
         return r
 
+    def conj(self):
+        return Fq2(self.p, self.c0, -self.c1)
+
+    def inv(self):
+        p = self.p
+        n = pow(self.c0 * self.c0 + self.c1 * self.c1, p - 2, p)
+        return Fq2(p, self.c0 * n, -self.c1 * n)
+
     def is_one(self):
         return self.c0 == 1 and self.c1 == 0
+
+    def is_zero(self):
+        return self.c0 == 0 and self.c1 == 0
 
 
 class Out:

@@ -12,7 +12,7 @@
 void zkpipe__http_out_reset(zkpipe_http_out *out, zkpipe_http_format format)
 {
     out->len = 0;
-    out->overflow = 0;
+    out->overflow = ZKPIPE_OK;
     out->format = format;
     if (out->buf != NULL)
         out->buf[0] = '\0';
@@ -32,18 +32,19 @@ static int reserve(zkpipe_http_out *out, size_t extra)
     if (out->overflow)
         return 0;
     if (extra >= out->max - out->len) {
-        out->overflow = 1;
+        out->overflow = ZKPIPE_ELIMIT;
         return 0;
     }
     size_t need = out->len + extra + 1;
     if (need <= out->cap)
         return 1;
-    size_t cap = out->cap > 0 ? out->cap : 4096;
+    /* Never more than max: a writer that fits the room is not checked against max again. */
+    size_t cap = out->cap > 0 ? out->cap : out->max < 4096 ? out->max : 4096;
     while (cap < need)
         cap = cap > out->max / 2 ? out->max : cap * 2;
     char *buf = zkpipe__alloc(out->allocator, cap, 1);
     if (buf == NULL) {
-        out->overflow = 1;
+        out->overflow = ZKPIPE_ENOMEM;
         return 0;
     }
     if (out->len > 0)

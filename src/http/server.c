@@ -11,7 +11,6 @@
 
 #include <microhttpd.h>
 
-#include "acct/acct_internal.h"
 #include "core/alloc_internal.h"
 #include "core/clock_internal.h"
 #include "http/http_internal.h"
@@ -20,12 +19,6 @@
 #define CONTENT_JSON "application/json"
 /* Each connection's request (line and headers) must fit in this pool. */
 #define CONNECTION_POOL_BYTES (16 * 1024)
-
-typedef struct provider {
-    char name[ZKPIPE_ACCT_NAME_MAX + 1];
-    zkpipe_http_provider_fn fn;
-    void *ctx;
-} provider;
 
 struct zkpipe_http {
     zkpipe_allocator allocator;
@@ -40,8 +33,9 @@ struct zkpipe_http {
     zkpipe_prom_label labels[ZKPIPE_PROM_LABELS_MAX];
     char *strings;
 
-    pthread_mutex_t lock; /* providers, out, snap */
-    provider providers[ZKPIPE_HTTP_PROVIDERS_MAX];
+    pthread_mutex_t lock;                                      /* providers, names, out, snap */
+    zkpipe_http_provider providers[ZKPIPE_HTTP_PROVIDERS_MAX]; /* providers[i].name: names[i] */
+    char names[ZKPIPE_HTTP_PROVIDERS_MAX][ZKPIPE_ACCT_NAME_MAX + 1];
     size_t provider_count;
     zkpipe_http_out out;
     zkpipe_snapshot snap;
@@ -86,36 +80,6 @@ static zkpipe_status copy_prom(zkpipe_http *s, const zkpipe_prom_options *o)
     return ZKPIPE_OK;
 }
 
-/* Renders /metrics or /status into s->out; 0 when it outgrew max_response or memory. */
-static int render(zkpipe_http *s, zkpipe_http_format format)
-{
-    zkpipe_http_out *out = &s->out;
-    zkpipe__http_out_reset(out, format);
-    zkpipe_acct_snapshot(s->acct, &s->snap);
-    if (format == ZKPIPE_HTTP_JSON) {
-        double up = (double)(now_ns() - s->started_ns) * 1e-9;
-        zkpipe_http_out_printf(out, "{\"uptime_s\":%.3f,\"accounting\":", up);
-    }
-    zkpipe__http_out_snapshot(out, &s->snap);
-    for (size_t i = 0; i < s->provider_count; i++) {
-        const provider *p = &s->providers[i];
-        if (format == ZKPIPE_HTTP_JSON)
-            zkpipe_http_out_printf(out, ",\"%s\":", p->name);
-        size_t mark = out->len;
-        zkpipe_status st = p->fn(out, format, p->ctx);
-        if (st != ZKPIPE_OK && !out->overflow) {
-            /* Drop what the provider wrote; the response stays well-formed. */
-            out->len = mark;
-            out->buf[mark] = '\0';
-            if (format == ZKPIPE_HTTP_JSON)
-                zkpipe_http_out_printf(out, "{\"error\":\"%s\"}", zkpipe_status_name(st));
-        }
-    }
-    if (format == ZKPIPE_HTTP_JSON)
-        zkpipe_http_out_write(out, "}\n", 2);
-    return !out->overflow;
-}
-
 static enum MHD_Result queue_static(zkpipe_http *s, struct MHD_Connection *c, unsigned code,
                                     struct MHD_Response *r, _Atomic uint64_t *counter)
 {
@@ -130,7 +94,9 @@ static enum MHD_Result queue_rendered(zkpipe_http *s, struct MHD_Connection *c,
                                       zkpipe_http_format format)
 {
     pthread_mutex_lock(&s->lock);
-    int ok = render(s, format);
+    double up = (double)(now_ns() - s->started_ns) * 1e-9;
+    int ok = zkpipe__http_render(&s->out, format, s->acct, &s->snap, s->providers,
+                                 s->provider_count, up) == ZKPIPE_OK;
     struct MHD_Response *r =
         ok ? MHD_create_response_from_buffer(s->out.len, s->out.buf, MHD_RESPMEM_MUST_COPY)
            : MHD_create_response_from_buffer(0, (void *)"", MHD_RESPMEM_PERSISTENT);
@@ -316,16 +282,10 @@ uint16_t zkpipe_http_port(const zkpipe_http *server)
     return server != NULL ? server->port : 0;
 }
 
-static int reserved_name(const char *name)
-{
-    return strcmp(name, "uptime_s") == 0 || strcmp(name, "accounting") == 0;
-}
-
 zkpipe_status zkpipe_http_attach(zkpipe_http *s, const char *name, zkpipe_http_provider_fn fn,
                                  void *ctx)
 {
-    if (s == NULL || name == NULL || fn == NULL || !zkpipe__acct_name_valid(name) ||
-        reserved_name(name))
+    if (s == NULL || fn == NULL || !zkpipe__http_provider_name_valid(name))
         return ZKPIPE_EINVAL;
     zkpipe_status st = ZKPIPE_OK;
     pthread_mutex_lock(&s->lock);
@@ -335,10 +295,9 @@ zkpipe_status zkpipe_http_attach(zkpipe_http *s, const char *name, zkpipe_http_p
     if (st == ZKPIPE_OK && s->provider_count == ZKPIPE_HTTP_PROVIDERS_MAX)
         st = ZKPIPE_ELIMIT;
     if (st == ZKPIPE_OK) {
-        provider *p = &s->providers[s->provider_count++];
-        strcpy(p->name, name);
-        p->fn = fn;
-        p->ctx = ctx;
+        size_t i = s->provider_count++;
+        strcpy(s->names[i], name);
+        s->providers[i] = (zkpipe_http_provider){s->names[i], fn, ctx};
     }
     pthread_mutex_unlock(&s->lock);
     return st;
@@ -348,15 +307,17 @@ zkpipe_status zkpipe_http_detach(zkpipe_http *s, const char *name)
 {
     if (s == NULL || name == NULL)
         return ZKPIPE_EINVAL;
-    zkpipe_status st = ZKPIPE_EINVAL;
     pthread_mutex_lock(&s->lock);
-    for (size_t i = 0; i < s->provider_count; i++) {
-        if (strcmp(s->providers[i].name, name) == 0) {
-            memmove(&s->providers[i], &s->providers[i + 1],
-                    (s->provider_count - i - 1) * sizeof s->providers[0]);
-            s->provider_count--;
-            st = ZKPIPE_OK;
-            break;
+    size_t at = 0;
+    while (at < s->provider_count && strcmp(s->names[at], name) != 0)
+        at++;
+    zkpipe_status st = at < s->provider_count ? ZKPIPE_OK : ZKPIPE_EINVAL;
+    if (st == ZKPIPE_OK) { /* close the gap, each name still in its own slot */
+        s->provider_count--;
+        for (size_t i = at; i < s->provider_count; i++) {
+            strcpy(s->names[i], s->names[i + 1]);
+            s->providers[i] = s->providers[i + 1];
+            s->providers[i].name = s->names[i];
         }
     }
     pthread_mutex_unlock(&s->lock);

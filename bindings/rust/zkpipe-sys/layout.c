@@ -281,6 +281,10 @@ int main(void)
     F(zkpipe_http_counters, connections);
     F(zkpipe_http_counters, open);
     F(zkpipe_http_counters, reserved);
+    S(zkpipe_http_provider);
+    F(zkpipe_http_provider, name);
+    F(zkpipe_http_provider, fn);
+    F(zkpipe_http_provider, ctx);
     V(ZKPIPE_IO_DETAIL_MAX);
     V(ZKPIPE_IO_DEFER_SUBGROUP);
     V(ZKPIPE_SNARKJS_MAX_DEPTH);

@@ -578,6 +578,13 @@ pub struct zkpipe_http_counters {
     pub open: u64,
     pub reserved: [u64; 9],
 }
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_http_provider {
+    pub name: *const c_char,
+    pub r#fn: zkpipe_http_provider_fn,
+    pub ctx: *mut c_void,
+}
 
 extern "C" {
     pub fn zkpipe_http_config_init(config: *mut zkpipe_http_config);
@@ -586,6 +593,7 @@ extern "C" {
     pub fn zkpipe_http_attach(server: *mut zkpipe_http, name: *const c_char, r#fn: zkpipe_http_provider_fn, ctx: *mut c_void) -> zkpipe_status;
     pub fn zkpipe_http_detach(server: *mut zkpipe_http, name: *const c_char) -> zkpipe_status;
     pub fn zkpipe_http_stats(server: *mut zkpipe_http, out: *mut zkpipe_http_counters) -> zkpipe_status;
+    pub fn zkpipe_http_render(config: *const zkpipe_http_config, format: zkpipe_http_format, providers: *const zkpipe_http_provider, count: usize, text: *mut *mut c_char, len: *mut usize) -> zkpipe_status;
     pub fn zkpipe_http_stop(server: *mut zkpipe_http);
     pub fn zkpipe_http_out_format(out: *const zkpipe_http_out) -> zkpipe_http_format;
     pub fn zkpipe_http_out_write(out: *mut zkpipe_http_out, text: *const c_char, len: usize);
@@ -1327,6 +1335,14 @@ const _: () = assert!(offset_of!(zkpipe_http_counters, open) == layout::OFFSET_z
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.open) == layout::FSIZE_zkpipe_http_counters_open);
 const _: () = assert!(offset_of!(zkpipe_http_counters, reserved) == layout::OFFSET_zkpipe_http_counters_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.reserved) == layout::FSIZE_zkpipe_http_counters_reserved);
+const _: () = assert!(size_of::<zkpipe_http_provider>() == layout::SIZE_zkpipe_http_provider);
+const _: () = assert!(align_of::<zkpipe_http_provider>() == layout::ALIGN_zkpipe_http_provider);
+const _: () = assert!(offset_of!(zkpipe_http_provider, name) == layout::OFFSET_zkpipe_http_provider_name);
+const _: () = assert!(field_size(|s: &zkpipe_http_provider| &s.name) == layout::FSIZE_zkpipe_http_provider_name);
+const _: () = assert!(offset_of!(zkpipe_http_provider, r#fn) == layout::OFFSET_zkpipe_http_provider_fn);
+const _: () = assert!(field_size(|s: &zkpipe_http_provider| &s.r#fn) == layout::FSIZE_zkpipe_http_provider_fn);
+const _: () = assert!(offset_of!(zkpipe_http_provider, ctx) == layout::OFFSET_zkpipe_http_provider_ctx);
+const _: () = assert!(field_size(|s: &zkpipe_http_provider| &s.ctx) == layout::FSIZE_zkpipe_http_provider_ctx);
 const _: () = assert!(ZKPIPE_IO_DETAIL_MAX as i128 == layout::VALUE_ZKPIPE_IO_DETAIL_MAX as i128);
 const _: () = assert!(ZKPIPE_IO_DEFER_SUBGROUP as i128 == layout::VALUE_ZKPIPE_IO_DEFER_SUBGROUP as i128);
 const _: () = assert!(ZKPIPE_SNARKJS_MAX_DEPTH as i128 == layout::VALUE_ZKPIPE_SNARKJS_MAX_DEPTH as i128);
