@@ -1,11 +1,29 @@
-/* The CUDA backend of the prover's table (groth16/prove.h): h and the G1 MSMs on the device
+/* The CUDA backend of the prover's table (groth16/prove.h), and the plug-in's entry point that
+ * hands it to the core (groth16/backend_plugin.h): h and the G1 MSMs on the device
  * through the launchers of cuda_backend.h; no G2 MSM, so the prover runs the CPU's beside the
  * device (cuda/msm_impl.cuh says why G2 stays on the CPU). The device computes the same field
  * and group elements as the CPU, so a proof's bytes do not depend on the backend. */
 #include <string.h>
 
 #include "cuda/cuda_backend.h"
+#include "groth16/backend_plugin.h"
 #include "groth16/prove.h"
+#include "zkpipe/version.h"
+
+/* The core's functions, copied by the entry point, which the core calls (once) before it
+ * reaches anything else here. A launcher called before that (a test calling one directly
+ * without resolving a backend first) cannot charge: ZKPIPE_ESTATE. */
+static zkpipe__plugin_host host;
+
+zkpipe_status zkpipe__cuda_charge(zkpipe_ledger *ledger, uint32_t kind, uint64_t bytes)
+{
+    return host.ledger_charge != NULL ? host.ledger_charge(ledger, kind, bytes) : ZKPIPE_ESTATE;
+}
+
+zkpipe_status zkpipe__cuda_release(zkpipe_ledger *ledger, uint32_t kind, uint64_t bytes)
+{
+    return host.ledger_release != NULL ? host.ledger_release(ledger, kind, bytes) : ZKPIPE_ESTATE;
+}
 
 static zkpipe_status cuda_h(const zkpipe__curve_ops *c, uint64_t *a, uint64_t *b, uint64_t *cc,
                             unsigned log_n, const uint64_t *shift, int coefficients,
@@ -47,7 +65,7 @@ static zkpipe_status cuda_msm_g1(const zkpipe__curve_ops *c, zkpipe__g1 *out, co
     return st;
 }
 
-const zkpipe__g16_backend zkpipe__g16_backend_cuda = {
+static const zkpipe__g16_backend cuda_backend = {
     .id = ZKPIPE_BACKEND_CUDA,
     .name = "cuda",
     .device = 1,
@@ -55,4 +73,25 @@ const zkpipe__g16_backend zkpipe__g16_backend_cuda = {
     .msm_g1 = cuda_msm_g1,
     .msm_g2 = NULL,
     .last_error = zkpipe__cuda_last_error,
+    .probe = zkpipe__cuda_probe,
 };
+
+/* The one symbol the shared plug-in exports (cuda/plugin.map); in the static library, what
+ * zkpipe::cuda_static's link options pull in and the core's weak reference finds. */
+__attribute__((visibility("default"))) zkpipe__plugin_entry_fn zkpipe__cuda_plugin_entry;
+
+zkpipe_status zkpipe__cuda_plugin_entry(const zkpipe__plugin_host *h,
+                                        const zkpipe__g16_backend **out, const char **why)
+{
+    if (h == NULL || out == NULL || why == NULL)
+        return ZKPIPE_EINVAL;
+    if (h->struct_size < sizeof host || h->abi != ZKPIPE__PLUGIN_ABI || h->version == NULL ||
+        strcmp(h->version, ZKPIPE_VERSION_STRING) != 0) {
+        *why = "this plug-in serves only zkpipe " ZKPIPE_VERSION_STRING
+               " (the release it was built with)";
+        return ZKPIPE_EUNSUPPORTED;
+    }
+    memcpy(&host, h, sizeof host);
+    *out = &cuda_backend;
+    return ZKPIPE_OK;
+}

@@ -1,7 +1,7 @@
 /* The CUDA backend's host launchers, for C callers (the prover's backend table in
  * cuda/backend_cuda.c, the tests): NTTs and the prover's h step over Fr, and G1 MSMs, of
- * BLS12-381 and BN254. Internal; compiled only when
- * the library is built with CUDA (ZKPIPE_HAVE_CUDA).
+ * BLS12-381 and BN254. Internal to the CUDA plug-in (libzkpipe_cuda; its static library for
+ * the tests and benchmarks that call them directly), built when nvcc is found.
  *
  * Common rules. Arrays are on the host in the layouts of src/ff and src/ec (scalars: 4 limbs
  * per element). Each call runs on its own CUDA stream on the current device and returns when
@@ -29,6 +29,15 @@ typedef enum zkpipe__cuda_ntt_kind {
     ZKPIPE__CUDA_COSET_NTT = 2,  /* coefficients -> evaluations on shift <w_n> */
     ZKPIPE__CUDA_COSET_INTT = 3, /* its inverse */
 } zkpipe__cuda_ntt_kind;
+
+/* The prover's probe (zkpipe__g16_backend's): 1 when a CUDA device is usable, else 0; *why a
+ * static line naming what is missing (the driver, a device). */
+int zkpipe__cuda_probe(const char **why);
+
+/* zkpipe_ledger_charge and zkpipe_ledger_release of the core that loaded the plug-in, through
+ * the table it lent (cuda/plugin.c): the plug-in links nothing of zkpipe. */
+zkpipe_status zkpipe__cuda_charge(zkpipe_ledger *ledger, uint32_t kind, uint64_t bytes);
+zkpipe_status zkpipe__cuda_release(zkpipe_ledger *ledger, uint32_t kind, uint64_t bytes);
 
 /* The message of the last CUDA failure on this thread ("" when none): the call that failed
  * and CUDA's name and text for the error. A static per-thread buffer, valid until the thread's

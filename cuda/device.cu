@@ -4,10 +4,6 @@
 #include "cuda/cuda_backend.h"
 #include "cuda/device.cuh"
 
-extern "C" { /* a C header: the selection code in src/core calls this file's definition */
-#include "core/backend_internal.h"
-}
-
 /* Sub-buffers start on 256 bytes, the alignment cudaMalloc gives the whole block. */
 #define ARENA_ALIGN 256
 
@@ -59,16 +55,31 @@ zkpipe_status zkpipe__cuda_fail(cudaError_t err, const char *what)
     return ZKPIPE_EDEVICE;
 }
 
-bool zkpipe__cuda_device_usable(const char **why)
+int zkpipe__cuda_probe(const char **why)
 {
     int count = 0;
-    if (cudaGetDeviceCount(&count) != cudaSuccess || count == 0) {
-        cudaGetLastError();
-        *why = "no CUDA device is usable (no device or no driver): the CPU runs the proof";
-        return false;
+    cudaError_t err = cudaGetDeviceCount(&count);
+    cudaGetLastError();
+    switch (err) {
+    case cudaSuccess:
+        break;
+    case cudaErrorNoDevice:
+        *why = "no CUDA device is present (cudaErrorNoDevice)";
+        return 0;
+    case cudaErrorInsufficientDriver:
+        *why = "no CUDA driver, or one older than the plug-in's CUDA runtime, is installed "
+               "(cudaErrorInsufficientDriver)";
+        return 0;
+    default:
+        *why = "no CUDA device is usable (cudaGetDeviceCount failed)";
+        return 0;
+    }
+    if (count == 0) {
+        *why = "no CUDA device is present";
+        return 0;
     }
     *why = "a CUDA device is present: the GPU runs the NTTs and G1 MSMs";
-    return true;
+    return 1;
 }
 
 size_t zkpipe__cuda_arena_plan(zkpipe__cuda_arena *a, size_t bytes)
@@ -84,14 +95,14 @@ zkpipe_status zkpipe__cuda_arena_alloc(zkpipe__cuda_arena *a, zkpipe_ledger *led
     a->base = NULL;
     a->ledger = ledger;
     if (ledger != NULL &&
-        (st = zkpipe_ledger_charge(ledger, ZKPIPE_KIND_DEVICE, a->bytes)) != ZKPIPE_OK) {
+        (st = zkpipe__cuda_charge(ledger, ZKPIPE_KIND_DEVICE, a->bytes)) != ZKPIPE_OK) {
         a->ledger = NULL;
         return st;
     }
     cudaError_t err = cudaMalloc((void **)&a->base, a->bytes);
     if (err != cudaSuccess) {
         if (ledger != NULL)
-            zkpipe_ledger_release(ledger, ZKPIPE_KIND_DEVICE, a->bytes);
+            zkpipe__cuda_release(ledger, ZKPIPE_KIND_DEVICE, a->bytes);
         a->ledger = NULL;
         a->base = NULL;
         return zkpipe__cuda_fail(err, "cudaMalloc");
@@ -105,7 +116,7 @@ void zkpipe__cuda_arena_free(zkpipe__cuda_arena *a)
         return;
     cudaFree(a->base);
     if (a->ledger != NULL)
-        zkpipe_ledger_release(a->ledger, ZKPIPE_KIND_DEVICE, a->bytes);
+        zkpipe__cuda_release(a->ledger, ZKPIPE_KIND_DEVICE, a->bytes);
     a->base = NULL;
 }
 
@@ -113,12 +124,12 @@ zkpipe_status zkpipe__cuda_pinned_alloc(void **p, size_t bytes, zkpipe_ledger *l
 {
     zkpipe_status st;
     *p = NULL;
-    if (ledger != NULL && (st = zkpipe_ledger_charge(ledger, ZKPIPE_KIND_ABC, bytes)) != ZKPIPE_OK)
+    if (ledger != NULL && (st = zkpipe__cuda_charge(ledger, ZKPIPE_KIND_ABC, bytes)) != ZKPIPE_OK)
         return st;
     cudaError_t err = cudaHostAlloc(p, bytes ? bytes : 1, cudaHostAllocDefault);
     if (err != cudaSuccess) {
         if (ledger != NULL)
-            zkpipe_ledger_release(ledger, ZKPIPE_KIND_ABC, bytes);
+            zkpipe__cuda_release(ledger, ZKPIPE_KIND_ABC, bytes);
         *p = NULL;
         return zkpipe__cuda_fail(err, "cudaHostAlloc");
     }
@@ -131,5 +142,5 @@ void zkpipe__cuda_pinned_free(void *p, size_t bytes, zkpipe_ledger *ledger)
         return;
     cudaFreeHost(p);
     if (ledger != NULL)
-        zkpipe_ledger_release(ledger, ZKPIPE_KIND_ABC, bytes);
+        zkpipe__cuda_release(ledger, ZKPIPE_KIND_ABC, bytes);
 }

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The device check: builds (Release, CUDA on, sm_90 machine code only, for speed), runs the
-# tests labelled gpu (GPU against CPU, bit for bit), the kernels' host test and test_io (a zkey
-# proof on CUDA equals the CPU's), then bench_cuda (G1 MSM 2^20, 2^22, 2^24; NTT 2^20 .. 2^24;
+# tests labelled gpu (GPU against CPU, bit for bit, the plug-in linked in), the kernels' host
+# test, test_plugin_present (the shared plug-in loaded and its device chosen) and test_io (a zkey
+# proof on CUDA, through the loaded plug-in, equals the CPU's), then bench_cuda (G1 MSM 2^20, 2^22, 2^24; NTT 2^20 .. 2^24;
 # a 2^20-row proof on both backends) and zkpipe-prove on the 2^16 chain16 fixtures of
 # shared/bench on both backends when they are there.
 # Figures go to $OUT/gpu-check.txt when OUT is set, else ./gpu-check.txt. Meant to finish in
@@ -23,12 +24,12 @@ pkg-config --exists cmocka || say "cmocka is missing: the tests (and bench_cuda)
 start=$(date +%s)
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZKPIPE_CUDA=ON \
     -DCMAKE_CUDA_ARCHITECTURES=90-real -DZKPIPE_BUILD_EXAMPLES=ON >/dev/null
-cmake --build "$build" -j"$(nproc)" --target test_cuda test_cuda_host test_io bench_cuda \
-    zkpipe-prove
+cmake --build "$build" -j"$(nproc)" --target zkpipe_cuda test_cuda test_cuda_host test_io \
+    test_plugin bench_cuda zkpipe-prove
 say "build: $(($(date +%s) - start)) s"
 
 say "== tests"
-timeout 240 ctest --test-dir "$build" -R '^test_cuda|^test_io$' --output-on-failure 2>&1 | tee -a "$report" ||
+timeout 240 ctest --test-dir "$build" -R '^test_cuda|^test_io$|^test_plugin_present$' --output-on-failure 2>&1 | tee -a "$report" ||
     say "GPU TESTS FAILED (output above); timing anyway"
 
 say "== bench_cuda (median ms of 3 after a warm-up; wall time of each launcher call)"

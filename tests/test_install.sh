@@ -1,8 +1,9 @@
 #!/bin/sh
 # Installs the build tree ($1) into a temporary prefix, then checks what a user gets: programs
-# build and run against the install with find_package(zkpipe) while the CUDA toolkit is hidden
-# (the static library of a CUDA build then needs the `cuda` component, which finds it), and
-# with pkg-config seeing nothing but zkpipe's own .pc; neither adds jansson or CUDA flags.
+# build and run against the install with find_package(zkpipe) while the CUDA toolkit is hidden,
+# and with pkg-config seeing nothing but zkpipe's own .pc; neither adds jansson or CUDA flags.
+# The CUDA plug-in of a CUDA build is installed beside the core, which finds it there (or says
+# why not, and proves on the CPU); a static program links it in through the `cuda` component.
 # usage: test_install.sh <build dir> <source dir>
 set -eu
 build=$1
@@ -23,7 +24,21 @@ libdir=$(dirname "$lib")
 soname=$(objdump -p "$lib" | awk '$1 == "SONAME" {print $2}')
 [ -e "$libdir/$soname" ] || fail "the soname $soname is not installed"
 if [ -f "$libdir/cmake/zkpipe/zkpipe-cuda-targets.cmake" ]; then cuda=ON; else cuda=OFF; fi
-echo "installed $soname (CUDA backend $cuda)"
+plugin=$libdir/$(echo "$soname" | sed 's/^libzkpipe/libzkpipe_cuda/')
+if [ "$cuda" = ON ]; then
+    [ -e "$plugin" ] || fail "no CUDA plug-in $plugin installed beside the core"
+    objdump -p "$lib" | grep -q 'NEEDED.*\(cuda\|stdc++\)' && fail "the core needs CUDA or C++"
+elif [ -e "$plugin" ]; then
+    fail "a build without CUDA installed $plugin"
+fi
+echo "installed $soname (CUDA plug-in $cuda)"
+
+# consumer.c prints "backend auto: NAME: WHY"; <program> <expected part of the line>
+backend_line() {
+    out=$("$1") || fail "$1 failed"
+    echo "$out"
+    echo "$out" | grep -q "^backend auto: .*$2" || fail "$1: no \"$2\" in its backend line"
+}
 
 # Flags a consumer gets must not mention jansson or CUDA (nor zkpipe's private -lm, -lpthread).
 no_private_flags() { # <what> <file>
@@ -33,10 +48,8 @@ no_private_flags() { # <what> <file>
 }
 
 echo "== find_package, CUDA toolkit hidden"
-static=ON
-[ "$cuda" = OFF ] || static=OFF
 cmake -S "$src/tests/install" -B "$tmp/hidden" -DCMAKE_PREFIX_PATH="$prefix" \
-    -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCONSUMER_STATIC=$static \
+    -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON \
     -DCMAKE_EXPORT_COMPILE_COMMANDS=ON >"$tmp/log" 2>&1 || {
     cat "$tmp/log" >&2
     fail "configuring against the install without the CUDA toolkit"
@@ -47,25 +60,35 @@ cmake --build "$tmp/hidden" >"$tmp/log" 2>&1 || {
 }
 no_private_flags "the compile command" "$tmp/hidden/compile_commands.json"
 no_private_flags "the shared consumer's link" "$tmp/hidden/CMakeFiles/consumer_shared.dir/link.txt"
-"$tmp/hidden/consumer_shared"
-[ "$static" = OFF ] || "$tmp/hidden/consumer_static"
+# The loader (src/groth16/backend_plugin.h) with no variable set: the shared core finds the
+# plug-in beside itself; a static program without it says it is not available.
+unset ZKPIPE_CUDA_PLUGIN
+if [ "$cuda" = ON ]; then
+    backend_line "$tmp/hidden/consumer_shared" "(CUDA plug-in $plugin)"
+else
+    backend_line "$tmp/hidden/consumer_shared" "plug-in is not available.*the CPU runs the proof"
+fi
+backend_line "$tmp/hidden/consumer_static" "cpu: the CUDA backend's plug-in is not available"
+ZKPIPE_CUDA_PLUGIN=$tmp/elsewhere/libzkpipe_cuda.so backend_line "$tmp/hidden/consumer_shared" \
+    "cpu: the CUDA backend's plug-in is not available ($tmp/elsewhere/libzkpipe_cuda.so: .*): the CPU runs the proof"
 
 if [ "$cuda" = ON ]; then
-    echo "== find_package, the static library of a CUDA build"
+    echo "== find_package, the CUDA plug-in linked into a static program"
     if cmake -S "$src/tests/install" -B "$tmp/nocuda" -DCMAKE_PREFIX_PATH="$prefix" \
-        -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON >"$tmp/log" 2>&1; then
+        -DCMAKE_DISABLE_FIND_PACKAGE_CUDAToolkit=ON -DCONSUMER_CUDA=ON >"$tmp/log" 2>&1; then
         fail "the cuda component was found without the CUDA toolkit"
     fi
     grep -q 'component `cuda` needs the CUDA toolkit' "$tmp/log" || {
         cat "$tmp/log" >&2
         fail "no clear message for the cuda component without the toolkit"
     }
-    cmake -S "$src/tests/install" -B "$tmp/static" -DCMAKE_PREFIX_PATH="$prefix" >"$tmp/log" 2>&1 &&
+    cmake -S "$src/tests/install" -B "$tmp/static" -DCMAKE_PREFIX_PATH="$prefix" \
+        -DCONSUMER_CUDA=ON >"$tmp/log" 2>&1 &&
         cmake --build "$tmp/static" >"$tmp/log" 2>&1 || {
         cat "$tmp/log" >&2
         fail "linking the static library with the cuda component"
     }
-    "$tmp/static/consumer_static"
+    backend_line "$tmp/static/consumer_static_cuda" "(CUDA plug-in linked in)"
 fi
 
 echo "== pkg-config, nothing but zkpipe.pc visible"
@@ -85,7 +108,7 @@ for flag in $flags; do
 done
 # shellcheck disable=SC2086
 ${CC:-cc} -o "$tmp/consumer_pc" "$src/tests/install/consumer.c" $flags
-LD_LIBRARY_PATH="$libdir" "$tmp/consumer_pc"
+LD_LIBRARY_PATH="$libdir" "$tmp/consumer_pc" >/dev/null
 # A static link takes the private libraries from Libs.private.
 static_libs=$(pc --static --libs zkpipe | sed "s|-lzkpipe\b|$libdir/libzkpipe.a|")
 echo "static: $static_libs"
@@ -94,5 +117,5 @@ ${CC:-cc} -o "$tmp/consumer_pc_static" "$src/tests/install/consumer.c" $(pc --cf
     $static_libs
 objdump -p "$tmp/consumer_pc_static" | grep -q 'NEEDED.*libzkpipe' &&
     fail "the static link still needs libzkpipe.so"
-"$tmp/consumer_pc_static"
+"$tmp/consumer_pc_static" >/dev/null
 echo "install check passed"

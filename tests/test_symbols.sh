@@ -2,14 +2,15 @@
 # What libzkpipe.so offers a dynamic linker: exactly the public API, i.e. every function the
 # headers in include/zkpipe declare with ZKPIPE_API, each listed in the version script
 # cmake/zkpipe.map and exported under one of its version nodes, and nothing else (no internal
-# name, nothing of CUDA, jansson or the C++ library). It needs no CUDA runtime beside it, and its
-# size stays bounded.
-# usage: test_symbols.sh <libzkpipe.so> <source dir> <build dir> <CUDA backend: ON|OFF>
+# name, nothing of CUDA, jansson or the C++ library). It links nothing of CUDA or C++ (the CUDA
+# backend is a plug-in), and its size stays bounded. The CUDA plug-in, when built, exports its
+# entry point alone, under its own version node, with the core's soname policy.
+# usage: test_symbols.sh <libzkpipe.so> <source dir> <build dir> <libzkpipe_cuda.so | none>
 set -eu
 lib=$1
 src=$2
 build=$3
-cuda=$4
+plugin=$4
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() {
@@ -53,26 +54,41 @@ done
 strays=$(comm -23 "$tmp/abs" "$tmp/nodes")
 [ -z "$strays" ] || fail "absolute symbols exported: $strays"
 
-# Dependencies: a host that brings its own CUDA runtime must not get a second one by name.
+# Dependencies: nothing of CUDA or C++, in every build: the CUDA backend is a plug-in.
 needed=$(objdump -p "$lib" | awk '$1 == "NEEDED" {print $2}')
 echo "NEEDED: $(echo "$needed" | tr '\n' ' ')"
-if echo "$needed" | grep -q 'cudart\|libcuda'; then
-    fail "libzkpipe.so needs a CUDA library at run time"
+if echo "$needed" | grep -q 'cuda\|stdc++'; then
+    fail "libzkpipe.so needs a CUDA or C++ library at run time"
 fi
-if [ "$cuda" = OFF ] && echo "$needed" | grep -q 'stdc++'; then
-    fail "a build without CUDA needs the C++ library"
+if nm -D "$lib" | grep -q ' U .*\(cuda\|_Z\)'; then
+    nm -D "$lib" | grep ' U .*\(cuda\|_Z\)' >&2
+    fail "libzkpipe.so refers to CUDA or C++ symbols"
 fi
 
-# Size: everything loaded, without debug sections. The device code (.nv_fatbin) of a CUDA
-# build is counted apart: it leaves the core library with the CUDA backend's plug-in.
+# Size: everything loaded, without debug sections; no device code.
 total=$(size "$lib" | awk 'NR == 2 {print $4}')
 fatbin=$(size -A "$lib" | awk '$1 == ".nv_fatbin" {print $2}')
-fatbin=${fatbin:-0}
-core=$((total - fatbin))
 limit=$((4 * 1024 * 1024))
-echo "size: $core bytes of host code and data (limit $limit), $fatbin of device code"
-[ "$core" -le "$limit" ] || fail "libzkpipe.so has $core bytes of host code and data"
-if [ "$cuda" = OFF ] && [ "$fatbin" -ne 0 ]; then
-    fail "a build without CUDA carries device code"
-fi
+echo "size: $total bytes loaded (limit $limit), file $(wc -c <"$lib") bytes"
+[ "$total" -le "$limit" ] || fail "libzkpipe.so has $total bytes of code and data"
+[ -z "$fatbin" ] || fail "libzkpipe.so carries $fatbin bytes of device code"
 echo "$(wc -l <"$tmp/exported") symbols, all declared, mapped and versioned: ok"
+
+[ "$plugin" != none ] || exit 0
+# The plug-in: its entry point alone, versioned; the CUDA runtime inside (no libcudart
+# needed); a soname of the same policy as the core's, which the core looks for.
+exports=$(nm -D --defined-only "$plugin" | awk '$2 != "A" {print $3}')
+[ "$exports" = "zkpipe__cuda_plugin_entry@@ZKPIPE_CUDA_PLUGIN_1" ] ||
+    fail "the plug-in exports more or less than its entry point: $exports"
+pneeded=$(objdump -p "$plugin" | awk '$1 == "NEEDED" {print $2}')
+echo "plug-in NEEDED: $(echo "$pneeded" | tr '\n' ' ')"
+if echo "$pneeded" | grep -q 'cudart\|zkpipe'; then
+    fail "the plug-in needs the CUDA runtime or the core by name"
+fi
+core_soname=$(objdump -p "$lib" | awk '$1 == "SONAME" {print $2}')
+plugin_soname=$(objdump -p "$plugin" | awk '$1 == "SONAME" {print $2}')
+[ "$plugin_soname" = "$(echo "$core_soname" | sed 's/^libzkpipe/libzkpipe_cuda/')" ] ||
+    fail "the plug-in's soname $plugin_soname does not follow the core's $core_soname"
+ptotal=$(size "$plugin" | awk 'NR == 2 {print $4}')
+pfatbin=$(size -A "$plugin" | awk '$1 == ".nv_fatbin" {print $2}')
+echo "plug-in: $ptotal bytes loaded, ${pfatbin:-0} of them device code, file $(wc -c <"$plugin") bytes: ok"

@@ -11,7 +11,3 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/text.c
     ${CMAKE_CURRENT_LIST_DIR}/detail.c
     ${CMAKE_CURRENT_LIST_DIR}/struct_size.c)
-# The CUDA backend (cuda/device.cu) provides zkpipe__cuda_device_usable when it is built.
-if(NOT ZKPIPE_HAVE_CUDA)
-    list(APPEND ZKPIPE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/no_cuda.c)
-endif()

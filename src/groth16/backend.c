@@ -1,5 +1,6 @@
-/* The CPU backend of the prover's table, and the one place a requested backend becomes a table
- * (cuda/backend_cuda.c holds the other). */
+/* The CPU backend of the prover's table, and the one place a requested backend becomes a table:
+ * the CPU's, or CUDA's from its plug-in (groth16/backend_plugin.h). */
+#include "groth16/backend_plugin.h"
 #include "groth16/prove.h"
 
 static zkpipe_status cpu_h(const zkpipe__curve_ops *c, uint64_t *a, uint64_t *b, uint64_t *cc,
@@ -54,25 +55,51 @@ const zkpipe__g16_backend zkpipe__g16_backend_cpu = {
     .msm_g1 = cpu_msm_g1,
     .msm_g2 = cpu_msm_g2,
     .last_error = NULL,
+    .probe = NULL,
 };
 
 const zkpipe__g16_backend *zkpipe__g16_backend_of(zkpipe_backend resolved)
 {
-#ifdef ZKPIPE_HAVE_CUDA
-    if (resolved == ZKPIPE_BACKEND_CUDA)
-        return &zkpipe__g16_backend_cuda;
-#endif
-    return resolved == ZKPIPE_BACKEND_CPU ? &zkpipe__g16_backend_cpu : NULL;
+    const zkpipe__g16_backend *cuda;
+    switch (resolved) {
+    case ZKPIPE_BACKEND_CPU:
+        return &zkpipe__g16_backend_cpu;
+    case ZKPIPE_BACKEND_CUDA:
+        /* resolved: the plug-in's probe has run, so this only reads its answer */
+        zkpipe__g16_cuda_backend(&cuda, ZKPIPE_BACKEND_CUDA, NULL);
+        return cuda;
+    default:
+        return NULL;
+    }
 }
 
 zkpipe_status zkpipe__g16_backend_resolve(const zkpipe__g16_backend **out, zkpipe_backend requested,
                                           const char **why)
 {
-    zkpipe_backend got;
-    zkpipe_status st = zkpipe_backend_resolve(&got, requested, why);
-    if (st != ZKPIPE_OK)
-        return st;
-    /* resolve says CUDA only when the library has the CUDA backend and a device. */
-    *out = zkpipe__g16_backend_of(got);
+    if (out == NULL || zkpipe_backend_name(requested) == NULL)
+        return ZKPIPE_EINVAL;
+    if (requested == ZKPIPE_BACKEND_CPU) {
+        if (why != NULL)
+            *why = "the CPU backend was requested";
+        *out = &zkpipe__g16_backend_cpu;
+        return ZKPIPE_OK;
+    }
+    const zkpipe__g16_backend *cuda;
+    zkpipe__g16_cuda_backend(&cuda, requested, why);
+    if (cuda == NULL && requested == ZKPIPE_BACKEND_CUDA)
+        return ZKPIPE_ENODEVICE;
+    *out = cuda != NULL ? cuda : &zkpipe__g16_backend_cpu;
     return ZKPIPE_OK;
+}
+
+zkpipe_status zkpipe_backend_resolve(zkpipe_backend *out, zkpipe_backend requested,
+                                     const char **why)
+{
+    const zkpipe__g16_backend *be;
+    if (out == NULL)
+        return ZKPIPE_EINVAL;
+    zkpipe_status st = zkpipe__g16_backend_resolve(&be, requested, why);
+    if (st == ZKPIPE_OK)
+        *out = be->id;
+    return st;
 }

@@ -55,15 +55,17 @@ typedef struct zkpipe__g16_backend {
                             zkpipe_pool *pool, zkpipe_ledger *ledger, const zkpipe_allocator *work);
     /* The calling thread's last failure message ("" when none), for detail lines. */
     const char *(*last_error)(void);
+    /* A device's (NULL for the CPU): 1 when one is usable, else 0; *why a static line saying
+     * which (no driver, no device, ...). Called once per process, by the plug-in loader
+     * (groth16/backend_plugin.h). */
+    int (*probe)(const char **why);
 } zkpipe__g16_backend;
 
 extern const zkpipe__g16_backend zkpipe__g16_backend_cpu;
-#ifdef ZKPIPE_HAVE_CUDA
-extern const zkpipe__g16_backend zkpipe__g16_backend_cuda; /* cuda/backend_cuda.c */
-#endif
 
 /* The backend a request runs on, resolved once (zkpipe_backend_resolve) for an engine or a
- * call: *out is the table, *why (may be NULL) a static reason. ZKPIPE_OK, ZKPIPE_EINVAL,
+ * call: *out is the table (CUDA's from its plug-in, groth16/backend_plugin.h), *why (may be
+ * NULL) a reason valid for the process's lifetime. ZKPIPE_OK, ZKPIPE_EINVAL,
  * ZKPIPE_ENODEVICE. */
 zkpipe_status zkpipe__g16_backend_resolve(const zkpipe__g16_backend **out, zkpipe_backend requested,
                                           const char **why);

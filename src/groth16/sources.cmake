@@ -4,4 +4,5 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/prove.c
     ${CMAKE_CURRENT_LIST_DIR}/verify.c
     ${CMAKE_CURRENT_LIST_DIR}/backend.c
+    ${CMAKE_CURRENT_LIST_DIR}/backend_plugin.c
     ${CMAKE_CURRENT_LIST_DIR}/groth16.c)

@@ -24,6 +24,15 @@ int main(void)
         fprintf(stderr, "unexpected status: %s\n", zkpipe_status_str(rc));
         return 1;
     }
+    /* Where a proof would run, and why: test_install.sh checks the line (the CUDA plug-in
+     * beside the library, linked in, or absent). */
+    zkpipe_backend backend;
+    const char *why = NULL;
+    if (zkpipe_backend_resolve(&backend, ZKPIPE_BACKEND_AUTO, &why) != ZKPIPE_OK) {
+        fprintf(stderr, "backend auto did not resolve\n");
+        return 1;
+    }
+    printf("backend auto: %s: %s\n", zkpipe_backend_name(backend), why);
     printf("zkpipe %s ok\n", zkpipe_version_string());
     return 0;
 }

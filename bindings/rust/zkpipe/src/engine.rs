@@ -14,7 +14,7 @@ use crate::{Error, Kind, Registry, Result, Stage};
 /// operations see the resolved backend in [`Call::backend`] and may ignore it.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Backend {
-    /// CUDA when the library has it and a device is usable, else the CPU.
+    /// CUDA when its plug-in is there and a device is usable, else the CPU.
     Auto,
     Cpu,
     Cuda,

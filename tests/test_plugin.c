@@ -1,0 +1,236 @@
+/* The CUDA backend's plug-in loader (groth16/backend_plugin.h) as a user meets it: what
+ * backend auto and cuda resolve to, the line that says why, an engine's backend, and a proof.
+ * One mode per ctest entry (tests/CMakeLists.txt), since the loader answers once per process:
+ *
+ *   test_plugin absent   $ZKPIPE_CUDA_PLUGIN names a file that does not exist: auto falls back
+ *                        to the CPU and says the plug-in is not available, cuda is refused
+ *   test_plugin foreign  it names a shared library without the entry point
+ *   test_plugin refused  it names tests/support/fake_plugin.c's plug-in, which refuses this
+ *                        release (as a plug-in of another release does)
+ *   test_plugin fake     the same plug-in accepting: its always-present "device" is chosen, the
+ *                        prover dispatches into its table, its charges reach the core's ledger
+ *                        and its failure comes back in the detail line
+ *   test_plugin present  this build's libzkpipe_cuda, found without $ZKPIPE_CUDA_PLUGIN (the
+ *                        program's run path): it loads and probes; without a GPU, auto falls
+ *                        back to the CPU saying no device is usable, with one cuda resolves */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "groth16/prove.h"
+#include "prove_synth.h"
+#include "zkpipe/testcircuit.h"
+#include "zkpipe/zkpipe.h"
+
+#ifndef ZKPIPE_CUDA_PLUGIN_FILE
+#error "the build names the plug-in's file"
+#endif
+
+static const char *mode;
+static zkpipe_acct *acct;
+
+static int is(const char *m)
+{
+    return strcmp(mode, m) == 0;
+}
+
+static void contains(const char *text, const char *part)
+{
+    if (strstr(text, part) == NULL)
+        fail_msg("\"%s\" does not contain \"%s\"", text, part);
+}
+
+/* Whether the mode's plug-in gives a usable device. */
+static int device_expected(void)
+{
+    if (is("fake"))
+        return 1;
+    if (!is("present"))
+        return 0;
+    zkpipe_backend b;
+    assert_int_equal(zkpipe_backend_resolve(&b, ZKPIPE_BACKEND_AUTO, NULL), ZKPIPE_OK);
+    return b == ZKPIPE_BACKEND_CUDA;
+}
+
+static void cpu_is_always_the_cpu(void **state)
+{
+    (void)state;
+    zkpipe_backend b = ZKPIPE_BACKEND_AUTO;
+    const char *why = NULL;
+    assert_int_equal(zkpipe_backend_resolve(&b, ZKPIPE_BACKEND_CPU, &why), ZKPIPE_OK);
+    assert_int_equal(b, ZKPIPE_BACKEND_CPU);
+    assert_string_equal(why, "the CPU backend was requested");
+}
+
+static void auto_and_cuda_say_why(void **state)
+{
+    (void)state;
+    const char *path = getenv("ZKPIPE_CUDA_PLUGIN");
+    zkpipe_backend b = ZKPIPE_BACKEND_AUTO, c = ZKPIPE_BACKEND_AUTO;
+    const char *why_auto = NULL, *why_cuda = NULL;
+    assert_int_equal(zkpipe_backend_resolve(&b, ZKPIPE_BACKEND_AUTO, &why_auto), ZKPIPE_OK);
+    zkpipe_status st = zkpipe_backend_resolve(&c, ZKPIPE_BACKEND_CUDA, &why_cuda);
+    print_message("auto: %s: %s\ncuda: %s: %s\n", zkpipe_backend_name(b), why_auto,
+                  zkpipe_status_name(st), why_cuda);
+    assert_non_null(why_auto);
+    assert_non_null(why_cuda);
+    /* the same answer every time */
+    const char *again = NULL;
+    zkpipe_backend b2;
+    assert_int_equal(zkpipe_backend_resolve(&b2, ZKPIPE_BACKEND_AUTO, &again), ZKPIPE_OK);
+    assert_int_equal(b2, b);
+    assert_string_equal(again, why_auto);
+
+    if (device_expected()) {
+        assert_int_equal(b, ZKPIPE_BACKEND_CUDA);
+        assert_int_equal(st, ZKPIPE_OK);
+        assert_int_equal(c, ZKPIPE_BACKEND_CUDA);
+        assert_string_equal(why_auto, why_cuda);
+        if (is("fake")) {
+            contains(why_cuda, "a fake CUDA device is present (CUDA plug-in ");
+            contains(why_cuda, path);
+        } else {
+            contains(why_cuda, "a CUDA device is present");
+        }
+        return;
+    }
+    assert_int_equal(b, ZKPIPE_BACKEND_CPU);
+    assert_int_equal(st, ZKPIPE_ENODEVICE);
+    assert_int_equal(c, ZKPIPE_BACKEND_AUTO); /* untouched */
+    contains(why_auto, "the CPU runs the proof");
+    assert_null(strstr(why_cuda, "the CPU runs the proof"));
+    if (is("absent")) {
+        contains(why_cuda, "the CUDA backend's plug-in is not available (");
+        contains(why_cuda, path);
+        contains(why_cuda, "No such file");
+    } else if (is("foreign")) {
+        contains(why_cuda, "has no entry point zkpipe__cuda_plugin_entry");
+        contains(why_cuda, path);
+    } else if (is("refused")) {
+        contains(why_cuda, "does not serve zkpipe " ZKPIPE_VERSION_STRING);
+        contains(why_cuda, "only zkpipe 9.9.9");
+    } else if (is("present")) {
+        /* loaded (found by name through the run path) and probed: what is missing is a
+         * driver or a device, never the plug-in */
+        contains(why_cuda, "(CUDA plug-in " ZKPIPE_CUDA_PLUGIN_FILE ")");
+        contains(why_cuda, "CUDA d");
+        assert_null(strstr(why_cuda, "not available"));
+    } else {
+        fail_msg("unknown mode %s", mode);
+    }
+}
+
+static void engine_takes_the_same_backend(void **state)
+{
+    (void)state;
+    zkpipe_backend want;
+    const char *why_want = NULL, *why = NULL;
+    assert_int_equal(zkpipe_backend_resolve(&want, ZKPIPE_BACKEND_AUTO, &why_want), ZKPIPE_OK);
+    zkpipe_engine_config cfg;
+    zkpipe_engine_config_init(&cfg);
+    cfg.acct = acct;
+    zkpipe_engine *e = NULL;
+    assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_OK);
+    assert_int_equal(zkpipe_engine_backend(e, &why), want);
+    assert_string_equal(why, why_want);
+    zkpipe_engine_destroy(e);
+    cfg.backend = ZKPIPE_BACKEND_CUDA;
+    e = NULL;
+    zkpipe_status st = zkpipe_engine_create(&e, &cfg);
+    if (want == ZKPIPE_BACKEND_CUDA) {
+        assert_int_equal(st, ZKPIPE_OK);
+        zkpipe_engine_destroy(e);
+    } else {
+        assert_int_equal(st, ZKPIPE_ENODEVICE);
+        assert_null(e);
+    }
+}
+
+/* auto proves (on the CPU unless a device is usable); on the fake device the proof fails with
+ * its message, after its charges went through the core's ledger. */
+static void a_proof_on_auto(void **state)
+{
+    (void)state;
+    static const uint8_t seed[32] = {7};
+    zkpipe_cs *cs = NULL;
+    zkpipe_groth16_pk *pk;
+    zkpipe_groth16_vk *vk;
+    zkpipe_groth16_pvk *pvk;
+    assert_int_equal(zkpipe_cs_create(&cs, ZKPIPE_CURVE_BN254, ZKPIPE_CS_WITNESS, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_testcircuit_build(cs, 4, 42, 1), ZKPIPE_OK);
+    assert_int_equal(zkpipe_groth16_setup_insecure(&pk, &vk, cs, seed, NULL, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_groth16_pvk_create(&pvk, vk, NULL), ZKPIPE_OK);
+    const zkpipe__g16_backend *be = NULL;
+    assert_int_equal(zkpipe__g16_backend_resolve(&be, ZKPIPE_BACKEND_AUTO, NULL), ZKPIPE_OK);
+    uint64_t r[4], s[4];
+    assert_int_equal(random_scalar(r, ZKPIPE_CURVE_BN254), ZKPIPE_OK);
+    assert_int_equal(random_scalar(s, ZKPIPE_CURVE_BN254), ZKPIPE_OK);
+    zkpipe_ledger ledger;
+    zkpipe__synth_result res;
+    assert_int_equal(zkpipe_acct_reset_peaks(acct), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+    assert_int_equal(zkpipe__synth(&res, cs, NULL, &ledger), ZKPIPE_OK);
+    char detail[256] = "";
+    zkpipe_groth16_proof proof;
+    zkpipe__g16_prove_args args = {r, s, NULL, be, pvk, NULL, NULL, detail, sizeof detail};
+    zkpipe_status st = zkpipe__g16_prove(&proof, pk, &res, &args);
+    zkpipe_ledger_close(&ledger);
+    zkpipe_snapshot snap;
+    assert_int_equal(zkpipe_acct_snapshot(acct, &snap), ZKPIPE_OK);
+    assert_int_equal(snap.live_bytes, 0);
+    uint64_t device_peak = 0;
+    for (int stage = 0; stage < ZKPIPE_STAGE_BUILTIN_COUNT; stage++)
+        if (snap.stage[stage].kind[ZKPIPE_KIND_DEVICE].peak_bytes > device_peak)
+            device_peak = snap.stage[stage].kind[ZKPIPE_KIND_DEVICE].peak_bytes;
+    if (is("fake")) {
+        assert_int_equal(st, ZKPIPE_EDEVICE);
+        contains(detail, "proving failed on the cuda backend");
+        contains(detail, "fake device: every call fails");
+        assert_int_equal(device_peak, 1u << 20);
+    } else {
+        assert_int_equal(st, ZKPIPE_OK);
+        zkpipe_scalar in;
+        assert_int_equal(zkpipe_cs_value(cs, &in, 1), ZKPIPE_OK);
+        assert_int_equal(zkpipe_groth16_verify(pvk, &in, 1, &proof), ZKPIPE_OK);
+        if (be->id == ZKPIPE_BACKEND_CPU)
+            assert_int_equal(device_peak, 0);
+    }
+    zkpipe_groth16_pk_destroy(pk);
+    zkpipe_groth16_vk_destroy(vk);
+    zkpipe_groth16_pvk_destroy(pvk);
+    zkpipe_cs_destroy(cs);
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return zkpipe_acct_create(NULL, &acct) == ZKPIPE_OK ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    zkpipe_acct_destroy(acct);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        fprintf(stderr, "usage: test_plugin absent|foreign|refused|fake|present\n");
+        return 2;
+    }
+    mode = argv[1];
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(cpu_is_always_the_cpu),
+        cmocka_unit_test(auto_and_cuda_say_why),
+        cmocka_unit_test(engine_takes_the_same_backend),
+        cmocka_unit_test(a_proof_on_auto),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
