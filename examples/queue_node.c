@@ -1,10 +1,11 @@
 /* A node of a proving fleet on a Redis stream (queue_node.h).
  *
- * Threads: the calling thread takes jobs (its own Redis link; XREADGROUP, XAUTOCLAIM, the
- * renewals) and submits them to the engine; a finisher thread (a second link) writes each
- * ended job's outputs and its result, and ACKs it; a signal thread turns SIGTERM and SIGINT into
- * a stop; the engine's own threads prove. The engine's done callback only hands the job to the
- * finisher. */
+ * Threads: the calling thread takes jobs (its own Redis link; XREADGROUP, XAUTOCLAIM), opens
+ * their zkeys and submits them to the engine; a renewer thread (a link of its own) renews the
+ * holds on the jobs held, whatever the taker is doing (a zkey can take seconds to open on a
+ * loaded machine); a finisher thread (a third link) writes each ended job's outputs and its
+ * result, and ACKs it; a signal thread turns SIGTERM and SIGINT into a stop; the engine's own
+ * threads prove. The engine's done callback only hands the job to the finisher. */
 #include "queue_node.h"
 
 #include <errno.h>
@@ -27,7 +28,7 @@ static const char prog[] = "zkpipe-pipeline";
 
 /* Unused zkeys kept open for the next jobs that name them. */
 #define KEYS_IDLE_MAX 4
-/* The longest a read blocks on the server, so that stops and renewals are never late. */
+/* The longest a read blocks on the server, so that a stop is never late. */
 #define BLOCK_MAX_MS 500
 
 /* Every state change of a job is this one script: XACK the job, then append an entry to each
@@ -123,12 +124,13 @@ struct node {
     cli_engine watch;
 
     pthread_mutex_t lock;
-    pthread_cond_t wake_taker, wake_finisher;
+    pthread_cond_t wake_taker, wake_finisher, wake_renewer;
     qjob *held_head;             /* every job held */
     qjob *done_head, *done_tail; /* for the finisher */
     qstats s;
     int stop;          /* 1: take no more, finish; 2: stop now */
     int finisher_exit; /* the taker is done: the finisher leaves once its list is empty */
+    int renewer_exit;  /* nothing is held any more (or stopping now): the renewer leaves */
     int signals_exit;
     qkey *keys; /* taker only, but for `users` */
     uint64_t max_estimate;
@@ -895,7 +897,7 @@ static uint64_t group_pending(node *n, queue_link *l)
 static void take_loop(node *n, queue_link *l)
 {
     const uint64_t ms = 1000000u, claim_ns = (uint64_t)n->q->claim_idle_ms * ms;
-    uint64_t next_renew = 0, next_claim = 0, busy_ns = queue_now_ns(), connects = 0;
+    uint64_t next_claim = 0, busy_ns = queue_now_ns(), connects = 0;
     char history[64] = "0", cursor[64] = "0-0", countbuf[24], idle[24], block[24];
     int reading_history = 1;
     snprintf(idle, sizeof idle, "%lu", n->q->claim_idle_ms);
@@ -910,10 +912,6 @@ static void take_loop(node *n, queue_link *l)
         uint64_t now = queue_now_ns();
         if (held > 0 || l->c == NULL)
             busy_ns = now;
-        if (held > 0 && now >= next_renew) {
-            renew(n, l);
-            next_renew = now + claim_ns / 4;
-        }
         if (l->connects != connects && l->c != NULL) { /* a new connection: own entries first */
             connects = l->connects;
             reading_history = 1;
@@ -958,8 +956,6 @@ static void take_loop(node *n, queue_link *l)
             uint64_t b = (next_claim - now) / ms + 1;
             if (b > BLOCK_MAX_MS)
                 b = BLOCK_MAX_MS;
-            if (b > n->q->claim_idle_ms / 4)
-                b = n->q->claim_idle_ms / 4;
             snprintf(block, sizeof block, "%llu", (unsigned long long)b);
             r = queue_link_cmdv(l, "XREADGROUP", "GROUP", n->group, n->consumer, "COUNT", countbuf,
                                 "BLOCK", block, "STREAMS", n->stream, ">", NULL);
@@ -993,25 +989,42 @@ static void take_loop(node *n, queue_link *l)
     }
 }
 
-/* After a stop: the jobs held are finished (their holds renewed meanwhile), unless a second
- * signal says to stop now. */
-static void drain_held(node *n, queue_link *l)
+/* After a stop: the jobs held are finished (the renewer keeps their holds meanwhile), unless a
+ * second signal says to stop now. */
+static void drain_held(node *n)
 {
-    uint64_t next_renew = 0;
-    for (;;) {
-        pthread_mutex_lock(&n->lock);
-        int done = n->s.held == 0 || n->stop == 2;
-        if (!done)
-            wait_ms(n, &n->wake_taker, 100);
-        pthread_mutex_unlock(&n->lock);
-        if (done)
-            return;
-        uint64_t now = queue_now_ns();
-        if (now >= next_renew && queue_link_wait_ms(l) == 0) {
-            renew(n, l);
-            next_renew = now + (uint64_t)n->q->claim_idle_ms * 250000u;
+    pthread_mutex_lock(&n->lock);
+    while (n->s.held != 0 && n->stop != 2)
+        pthread_cond_wait(&n->wake_taker, &n->lock);
+    pthread_mutex_unlock(&n->lock);
+}
+
+/* ---- The renewer ---- */
+
+/* Renews the holds on the jobs held every quarter of --claim-idle-ms, on a link of its own, so
+ * that neither a taker opening a zkey nor a finisher waiting on Redis delays it: a job is taken
+ * over only when this whole node has been away that long. Leaves when told, or stopping now
+ * (what is held is then left to be taken over). */
+static void *renewer(void *arg_)
+{
+    node *n = arg_;
+    queue_link l;
+    queue_link_init(&l, &n->q->addr, prog, 5000, "the jobs held keep proving");
+    uint64_t every_ms = n->q->claim_idle_ms / 4 != 0 ? n->q->claim_idle_ms / 4 : 1;
+    pthread_mutex_lock(&n->lock);
+    while (!n->renewer_exit && n->stop != 2) {
+        uint64_t wait = queue_link_wait_ms(&l);
+        if (n->s.held > 0 && wait == 0) {
+            pthread_mutex_unlock(&n->lock);
+            renew(n, &l);
+            pthread_mutex_lock(&n->lock);
+            wait = queue_link_wait_ms(&l); /* Redis lost: tried again as soon as it may be */
         }
+        wait_ms(n, &n->wake_renewer, wait != 0 && wait < every_ms ? wait : every_ms);
     }
+    pthread_mutex_unlock(&n->lock);
+    queue_link_close(&l);
+    return NULL;
 }
 
 /* ---- Signals, observation ---- */
@@ -1046,6 +1059,7 @@ static void *signal_thread(void *arg_)
                     prog);
         pthread_cond_broadcast(&n->wake_taker);
         pthread_cond_broadcast(&n->wake_finisher);
+        pthread_cond_broadcast(&n->wake_renewer);
         pthread_mutex_unlock(&n->lock);
     }
 }
@@ -1215,11 +1229,12 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     pthread_mutex_init(&n.lock, NULL);
     pthread_cond_init(&n.wake_taker, &ca);
     pthread_cond_init(&n.wake_finisher, &ca);
+    pthread_cond_init(&n.wake_renewer, &ca);
     pthread_condattr_destroy(&ca);
 
-    pthread_t sig_thread, fin_thread;
+    pthread_t sig_thread, fin_thread, ren_thread;
     int have_sig = pthread_create(&sig_thread, NULL, signal_thread, &n) == 0;
-    int have_fin = 0, observing = 0;
+    int have_fin = 0, have_ren = 0, observing = 0;
     cli_observe obs;
     memset(&obs, 0, sizeof obs);
     zkpipe_status st = have_sig && cli_engine_init(&n.watch, 0) == 0 ? ZKPIPE_OK : ZKPIPE_ENOMEM;
@@ -1247,7 +1262,9 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         st = ZKPIPE_ENOMEM;
     if (st == ZKPIPE_OK)
         have_fin = pthread_create(&fin_thread, NULL, finisher, &n) == 0;
-    if (st == ZKPIPE_OK && !have_fin)
+    if (st == ZKPIPE_OK && have_fin)
+        have_ren = pthread_create(&ren_thread, NULL, renewer, &n) == 0;
+    if (st == ZKPIPE_OK && !have_ren)
         st = ZKPIPE_ETHREAD;
     double t0 = 1e-9 * (double)queue_now_ns();
     queue_link l;
@@ -1266,12 +1283,16 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
                zkpipe_backend_name(zkpipe_engine_backend(n.engine, NULL)));
         fflush(stdout);
         take_loop(&n, &l);
-        drain_held(&n, &l);
+        drain_held(&n);
     }
     pthread_mutex_lock(&n.lock);
     n.finisher_exit = 1;
+    n.renewer_exit = 1;
     pthread_cond_broadcast(&n.wake_finisher);
+    pthread_cond_broadcast(&n.wake_renewer);
     pthread_mutex_unlock(&n.lock);
+    if (have_ren)
+        pthread_join(ren_thread, NULL);
     if (have_fin)
         pthread_join(fin_thread, NULL);
     if (observing)
@@ -1347,6 +1368,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         pthread_join(sig_thread, NULL);
     }
     pthread_cond_destroy(&n.wake_finisher);
+    pthread_cond_destroy(&n.wake_renewer);
     pthread_cond_destroy(&n.wake_taker);
     pthread_mutex_destroy(&n.lock);
     return ok_exit ? 0 : 1;

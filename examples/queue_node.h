@@ -21,10 +21,12 @@
  * channel, being proved, or being written and acknowledged). It prints the most it held.
  *
  * Nothing lost: a node renews its hold on the jobs it has (XCLAIM ... JUSTID, every quarter of
- * --claim-idle-ms, which does not count as a delivery; only those still its own). A job whose
- * node died or lost Redis for longer than --claim-idle-ms is taken over by another node
- * (XAUTOCLAIM) and proved again; the first node, should it come back, proves it too (at least
- * once: the same files, replaced whole, and one more result entry).
+ * --claim-idle-ms, which does not count as a delivery; only those still its own), on a thread
+ * and a Redis connection of its own, so that nothing else the node does (opening a zkey,
+ * waiting for a permit, writing outputs) delays it. A job whose node died or lost Redis for
+ * longer than --claim-idle-ms is taken over by another node (XAUTOCLAIM) and proved again; the
+ * first node, should it come back, proves it too (at least once: the same files, replaced
+ * whole, and one more result entry).
  * A job that fails for a reason another try or another node may not have (ZKPIPE_EIO: a file it
  * could not read or write; ENOMEM, EDEVICE, ENODEVICE, ETHREAD, ETOOBIG: this node's means;
  * EVERIFY) is requeued at once (a fresh entry with the same fields, its deliveries and its last

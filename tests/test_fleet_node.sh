@@ -15,6 +15,9 @@
 #    with an error result naming the file, the node lives on, proves the next job, exits 0;
 #    --metrics FILE is rewritten while it runs and holds its final counts at exit (promtool
 #    checks it where installed).
+# 5. A node whose taker is stuck opening a job's zkey (a FIFO no one writes yet) for longer than
+#    --claim-idle-ms: the job's hold is renewed meanwhile (its idle time on the server drops),
+#    so no other node could take it over; the zkey unblocked, the job ends with its error.
 # Skips (exit 77) with one line when redis-server is not installed or the binaries were built
 # without hiredis ("-" for $1 and $2).
 set -eu
@@ -194,5 +197,30 @@ if command -v promtool >/dev/null 2>&1; then
         fail "promtool: $(cat "$tmp/promtool.log")"
 fi
 echo "a zkey and a witness truncated under the node: error results, the node lived on"
+
+# ---- 5. Holds renewed while the taker is stuck opening a zkey ----
+mkfifo "$tmp/stuck.zkey"
+node_start redis://127.0.0.1:$port/stuck stuck --max-deliveries 1
+stuck=$node
+rcli XADD stuck '*' id s1 zkey "$tmp/stuck.zkey" wtns "$d/witness.wtns" out "$tmp" >/dev/null
+idle_of() { rcli XPENDING stuck zkpipe - + 1 stuck | sed -n 3p; } # ms since the last renewal
+renewals=0 last=
+renewed() { # counts the drops of the job's idle time; true after two (the taker stays stuck)
+    i=$(idle_of)
+    [ -n "$i" ] || return 1
+    [ -z "$last" ] || [ "$i" -ge "$last" ] || renewals=$((renewals + 1))
+    last=$i
+    [ "$renewals" -ge 2 ]
+}
+wait_until 600 renewed || fail "the hold lapsed while the taker was stuck: idle $(idle_of) ms"
+[ "$(rcli XPENDING stuck zkpipe - + 1 stuck | sed -n 4p)" -eq 1 ] ||
+    fail "the stuck job was delivered again"
+: >"$tmp/stuck.zkey" # the open returns: an empty zkey, the job's error
+wait_until 600 jobs_in stuck:results 1 || fail "no result for the stuck job"
+rcli XRANGE stuck:results - + | grep -q "stuck.zkey" || fail "$(rcli XRANGE stuck:results - +)"
+kill -TERM "$stuck"
+wait_exit "$stuck" 600 "the stuck node"
+[ "$status" -eq 0 ] || fail "the stuck node: exit $status: $(cat "$tmp/stuck.err")"
+echo "a taker stuck opening a zkey: the job's hold renewed $renewals times meanwhile"
 redis_stop
 echo "PASS"
