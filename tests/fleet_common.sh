@@ -55,6 +55,7 @@ redis_stop() {
 pending_of() { # entries of stream $2 (default jobs) pending for consumer $1
     echo $(($(rcli XPENDING "${2:-jobs}" zkpipe - + 10000 "$1" | wc -l) / 4))
 }
+reading() { rcli CLIENT LIST | grep -q ' flags=b .* cmd=xreadgroup '; } # a node waits for jobs
 jobs_in() { [ "$(rcli XLEN "$1")" -ge "$2" ]; } # stream $1 has $2 entries at least
 wait_line() { # until file $1 has $4 (default 1) lines matching $2, for at most $3 tenths of a s
     n=$3
@@ -104,18 +105,32 @@ submit_bg() { # STREAM DIR: zkpipe-submit of DIR/*.wtns with the multiplier's zk
     sub=$!
     pids="$pids $sub"
 }
-hold_stopped() { # PID CONSUMER STREAM [MIN]: stops the node once Redis has handed it MIN
-    # (default 1) jobs it has not acknowledged. Stopped while it waits in XREADGROUP, Redis
-    # hands it the next jobs, which it then holds; should it hold fewer, it runs alone in short
-    # steps until it holds enough.
-    tries=0
+stopped() { # PID: every thread of the process is stopped (state T in /proc)
+    for s_ in /proc/"$1"/task/*/stat; do
+        [ "$(sed 's/.*) //' "$s_" 2>/dev/null | cut -d ' ' -f 1)" = T ] || return 1
+    done
+}
+stop_settled() { # PID NAME: SIGSTOP, then wait until every command the process sent before it
+    # stopped has been served: once all its threads are stopped, what they sent is in Redis's
+    # socket buffers, and Redis answers a command sent after that (PING) only once it has read
+    # and run every command that was waiting with it. Its pending entries are then final.
     kill -STOP "$1"
+    wait_until 100 stopped "$1" || fail "$2 does not stop"
+    rcli PING >/dev/null
+}
+hold_stopped() { # PID CONSUMER STREAM [MIN]: stops the node once Redis has handed it MIN
+    # (default 1) jobs it has not acknowledged (stop_settled: a read it sent just before the
+    # stop is served by then). Stopped while it waits in XREADGROUP, Redis hands it the next
+    # jobs, which it then holds; should it hold fewer, it runs alone in short steps until it
+    # holds enough.
+    tries=0
+    stop_settled "$1" "$2"
     while [ "$(pending_of "$2" "$3")" -lt "${4:-1}" ]; do
         tries=$((tries + 1))
         [ "$tries" -le 200 ] || fail "$2 never held ${4:-1} jobs"
         kill -CONT "$1"
         sleep 0.02
-        kill -STOP "$1"
+        stop_settled "$1" "$2"
     done
 }
 verify_all() { # VK DIR NAMES...: DIR/NAME.proof.json with DIR/NAME.public.json verify

@@ -49,7 +49,7 @@ jobs=$((jobs + 2))
 node_start "$url" victim
 victim=$node
 # Stopped while it waits in XREADGROUP: Redis hands it the first jobs, which it then holds.
-sleep 0.3
+wait_until 300 reading || fail "the victim never waits for jobs"
 kill -STOP "$victim"
 t_submit=$(now_ms)
 for curve in bn128 bls12381; do
@@ -186,7 +186,7 @@ json=$(tail -n 1 "$tmp/early.out")
 slow_url=redis://127.0.0.1:$port/slow
 node_start "$slow_url" slow
 slow=$node
-sleep 0.3
+wait_until 300 reading || fail "the slow node never waits for jobs"
 kill -STOP "$slow"
 mkdir -p "$tmp/round3"
 for i in 1 2 3 4 5 6; do cp "$d/witness.wtns" "$tmp/round3/s$i.wtns"; done
@@ -194,9 +194,9 @@ for i in 1 2 3 4 5 6; do cp "$d/witness.wtns" "$tmp/round3/s$i.wtns"; done
     "$tmp/round3"/s*.wtns >"$tmp/round3.out" 2>"$tmp/round3.log" &
 sub3=$!
 wait_until 100 jobs_in slow 6 || fail "round 3: jobs not submitted"
+# Once it is stopped, what it sent before (a read, an ACK) has been served: the counts are final.
 hold_stopped "$slow" slow slow
 # A job the node took and finished inside a short SIGCONT window is done once, not stalled.
-sleep 0.2 # a read the node sent just before SIGSTOP is answered by now
 stalled=$(pending_of slow slow)
 done_early=$(rcli XLEN slow:results)
 node_start "$slow_url" fast --exit-when-idle-ms 1000

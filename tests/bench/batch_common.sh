@@ -10,7 +10,8 @@ batch_copies() { # WTNS: $tmp/in/w1.wtns ... $tmp/in/w$copies.wtns, copies of WT
 }
 
 timed() { # way round command... : the whole process under GNU time, its outputs in a fresh
-    # $tmp/out; appends "way round seconds kib" to $tmp/runs and prints the run
+    # $tmp/out; appends "way round seconds kib" to $tmp/runs and prints the run (without its
+    # RSS when $timed_rss is 0: a run whose timed process is not the one proving)
     way=$1 round=$2
     shift 2
     rm -rf "$tmp/out" && mkdir -p "$tmp/out"
@@ -18,7 +19,9 @@ timed() { # way round command... : the whole process under GNU time, its outputs
         { cat "$tmp/err" >&2; echo "$way failed" >&2; exit 1; }
     read -r secs kib <"$tmp/time"
     echo "$way $round $secs $kib" >>"$tmp/runs"
-    echo "round $round $way: $secs s wall, $kib KiB peak RSS"
+    rss=", $kib KiB peak RSS"
+    [ "${timed_rss:-1}" != 0 ] || rss=
+    echo "round $round $way: $secs s wall$rss"
 }
 
 check_proofs() { # every proof in $tmp/out verifies, and there are $copies of them

@@ -9,9 +9,10 @@
 #   are), and zkpipe-submit of the COPIES witnesses, whose whole process is timed (from the first
 #   job added to the last result read, the first job's zkey opening included).
 # Every engine has the same flags (one synthesis worker, two prover workers of one thread). The
-# script prints each run, then per way the median over the rounds, the median of the per-round
-# ratios nodes-K / pipeline, the queue's cost per job ((nodes-1 - pipeline) / COPIES, medians),
-# and the most jobs any node held at once against its bound. Last, the recovery of a dead node's
+# script prints each run (for nodes-K, each node's peak RSS, read from /proc as the batch ends),
+# then per way the median over the rounds (for nodes-K, of the largest node's peak RSS), the
+# median of the per-round ratios nodes-K / pipeline, the queue's cost per job ((nodes-1 -
+# pipeline) / COPIES, medians), and the most jobs any node held at once against its bound. Last, the recovery of a dead node's
 # jobs: a node stopped while Redis hands it jobs, then killed; the time from the kill until
 # another node (--claim-idle-ms CLAIM_IDLE_MS, default 1000) has taken over and finished them.
 # Every proof of the last round is checked with zkpipe-verify.
@@ -57,7 +58,19 @@ fleet() { # K round
         pids="$pids $!"
     done
     for n in $(seq 1 "$k"); do wait_for "$tmp/node$n.out" "queue node n$n"; done
+    timed_rss=0
     timed "nodes-$k" "$round" "$submit" "$url" --zkey "$zkey" --out "$tmp/out" "$tmp"/in/*.wtns
+    timed_rss=1
+    # Each node's peak RSS (VmHWM) now that the batch is done: what the submitter's would not say.
+    n=0 rss_line= largest=0
+    for p in $node_pids; do
+        n=$((n + 1))
+        kib=$(awk '$1 == "VmHWM:" {print $2}' "/proc/$p/status")
+        rss_line="$rss_line n$n $kib KiB"
+        [ "$kib" -le "$largest" ] || largest=$kib
+    done
+    echo "nodes-$k $round $largest" >>"$tmp/node_rss"
+    echo "round $round nodes-$k: peak RSS of each node:$rss_line"
     for p in $node_pids; do kill -TERM "$p"; done
     for p in $node_pids; do wait "$p"; done
     for n in $(seq 1 "$k"); do
@@ -67,6 +80,7 @@ fleet() { # K round
 }
 
 : >"$tmp/held"
+: >"$tmp/node_rss"
 r=1
 while [ "$r" -le "$rounds" ]; do
     # shellcheck disable=SC2086
@@ -80,9 +94,12 @@ while [ "$r" -le "$rounds" ]; do
 done
 
 for way in pipeline nodes-1 nodes-2 nodes-3; do
-    line=$(way_line "$way" 0)
-    if [ "$way" != pipeline ]; then
+    if [ "$way" = pipeline ]; then
+        line=$(way_line "$way")
+    else
+        kib=$(awk -v w="$way" '$1 == w {print $3}' "$tmp/node_rss" | median)
         ratio=$(per_round "$way" pipeline "a / b" | median)
+        line="$(way_line "$way" 0), the largest node's peak RSS median $kib KiB"
         line="$line; $way / pipeline: median ratio $ratio"
     fi
     echo "$line"
