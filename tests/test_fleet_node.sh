@@ -47,7 +47,13 @@ node_start redis://127.0.0.1:$port/term term --listen 127.0.0.1:$hport
 term=$node
 nterm=12
 copies "$d/witness.wtns" "$tmp/term" t $nterm
+# Stopped while it waits for jobs, the node takes nothing until every job is on the stream: a
+# submitter slowed down by a loaded machine no longer feeds it one job at a time, each proved
+# before the next comes, which left it holding fewer than three at every stop.
+wait_until 300 reading || fail "the node does not read jobs"
+stop_settled "$term" term
 submit_bg term "$tmp/term"
+wait_until 1200 jobs_in term $nterm || fail "the jobs were not submitted"
 # The node stopped once Redis has handed it three jobs, then Redis stopped and the node resumed:
 # it cannot acknowledge them, so they stay held. It sends one job's result at a time, and one
 # sent before the node stopped may still be answered: one job at least is held at the signal.
