@@ -248,6 +248,23 @@ static int TINY(g1_outside_subgroup)(uint8_t *out)
     return 0;
 }
 
+/* A point on the twist (G2) that is not in the subgroup, in the zkey's layout (x = k + u for the
+ * first k that gives one). */
+static void TINY(g2_outside_subgroup)(uint8_t *out)
+{
+    for (uint64_t x = 1;; x++) {
+        G2A p;
+        G16_CAT(G16_C, _fq2) rhs;
+        FQF(from_u64)(&p.x.c0, x);
+        FQF(from_u64)(&p.x.c1, 1);
+        G2F(rhs)(&rhs, &p.x);
+        if (G16_CAT(G16_C, _fq2_sqrt)(&p.y, &rhs) && !G2F(is_in_subgroup)(&p)) {
+            memcpy(out, &p, sizeof p);
+            return;
+        }
+    }
+}
+
 #undef TINY
 #undef FQ_LIMBS
 #undef FQF

@@ -633,11 +633,31 @@ static void zkey_contents_are_checked(void **state)
                     ZKPIPE_ENOTONCURVE, "section 7: point 3");
         expect_edit(&f, 0, section_at(&f.zkey, 9) + 7 * g1 + 9, "\x07", 1, ZKPIPE_ENOTONCURVE,
                     "section 9: point 7");
-        uint8_t outside[96];
+        /* Outside the subgroup: the G1 sections are checked as one batch, B2 as another, and
+         * the first bad point in file order is named (an earlier section's G2 point before a
+         * later G1 one). */
+        uint8_t outside[96], outside2[192];
+        size_t g2 = 4 * 8 * c->fq_limbs, p7 = section_at(&f.zkey, 7) + 4 * g2;
+        if (ci == 0)
+            g2_outside_subgroup_bls12_381(outside2);
+        else
+            g2_outside_subgroup_bn254(outside2);
+        expect_edit(&f, 0, p7, outside2, g2, ZKPIPE_ENOTINSUBGROUP, "section 7: point 4");
         if (ci == 0) {
             assert_true(g1_outside_subgroup_bls12_381(outside));
             expect_edit(&f, 0, section_at(&f.zkey, 6) + 2 * g1, outside, g1, ZKPIPE_ENOTINSUBGROUP,
                         "section 6: point 2");
+            expect_edit(&f, 0, section_at(&f.zkey, 9) + 5 * g1, outside, g1, ZKPIPE_ENOTINSUBGROUP,
+                        "section 9: point 5");
+            uint8_t *copy = malloc(f.zkey.len);
+            assert_non_null(copy);
+            memcpy(copy, f.zkey.data, f.zkey.len);
+            memcpy(copy + section_at(&f.zkey, 9) + 5 * g1, outside, g1);
+            bytebuf saved = f.zkey;
+            f.zkey.data = copy;
+            expect_edit(&f, 0, p7, outside2, g2, ZKPIPE_ENOTINSUBGROUP, "section 7: point 4");
+            f.zkey = saved;
+            free(copy);
         } else {
             assert_false(g1_outside_subgroup_bn254(outside));
         }

@@ -493,6 +493,36 @@ static void *alloc_or_fail(size_t bytes)
                 assert_int_equal(all, 1);                                                          \
             }                                                                                      \
         }                                                                                          \
+        /* In segments: the same points in four arrays (one empty and NULL) pass; the errors */    \
+        const G##_affine *segs[ZKPIPE__MSM_SUBGROUP_SEGMENTS + 1] = {pts, NULL, pts + 100,         \
+                                                                     pts + 101};                   \
+        size_t counts[ZKPIPE__MSM_SUBGROUP_SEGMENTS + 1] = {100, 0, 1, N - 101};                   \
+        for (unsigned threads = 1; threads <= 2; threads++) {                                      \
+            all = -1;                                                                              \
+            assert_int_equal(                                                                      \
+                zkpipe__msm_##G##_subgroup_check_segments(&all, segs, counts, 4, test_coins,       \
+                                                          threads == 2 ? pool2 : NULL, NULL),      \
+                ZKPIPE_OK);                                                                        \
+            assert_int_equal(all, 1);                                                              \
+        }                                                                                          \
+        assert_int_equal(zkpipe__msm_##G##_subgroup_check_segments(&all, NULL, counts, 0,          \
+                                                                   test_coins, NULL, NULL),        \
+                         ZKPIPE_OK);                                                               \
+        assert_int_equal(                                                                          \
+            zkpipe__msm_##G##_subgroup_check_segments(                                             \
+                &all, segs, counts, ZKPIPE__MSM_SUBGROUP_SEGMENTS + 1, test_coins, NULL, NULL),    \
+            ZKPIPE_EINVAL);                                                                        \
+        assert_int_equal(zkpipe__msm_##G##_subgroup_check_segments(&all, NULL, counts, 4,          \
+                                                                   test_coins, NULL, NULL),        \
+                         ZKPIPE_EINVAL);                                                           \
+        assert_int_equal(zkpipe__msm_##G##_subgroup_check_segments(&all, segs, NULL, 4,            \
+                                                                   test_coins, NULL, NULL),        \
+                         ZKPIPE_EINVAL);                                                           \
+        counts[1] = 3; /* segment 1 is NULL */                                                     \
+        assert_int_equal(zkpipe__msm_##G##_subgroup_check_segments(&all, segs, counts, 4,          \
+                                                                   test_coins, NULL, NULL),        \
+                         ZKPIPE_EINVAL);                                                           \
+        counts[1] = 0;                                                                             \
         G##_generator(&q);                                                                         \
         for (size_t i = 0; HAS_COFACTOR && i < G##_NPRIMES; i++) {                                 \
             G t, s;                                                                                \
@@ -506,6 +536,11 @@ static void *alloc_or_fail(size_t bytes)
                 assert_int_equal(                                                                  \
                     zkpipe__msm_##G##_subgroup_check(&all, pts, N, test_coins, pool2, NULL),       \
                     ZKPIPE_OK);                                                                    \
+                assert_int_equal(all, 0);                                                          \
+                all = -1; /* in whichever segment it lies */                                       \
+                assert_int_equal(zkpipe__msm_##G##_subgroup_check_segments(                        \
+                                     &all, segs, counts, 4, test_coins, pool2, NULL),              \
+                                 ZKPIPE_OK);                                                       \
                 assert_int_equal(all, 0);                                                          \
                 pts[at[k]] = saved;                                                                \
             }                                                                                      \

@@ -127,12 +127,14 @@ typedef struct zkpipe__curve_ops {
      * first problem (ZKPIPE_ENONCANONICAL, _ENOTONCURVE, _ENOTINSUBGROUP) with *bad its index. */
     zkpipe_status (*check_points)(size_t *bad, const uint8_t *p, size_t n, int g2, int subgroup,
                                   zkpipe_pool *pool);
-    /* *all = 1 when the n packed points at p (8-byte aligned, already checked on the curve)
-     * are all in the subgroup, else 0: msm.h's batched check (zkpipe__msm_*_subgroup_check)
-     * with the operating system's coins, scratch through `allocator`. ZKPIPE_OK, or ENOMEM,
-     * EIO (no randomness). */
-    zkpipe_status (*subgroup_batch)(int *all, const uint64_t *p, size_t n, int g2,
-                                    zkpipe_pool *pool, const zkpipe_allocator *allocator);
+    /* *all = 1 when the packed points of the nseg arrays p[s] (n[s] points each, 8-byte aligned,
+     * already checked on the curve; nseg <= ZKPIPE__MSM_SUBGROUP_SEGMENTS) are all in the
+     * subgroup, else 0: msm.h's batched check (zkpipe__msm_*_subgroup_check_segments) with the
+     * operating system's coins, scratch through `allocator`. ZKPIPE_OK, or ENOMEM, EIO (no
+     * randomness). */
+    zkpipe_status (*subgroup_batch)(int *all, const uint64_t *const *p, const size_t *n,
+                                    size_t nseg, int g2, zkpipe_pool *pool,
+                                    const zkpipe_allocator *allocator);
     /* An affine point from canonical coordinates (G1: x, y; G2: x.c0, x.c1, y.c0, y.c1, each
      * fq_limbs limbs), fully validated. */
     zkpipe_status (*point_from_canonical)(uint64_t *out, const uint64_t *coords, int g2);

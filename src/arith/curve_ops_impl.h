@@ -302,13 +302,15 @@ static zkpipe_status check_points(size_t *bad, const uint8_t *p, size_t n, int g
     return *bad < n ? check_one(p + *bad * ctx.stride, g2, subgroup) : ZKPIPE_OK;
 }
 
-static zkpipe_status subgroup_batch(int *all, const uint64_t *p, size_t n, int g2,
-                                    zkpipe_pool *pool, const zkpipe_allocator *allocator)
+static zkpipe_status subgroup_batch(int *all, const uint64_t *const *p, const size_t *n,
+                                    size_t nseg, int g2, zkpipe_pool *pool,
+                                    const zkpipe_allocator *allocator)
 {
     if (g2)
-        return MSMF(G2, _subgroup_check)(all, (const G2A *)p, n, zkpipe__os_random, pool,
-                                         allocator);
-    return MSMF(G1, _subgroup_check)(all, (const G1A *)p, n, zkpipe__os_random, pool, allocator);
+        return MSMF(G2, _subgroup_check_segments)(all, (const G2A *const *)p, n, nseg,
+                                                  zkpipe__os_random, pool, allocator);
+    return MSMF(G1, _subgroup_check_segments)(all, (const G1A *const *)p, n, nseg,
+                                              zkpipe__os_random, pool, allocator);
 }
 
 static zkpipe_status point_from_canonical(uint64_t *out, const uint64_t *coords, int g2)

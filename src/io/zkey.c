@@ -30,7 +30,8 @@ static const char *point_problem(zkpipe_status st)
     }
 }
 
-/* Checks n points of section `id` and hands out the (aligned) section. */
+/* Checks n points of section `id` (canonical, on the curve; IC, section 3, in the subgroup too:
+ * the verifier uses it as it is) and hands out the (aligned) section. */
 static zkpipe_status points(const uint64_t **out, zkpipe_zkey *z, char *detail, size_t cap,
                             uint32_t id, size_t n, int g2, const zkpipe_io_options *opts)
 {
@@ -41,32 +42,51 @@ static zkpipe_status points(const uint64_t **out, zkpipe_zkey *z, char *detail, 
     zkpipe_status st = zkpipe__io_section(&p, NULL, &z->src, detail, cap, id, bytes);
     if (st != ZKPIPE_OK)
         return st;
-    /* IC (section 3) is always checked in full: the verifier uses it as it is. The query
-     * sections' subgroup checks are batched once their points are on the curve and aligned;
-     * a batch that fails is rechecked point by point to name the first bad point. */
-    int subgroup = id == 3 || !(opts->flags & ZKPIPE_IO_DEFER_SUBGROUP), batch = id != 3;
-    if ((st = z->curve->check_points(&bad, p, n, g2, subgroup && !batch, opts->pool)) != ZKPIPE_OK)
+    if ((st = z->curve->check_points(&bad, p, n, g2, id == 3, opts->pool)) != ZKPIPE_OK)
         return zkpipe__fail(detail, cap, st, "section %u: point %zu %s", (unsigned)id, bad,
                             point_problem(st));
     if ((st = zkpipe__io_aligned(&aligned, &z->src, p, bytes)) != ZKPIPE_OK)
         return zkpipe__fail(detail, cap, st, "cannot copy section %u: %s", (unsigned)id,
                             zkpipe_status_str(st));
-    if (subgroup && batch) {
-        int all = 0;
-        st = z->curve->subgroup_batch(&all, (const uint64_t *)aligned, n, g2, opts->pool,
-                                      opts->allocator);
-        if (st != ZKPIPE_OK)
-            return zkpipe__fail(detail, cap, st, "section %u: cannot check the subgroup: %s",
-                                (unsigned)id, zkpipe_status_str(st));
-        if (!all && (st = z->curve->check_points(&bad, p, n, g2, 1, opts->pool)) != ZKPIPE_OK)
-            return zkpipe__fail(detail, cap, st, "section %u: point %zu %s", (unsigned)id, bad,
-                                point_problem(st));
-        if (!all) /* cannot happen: a failing batch holds a point outside */
-            return zkpipe__fail(detail, cap, ZKPIPE_ENOTINSUBGROUP,
-                                "section %u: a point is not in the prime-order subgroup",
-                                (unsigned)id);
-    }
     *out = (const uint64_t *)aligned;
+    return ZKPIPE_OK;
+}
+
+/* The query sections' subgroup checks, once all are on the curve and aligned: one batched check
+ * for the four G1 sections together (A, B1, C, H) and one for B2 (msm/subgroup_batch.h: sound
+ * whatever the cofactor, and cheaper for all the points at once than section by section). When
+ * a check fails, its group's sections are rechecked point by point in file order to name the
+ * first bad point. */
+static zkpipe_status query_subgroups(zkpipe_zkey *z, char *detail, size_t cap,
+                                     const zkpipe_io_options *opts)
+{
+    const zkpipe_groth16_pk *pk = &z->pk;
+    size_t nv = z->info.num_vars, np = z->info.num_public;
+    /* sections 5 to 9 in file order; B2 (7) is the only G2 one */
+    const uint64_t *pts[5] = {pk->a, pk->b1, pk->b2, pk->l, pk->h};
+    const size_t n[5] = {nv, nv, nv, nv - np - 1, z->info.domain_size};
+    const uint64_t *g1[4] = {pts[0], pts[1], pts[3], pts[4]};
+    const size_t n1[4] = {n[0], n[1], n[3], n[4]};
+    int all[2] = {0, 0};
+    for (int g2 = 0; g2 <= 1; g2++) {
+        zkpipe_status st = z->curve->subgroup_batch(&all[g2], g2 ? &pts[2] : g1, g2 ? &n[2] : n1,
+                                                    g2 ? 1 : 4, g2, opts->pool, opts->allocator);
+        if (st != ZKPIPE_OK)
+            return zkpipe__fail(detail, cap, st, "cannot check the query sections' subgroup: %s",
+                                zkpipe_status_str(st));
+    }
+    for (unsigned s = 0; s < 5; s++) {
+        int g2 = s == 2;
+        size_t bad;
+        zkpipe_status st;
+        if (!all[g2] && (st = z->curve->check_points(&bad, (const uint8_t *)pts[s], n[s], g2, 1,
+                                                     opts->pool)) != ZKPIPE_OK)
+            return zkpipe__fail(detail, cap, st, "section %u: point %zu %s", s + 5, bad,
+                                point_problem(st));
+    }
+    if (!all[0] || !all[1]) /* cannot happen: a failing batch holds a point outside */
+        return zkpipe__fail(detail, cap, ZKPIPE_ENOTINSUBGROUP,
+                            "a query point is not in the prime-order subgroup");
     return ZKPIPE_OK;
 }
 
@@ -195,6 +215,9 @@ static zkpipe_status parse(void *reader, char *detail, size_t cap, const zkpipe_
         (st = points(&pk->b2, z, detail, cap, 7, nv, 1, opts)) != ZKPIPE_OK ||
         (st = points(&pk->l, z, detail, cap, 8, nv - np - 1, 0, opts)) != ZKPIPE_OK ||
         (st = points(&pk->h, z, detail, cap, 9, z->info.domain_size, 0, opts)) != ZKPIPE_OK)
+        return st;
+    if (!(opts->flags & ZKPIPE_IO_DEFER_SUBGROUP) &&
+        (st = query_subgroups(z, detail, cap, opts)) != ZKPIPE_OK)
         return st;
     for (size_t k = 0; k < z->src.ncopies; k++)
         z->info.copied_bytes += z->src.copy_bytes[k];

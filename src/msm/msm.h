@@ -49,6 +49,8 @@ typedef zkpipe_status (*zkpipe__msm_coins_fn)(uint8_t *out, size_t n);
 /* Rounds of the batched subgroup check: a point outside the subgroup passes all of them with
  * probability at most 2^-128. */
 #define ZKPIPE__MSM_SUBGROUP_ROUNDS 128
+/* The most arrays one batched subgroup check takes (zkpipe__msm_G_subgroup_check_segments). */
+#define ZKPIPE__MSM_SUBGROUP_SEGMENTS 8
 
 typedef struct zkpipe__msm_config {
     unsigned window; /* 0: chosen by the cost model in plan.c from the point and thread
@@ -103,7 +105,14 @@ typedef struct zkpipe__msm_config {
  *   block (16 bytes of coins per point, the buckets of one window per thread); NULL: the C
  *   library. @return ZKPIPE_OK; ZKPIPE_EINVAL (all or coins NULL, points NULL with n > 0,
  *   allocator lacking a callback); ZKPIPE_EOVERFLOW; ZKPIPE_ENOMEM; or what `coins` returned.
- *   *all is set only on ZKPIPE_OK. Thread safety as for _ex. */
+ *   *all is set only on ZKPIPE_OK. Thread safety as for _ex.
+ *
+ * zkpipe__msm_G_subgroup_check_segments() : the same check of the points of nseg arrays at once
+ *   (nseg <= ZKPIPE__MSM_SUBGROUP_SEGMENTS; array s holds counts[s] points, any of them may be
+ *   empty, and NULL when empty): *all = 1 when every point of every array is in the subgroup.
+ *   Cheaper than one check per array, as the windows grow with the number of points in all.
+ *   Returns as above, and ZKPIPE_EINVAL for too many arrays, points or counts NULL with
+ *   nseg > 0, or an array NULL with points. */
 #define ZKPIPE__MSM_DECLARE(G)                                                                     \
     zkpipe_status zkpipe__msm_##G(G *out, const G##_affine *bases, const uint64_t *scalars,        \
                                   size_t n, zkpipe_pool *pool, const zkpipe_allocator *allocator); \
@@ -118,7 +127,10 @@ typedef struct zkpipe__msm_config {
                                            const zkpipe__msm_config *config, unsigned threads);    \
     zkpipe_status zkpipe__msm_##G##_subgroup_check(int *all, const G##_affine *points, size_t n,   \
                                                    zkpipe__msm_coins_fn coins, zkpipe_pool *pool,  \
-                                                   const zkpipe_allocator *allocator);
+                                                   const zkpipe_allocator *allocator);             \
+    zkpipe_status zkpipe__msm_##G##_subgroup_check_segments(                                       \
+        int *all, const G##_affine *const *points, const size_t *counts, size_t nseg,              \
+        zkpipe__msm_coins_fn coins, zkpipe_pool *pool, const zkpipe_allocator *allocator);
 
 ZKPIPE__MSM_DECLARE(bls12_381_g1)
 ZKPIPE__MSM_DECLARE(bls12_381_g2)

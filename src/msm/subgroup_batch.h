@@ -1,5 +1,6 @@
 /* The batched subgroup check, part of the msm_impl.h template (it uses its buckets): are all n
- * points in the subgroup of order r?
+ * points, held in one or more arrays (segments: a zkey's query sections), in the subgroup of
+ * order r?
  *
  * Each point P_i draws 128 random bits rho_i (from the caller's `coins`, after the points are
  * fixed). For every bit position t the subset sum S_t = Σ_{i: bit t of rho_i is 1} P_i is
@@ -24,8 +25,12 @@
 
 #define SUBGROUP_ROUNDS ZKPIPE__MSM_SUBGROUP_ROUNDS
 
+#define SUBGROUP_SEGMENTS ZKPIPE__MSM_SUBGROUP_SEGMENTS
+
 typedef struct subgroup_ctx {
-    const AFFINE *points;
+    const AFFINE *const *points;         /* the segments */
+    size_t start[SUBGROUP_SEGMENTS + 1]; /* segment s holds points [start[s], start[s + 1]) */
+    size_t nseg;
     const uint64_t *coins; /* two words (128 bits) per point */
     size_t n;
     unsigned c, parts;     /* digit bits; point ranges per window */
@@ -67,8 +72,11 @@ static void subgroup_tasks(void *arg, size_t begin, size_t end, unsigned worker)
         if (ws.cap < 128)
             ws.cap = 0;
         ws.qcap = queue_size(ws.cap);
+        size_t seg = 0;
         for (size_t v = v0; v < v1; v++) {
-            const AFFINE *p = &ctx->points[v];
+            while (v >= ctx->start[seg + 1])
+                seg++;
+            const AFFINE *p = &ctx->points[seg][v - ctx->start[seg]];
             const uint64_t *k = ctx->coins + 2 * v;
             point_ref ref = {&p->x, &p->y};
             uint64_t w = lo < 64 ? k[0] >> lo : k[1] >> (lo - 64);
@@ -91,18 +99,30 @@ static void subgroup_tasks(void *arg, size_t begin, size_t end, unsigned worker)
     }
 }
 
-zkpipe_status API(_subgroup_check)(int *all, const AFFINE *points, size_t n,
-                                   zkpipe__msm_coins_fn coins, zkpipe_pool *pool,
-                                   const zkpipe_allocator *allocator)
+zkpipe_status API(_subgroup_check_segments)(int *all, const AFFINE *const *points,
+                                            const size_t *counts, size_t nseg,
+                                            zkpipe__msm_coins_fn coins, zkpipe_pool *pool,
+                                            const zkpipe_allocator *allocator)
 {
     const zkpipe_allocator *a = zkpipe__allocator_or_default(allocator);
-    if (all == NULL || coins == NULL || a == NULL || (n > 0 && points == NULL))
+    subgroup_ctx ctx;
+    size_t n = 0;
+    if (all == NULL || coins == NULL || a == NULL || nseg > SUBGROUP_SEGMENTS ||
+        (nseg > 0 && (points == NULL || counts == NULL)))
         return ZKPIPE_EINVAL;
+    ctx.start[0] = 0;
+    for (size_t s = 0; s < nseg; s++) {
+        if (counts[s] > 0 && points[s] == NULL)
+            return ZKPIPE_EINVAL;
+        if (counts[s] > SIZE_MAX / 64 - n)
+            return ZKPIPE_EOVERFLOW;
+        n += counts[s];
+        ctx.start[s + 1] = n;
+    }
     if (!MSM_COFACTOR || n == 0) {
         *all = 1; /* every point on the curve is in the group */
         return ZKPIPE_OK;
     }
-    subgroup_ctx ctx;
     unsigned threads = zkpipe_pool_threads(pool);
     double best = -1;
     /* Window cost: n bucket additions plus about 2^(c+1) fold additions, each a full XYZZ
@@ -119,10 +139,9 @@ zkpipe_status API(_subgroup_check)(int *all, const AFFINE *points, size_t n,
     ctx.parts = windows >= threads ? 1 : (threads + windows - 1) / windows;
     zkpipe__msm_plan_make(&ctx.plan, n, SUBGROUP_ROUNDS, threads, ctx.c + 1, ZKPIPE__MSM_NO_ENDO);
     ctx.points = points;
+    ctx.nseg = nseg;
     ctx.n = n;
     size_t tasks = (size_t)windows * ctx.parts;
-    if (n > SIZE_MAX / 64)
-        return ZKPIPE_EOVERFLOW;
     size_t work = (size_t)threads * worker_bytes(&ctx.plan);
     size_t sums = round_up(tasks * ctx.c * sizeof(XYZZ));
     size_t coin_bytes = round_up(n * 2 * sizeof(uint64_t));
@@ -152,4 +171,11 @@ zkpipe_status API(_subgroup_check)(int *all, const AFFINE *points, size_t n,
     }
     zkpipe__free(a, scratch);
     return st;
+}
+
+zkpipe_status API(_subgroup_check)(int *all, const AFFINE *points, size_t n,
+                                   zkpipe__msm_coins_fn coins, zkpipe_pool *pool,
+                                   const zkpipe_allocator *allocator)
+{
+    return API(_subgroup_check_segments)(all, &points, &n, 1, coins, pool, allocator);
 }
