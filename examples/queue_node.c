@@ -120,7 +120,8 @@ struct node {
     int full_check;
     zkpipe_engine *engine;
     zkpipe_engine_config cfg;
-    uint64_t bound; /* permits + capacity + prover_workers */
+    const cli_observe *obs; /* its providers (the engine's, the queue's) render --metrics */
+    uint64_t bound;         /* permits + capacity + prover_workers */
     cli_engine watch;
 
     pthread_mutex_t lock;
@@ -1119,21 +1120,16 @@ static zkpipe_status queue_provide(zkpipe_http_out *out, zkpipe_http_format form
     return ZKPIPE_OK;
 }
 
-/* --metrics FILE: the registry's counters and the node's series, as /metrics serves them
- * (zkpipe_http_render with the endpoint's options; not the engine's series, since the last
- * write comes after the engine is gone), written whole (staged, then renamed). Only one
- * thread at a time writes a set of files (cli_outputs_write): the finisher while it runs, the
- * node's own thread after it. Returns 0, or -1 (one line on stderr, once until a write
- * succeeds again). */
+/* --metrics FILE: the registry's counters, the engine's series and the node's, as /metrics
+ * serves them (cli_observe_metrics), written whole (staged, then renamed). Only while the
+ * engine lives. Only one thread at a time writes a set of files (cli_outputs_write): the
+ * finisher while it runs, the node's own thread after it. Returns 0, or -1 (one line on
+ * stderr, once until a write succeeds again). */
 static int write_metrics(node *n)
 {
-    zkpipe_http_config cfg;
-    zkpipe_http_config_init(&cfg);
-    cfg.prom.flags = ZKPIPE_PROM_OMIT_ZERO;
-    const zkpipe_http_provider queue = {"queue", queue_provide, n};
     char *text = NULL;
     size_t len = 0;
-    zkpipe_status st = zkpipe_http_render(&cfg, ZKPIPE_HTTP_PROMETHEUS, &queue, 1, &text, &len);
+    zkpipe_status st = cli_observe_metrics(n->obs, &text, &len);
     cli_output out = {n->q->metrics_path, text, len};
     cli_error e = {0, ENOMEM, "cannot render"};
     int rc = st == ZKPIPE_OK && cli_outputs_write(&out, 1, &e) == 0 ? 0 : -1;
@@ -1244,6 +1240,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
     }
     n.cfg.report_file = stdout;
+    n.obs = &obs;
     if (observing) {
         obs.report_to = stdout;
         n.cfg.report_fn = cli_observe_report;
@@ -1295,8 +1292,6 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         pthread_join(ren_thread, NULL);
     if (have_fin)
         pthread_join(fin_thread, NULL);
-    if (observing)
-        cli_observe_stop_serving(&obs);
     cli_engine_set(&n.watch, NULL);
     zkpipe_engine_counters end;
     memset(&end, 0, sizeof end);
@@ -1308,9 +1303,12 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
             zkpipe_engine_drain(n.engine);
         zkpipe_engine_stats(n.engine, &end);
     }
+    /* The last --metrics while the engine is there (stopping now: with the jobs it holds). */
+    int metrics_ok = st != ZKPIPE_OK || q->metrics_path == NULL || write_metrics(&n) == 0;
+    if (observing)
+        cli_observe_stop_serving(&obs);
     zkpipe_engine_destroy(n.engine); /* jobs still in it end now, into the done list */
     n.s.left_pending += drop_unfinished(&n);
-    int metrics_ok = st != ZKPIPE_OK || q->metrics_path == NULL || write_metrics(&n) == 0;
     int clean = st == ZKPIPE_OK && n.s.left_pending == 0 && metrics_ok;
     if (clean)
         leave_group(&n, &l);

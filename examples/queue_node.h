@@ -53,10 +53,12 @@
  * (requeued: the next delivery opens the file as it is then); the zkey is opened anew for later
  * jobs. The node lives on.
  *
- * --metrics FILE: the registry's counters and the node's queue series (zkpipe_queue_jobs_held,
- * _peak_held, _held_bound, _taken_total, ...; the same as /metrics serves beside the engine's
- * provider), rewritten whole every second while it runs (for Prometheus's node_exporter textfile
- * collector) and once at exit. */
+ * --metrics FILE: what /metrics serves: the registry's counters, the engine's series
+ * (zkpipe_partitions_total{result=...}, the budget, permits, the partition histograms) and the
+ * node's queue series (zkpipe_queue_jobs_held, _peak_held, _held_bound, _taken_total, ...),
+ * rewritten whole every second while it runs (for Prometheus's node_exporter textfile
+ * collector) and once at exit, once its engine has finished what it held (stopping now: as it
+ * stood then). */
 #ifndef ZKPIPE_EXAMPLES_QUEUE_NODE_H
 #define ZKPIPE_EXAMPLES_QUEUE_NODE_H
 

@@ -13,8 +13,8 @@
 #    the first one deciding, and ignores other submissions' results and unknown ids.
 # 4. A zkey and a witness truncated under a running node (SIGBUS on the mapping): those jobs end
 #    with an error result naming the file, the node lives on, proves the next job, exits 0;
-#    --metrics FILE is rewritten while it runs and holds its final counts at exit (promtool
-#    checks it where installed).
+#    --metrics FILE is rewritten while it runs and holds its final counts at exit, the
+#    engine's series with the queue's (promtool checks it where installed).
 # 5. A node whose taker is stuck opening a job's zkey (a FIFO no one writes yet) for longer than
 #    --claim-idle-ms: the job's hold is renewed meanwhile (its idle time on the server drops),
 #    so no other node could take it over; the zkey unblocked, the job ends with its error.
@@ -198,6 +198,13 @@ metric() { awk -v m="$1" '$1 == m {print $2}' "$tmp/bus.prom"; }
     [ "$(metric zkpipe_queue_jobs_held)" = 0 ] && [ "$(metric zkpipe_inflight_bytes)" = 0 ] &&
     [ "$(metric zkpipe_queue_jobs_held_bound)" = "$(field held_bound "$json")" ] ||
     fail "--metrics at exit: $(grep -v '^#' "$tmp/bus.prom")"
+# The engine's series too, written while the engine was there: its one proved partition (the
+# truncated ones failed) and its bound, the node's.
+[ "$(metric 'zkpipe_partitions_total{result="proved"}')" = 1 ] &&
+    [ "$(metric zkpipe_partitions_in_flight)" = 0 ] &&
+    [ "$(metric zkpipe_partitions_resident_bound)" = "$(field held_bound "$json")" ] &&
+    [ -n "$(metric zkpipe_partition_prove_seconds_count)" ] ||
+    fail "--metrics at exit, the engine's series: $(grep -v '^#' "$tmp/bus.prom")"
 if command -v promtool >/dev/null 2>&1; then
     promtool check metrics <"$tmp/bus.prom" >"$tmp/promtool.log" 2>&1 ||
         fail "promtool: $(cat "$tmp/promtool.log")"
