@@ -118,6 +118,11 @@ stop_settled() { # PID NAME: SIGSTOP, then wait until every command the process 
     wait_until 100 stopped "$1" || fail "$2 does not stop"
     rcli PING >/dev/null
 }
+stop_reading() { # PID NAME: stops the node (stop_settled) once it waits in XREADGROUP (the
+    # only node reading): Redis then hands it the next jobs added, which it holds
+    wait_until 300 reading || fail "$2 never waits for jobs"
+    stop_settled "$1" "$2"
+}
 hold_stopped() { # PID CONSUMER STREAM [MIN]: stops the node once Redis has handed it MIN
     # (default 1) jobs it has not acknowledged (stop_settled: a read it sent just before the
     # stop is served by then). Stopped while it waits in XREADGROUP, Redis hands it the next

@@ -49,8 +49,7 @@ jobs=$((jobs + 2))
 node_start "$url" victim
 victim=$node
 # Stopped while it waits in XREADGROUP: Redis hands it the first jobs, which it then holds.
-wait_until 300 reading || fail "the victim never waits for jobs"
-kill -STOP "$victim"
+stop_reading "$victim" victim
 t_submit=$(now_ms)
 for curve in bn128 bls12381; do
     for circuit in factors rangesum hashchain; do
@@ -186,8 +185,7 @@ json=$(tail -n 1 "$tmp/early.out")
 slow_url=redis://127.0.0.1:$port/slow
 node_start "$slow_url" slow
 slow=$node
-wait_until 300 reading || fail "the slow node never waits for jobs"
-kill -STOP "$slow"
+stop_reading "$slow" slow
 mkdir -p "$tmp/round3"
 for i in 1 2 3 4 5 6; do cp "$d/witness.wtns" "$tmp/round3/s$i.wtns"; done
 "$submit" "$slow_url" --zkey "$d/circuit.zkey" --out "$tmp/round3" --timeout-s 60 --json \

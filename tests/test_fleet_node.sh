@@ -50,8 +50,7 @@ copies "$d/witness.wtns" "$tmp/term" t $nterm
 # Stopped while it waits for jobs, the node takes nothing until every job is on the stream: a
 # submitter slowed down by a loaded machine no longer feeds it one job at a time, each proved
 # before the next comes, which left it holding fewer than three at every stop.
-wait_until 300 reading || fail "the node does not read jobs"
-stop_settled "$term" term
+stop_reading "$term" term
 submit_bg term "$tmp/term"
 wait_until 1200 jobs_in term $nterm || fail "the jobs were not submitted"
 # The node stopped once Redis has handed it three jobs, then Redis stopped and the node resumed:

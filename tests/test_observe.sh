@@ -165,8 +165,7 @@ grep -q '^consumed 4/4 buffers' "$tmp/loud" || fail "no progress line with --pro
 # 0.2 s each, so that partitions stay in flight for the mid-run checks (2^10 rows were done in
 # 0.09 s, before the first poll).
 "$pipeline" --jobs 2 --partitions 3 --log-constraints 14 --prover-threads 1 --report-ms 0 \
-    --curve bn254 \
-    --listen "127.0.0.1:$eport" --linger-ms 4000 --trace "$tmp/engine.json" \
+    --curve bn254 --listen "127.0.0.1:$eport" --linger-ms 4000 --trace "$tmp/engine.json" \
     --plot "$tmp/engine.svg" --metrics "$tmp/engine.prom" --json >"$tmp/engine.out" \
     2>"$tmp/engine.err" &
 engine_pid=$!

@@ -12,9 +12,10 @@
 # script prints each run (for nodes-K, each node's peak RSS, read from /proc as the batch ends),
 # then per way the median over the rounds (for nodes-K, of the largest node's peak RSS), the
 # median of the per-round ratios nodes-K / pipeline, the queue's cost per job ((nodes-1 -
-# pipeline) / COPIES, medians), and the most jobs any node held at once against its bound. Last, the recovery of a dead node's
-# jobs: a node stopped while Redis hands it jobs, then killed; the time from the kill until
-# another node (--claim-idle-ms CLAIM_IDLE_MS, default 1000) has taken over and finished them.
+# pipeline) / COPIES, medians), and the most jobs any node held at once against its bound.
+# Last, the recovery of a dead node's jobs: a node stopped while Redis hands it jobs, then
+# killed; the time from the kill until another node (--claim-idle-ms CLAIM_IDLE_MS, default
+# 1000) has taken over and finished them.
 # Every proof of the last round is checked with zkpipe-verify.
 set -eu
 build=$1 dir=$2 copies=$3 rounds=${4:-5} claim=${5:-1000}
