@@ -1,10 +1,55 @@
-/* The progress line of the engine pipelines (cli_engine.h). */
+/* The engine pipelines' admission flags and progress line (cli_engine.h). */
 #include "cli_engine.h"
 
 #include <stdio.h>
 #include <string.h>
 
+#include "cli_args.h"
 #include "zkpipe/trace.h"
+
+void cli_engine_usage(FILE *f)
+{
+    fprintf(f, "  --synth-workers N    synthesis threads (default 2)\n"
+               "  --permits N          partition permits (default 2; with --auto, where it "
+               "starts:\n"
+               "                       default --synth-workers)\n"
+               "  --auto               the engine adjusts the permits (1..--synth-workers) to\n"
+               "                       keep the provers fed; the budget defaults to half of\n"
+               "                       MemAvailable\n");
+}
+
+int cli_engine_flag(cli_engine_options *o, zkpipe_engine_config *cfg, const char *name,
+                    const char *value)
+{
+    unsigned long n;
+    if (strcmp(name, "auto") == 0) {
+        o->auto_permits = 1;
+        return 1;
+    }
+    if (strcmp(name, "synth-workers") == 0) {
+        if (!cli_parse_ulong(value, 1, 256, &n))
+            return -1;
+        cfg->synth_workers = (unsigned)n;
+        return 1;
+    }
+    if (strcmp(name, "permits") == 0) {
+        if (!cli_parse_ulong(value, 1, 1UL << 20, &n))
+            return -1;
+        cfg->permits = n;
+        o->permits_given = 1;
+        return 1;
+    }
+    return 0;
+}
+
+void cli_engine_options_apply(const cli_engine_options *o, zkpipe_engine_config *cfg)
+{
+    if (!o->auto_permits)
+        return;
+    cfg->concurrency = ZKPIPE_CONCURRENCY_AUTO;
+    if (!o->permits_given) /* start with every synthesis worker admitted */
+        cfg->permits = cfg->synth_workers;
+}
 
 int cli_engine_init(cli_engine *w, uint64_t total)
 {

@@ -7,6 +7,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_args.h"
+
 void cli_observe_usage(FILE *f)
 {
     fprintf(f,
@@ -17,19 +19,6 @@ void cli_observe_usage(FILE *f)
             "                       (open in Perfetto)\n"
             "  --plot FILE.svg      a picture of the run: live bytes per stage, items in flight\n"
             "  --progress           a progress line on stderr even when it is not a terminal\n");
-}
-
-static int parse_ulong(const char *s, unsigned long max, unsigned long *out)
-{
-    char *end;
-    if (s == NULL || *s < '0' || *s > '9')
-        return 0;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end != '\0' || v > max || errno != 0)
-        return 0;
-    *out = v;
-    return 1;
 }
 
 /* "ADDR:PORT" or "[ADDR]:PORT" into host and port; 0 when malformed. */
@@ -47,7 +36,7 @@ static int split_listen(const char *arg, char *host, size_t cap, uint16_t *port)
         return 0; /* an IPv6 address needs its brackets */
     }
     unsigned long p;
-    if (hlen == 0 || hlen >= cap || !parse_ulong(colon + 1, 65535, &p))
+    if (hlen == 0 || hlen >= cap || !cli_parse_ulong(colon + 1, 0, 65535, &p))
         return 0;
     memcpy(host, h, hlen);
     host[hlen] = '\0';
@@ -74,7 +63,7 @@ int cli_observe_flag(cli_observe_options *o, const char *name, const char *value
             return -1;
         o->listen = value;
     } else if (strcmp(name, "linger-ms") == 0) {
-        if (!parse_ulong(value, 3600000, &o->linger_ms))
+        if (!cli_parse_ulong(value, 0, 3600000, &o->linger_ms))
             return -1;
     } else if (strcmp(name, "trace") == 0) {
         o->trace_path = value;

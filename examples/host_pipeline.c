@@ -34,6 +34,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "cli_args.h"
 #include "cli_engine.h"
 #include "cli_memory.h"
 #include "cli_observe.h"
@@ -48,7 +49,7 @@ typedef struct options {
     zkpipe_engine_config cfg;
     const char *metrics_path;
     int json;
-    int auto_permits, permits_given; /* --auto, and whether --permits was given */
+    cli_engine_options engine; /* --synth-workers, --permits, --auto */
     cli_observe_options obs;
 } options;
 
@@ -78,15 +79,9 @@ static void usage(FILE *f)
                "  --abc-mib N          a/b/c bytes per partition, MiB (default 8)\n"
                "  --aux-mib N          assignment bytes per partition, MiB (default 4)\n"
                "  --synth-ms N         synthesis work per partition, ms (default 20)\n"
-               "  --prove-ms N         proving work per partition, ms (default 40)\n"
-               "  --synth-workers N    synthesis threads (default 2)\n"
-               "  --permits N          partition permits (default 2; with --auto, where it "
-               "starts:\n"
-               "                       default --synth-workers)\n"
-               "  --auto               the engine adjusts the permits (1..--synth-workers) to\n"
-               "                       keep the provers fed; the budget defaults to half of\n"
-               "                       MemAvailable\n"
-               "  --capacity N         channel slots, the lookahead (default 2)\n"
+               "  --prove-ms N         proving work per partition, ms (default 40)\n");
+    cli_engine_usage(f);
+    fprintf(f, "  --capacity N         channel slots, the lookahead (default 2)\n"
                "  --prover-workers N   prover threads (default 1)\n"
                "  --budget-mib N       byte budget over in-flight partitions; 0: none (default)\n"
                "  --release R          delivery (default) or early (the pile-up experiment)\n"
@@ -247,18 +242,6 @@ static const zkpipe_stage_ops host_ops = {
     .result_free = host_result_free,
 };
 
-static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-    char *end;
-    if (s == NULL || *s < '0' || *s > '9')
-        return 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end != '\0' || v < min || v > max)
-        return 0;
-    *out = v;
-    return 1;
-}
-
 /* 0: run; 1: --help; 2: bad arguments. */
 static int parse_args(int argc, char **argv, options *o)
 {
@@ -268,8 +251,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"aux-mib", required_argument, NULL, 'x'},
         {"synth-ms", required_argument, NULL, 's'},
         {"prove-ms", required_argument, NULL, 'v'},
-        {"synth-workers", required_argument, NULL, 'S'},
-        {"permits", required_argument, NULL, 'P'},
+        {"synth-workers", required_argument, NULL, 'e'},
+        {"permits", required_argument, NULL, 'e'},
         {"capacity", required_argument, NULL, 'C'},
         {"prover-workers", required_argument, NULL, 'W'},
         {"budget-mib", required_argument, NULL, 'B'},
@@ -279,7 +262,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"report-ms", required_argument, NULL, 'R'},
         {"metrics", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'J'},
-        {"auto", no_argument, NULL, 'A'},
+        {"auto", no_argument, NULL, 'e'},
         {"listen", required_argument, NULL, 'L'},
         {"linger-ms", required_argument, NULL, 'G'},
         {"trace", required_argument, NULL, 'T'},
@@ -297,8 +280,8 @@ static int parse_args(int argc, char **argv, options *o)
     o->estimate_mib = -1;
     zkpipe_engine_config_init(&o->cfg);
     opterr = 0;
-    int flag;
-    while ((flag = getopt_long(argc, argv, "", flags, NULL)) != -1) {
+    int flag, index = 0;
+    while ((flag = getopt_long(argc, argv, "", flags, &index)) != -1) {
         unsigned long n = 0;
         zkpipe_engine_config *c = &o->cfg;
         const char *name = NULL;
@@ -309,29 +292,29 @@ static int parse_args(int argc, char **argv, options *o)
         case 'J':
             o->json = 1;
             break;
-        case 'A':
-            o->auto_permits = 1;
+        case 'e':
+            ok = cli_engine_flag(&o->engine, c, flags[index].name, optarg) > 0;
             break;
         case 'Q':
             o->obs.progress = 1;
             break;
         case 'p':
-            ok = parse_ulong(optarg, 1, 1ul << 20, &o->partitions);
+            ok = cli_parse_ulong(optarg, 1, 1ul << 20, &o->partitions);
             break;
         case 'a':
-            ok = parse_ulong(optarg, 0, 1ul << 16, &o->abc_mib);
+            ok = cli_parse_ulong(optarg, 0, 1ul << 16, &o->abc_mib);
             break;
         case 'x':
-            ok = parse_ulong(optarg, 0, 1ul << 16, &o->aux_mib);
+            ok = cli_parse_ulong(optarg, 0, 1ul << 16, &o->aux_mib);
             break;
         case 's':
-            ok = parse_ulong(optarg, 0, 3600000, &o->synth_ms);
+            ok = cli_parse_ulong(optarg, 0, 3600000, &o->synth_ms);
             break;
         case 'v':
-            ok = parse_ulong(optarg, 0, 3600000, &o->prove_ms);
+            ok = cli_parse_ulong(optarg, 0, 3600000, &o->prove_ms);
             break;
         case 'B':
-            ok = parse_ulong(optarg, 0, 1ul << 24, &o->budget_mib);
+            ok = cli_parse_ulong(optarg, 0, 1ul << 24, &o->budget_mib);
             break;
         case 'r':
             c->release =
@@ -344,7 +327,7 @@ static int parse_args(int argc, char **argv, options *o)
             ok = strcmp(optarg, "whole") == 0 || strcmp(optarg, "follow") == 0;
             break;
         case 'E':
-            ok = parse_ulong(optarg, 0, 1ul << 24, &n);
+            ok = cli_parse_ulong(optarg, 0, 1ul << 24, &n);
             o->estimate_mib = (long)n;
             break;
         case 'm':
@@ -362,17 +345,11 @@ static int parse_args(int argc, char **argv, options *o)
         case 'Y':
             name = "plot";
             break;
-        case 'S':
-        case 'P':
         case 'C':
         case 'W':
         case 'R':
-            ok = parse_ulong(optarg, flag == 'R' ? 0 : 1, flag == 'R' ? 3600000 : 256, &n);
-            if (flag == 'S')
-                c->synth_workers = (unsigned)n;
-            else if (flag == 'P')
-                c->permits = n, o->permits_given = 1;
-            else if (flag == 'C')
+            ok = cli_parse_ulong(optarg, flag == 'R' ? 0 : 1, flag == 'R' ? 3600000 : 256, &n);
+            if (flag == 'C')
                 c->capacity = n;
             else if (flag == 'W')
                 c->prover_workers = (unsigned)n;
@@ -388,11 +365,7 @@ static int parse_args(int argc, char **argv, options *o)
             return 2;
     }
     o->cfg.budget_bytes = (uint64_t)o->budget_mib * MIB;
-    if (o->auto_permits) {
-        o->cfg.concurrency = ZKPIPE_CONCURRENCY_AUTO;
-        if (!o->permits_given) /* start with every synthesis worker admitted */
-            o->cfg.permits = o->cfg.synth_workers;
-    }
+    cli_engine_options_apply(&o->engine, &o->cfg);
     return optind == argc ? 0 : 2;
 }
 
@@ -521,7 +494,7 @@ int main(int argc, char **argv)
            (unsigned long long)peaks.peak_bytes, (unsigned long long)n.budget_bytes,
            (unsigned long long)rss, (unsigned long long)end.live_bytes);
     printf("permits: %s, %llu at the end; unaccounted peak (estimate): %llu bytes\n",
-           o.auto_permits ? "auto" : "fixed", (unsigned long long)n.permits_admitted,
+           o.engine.auto_permits ? "auto" : "fixed", (unsigned long long)n.permits_admitted,
            (unsigned long long)n.unaccounted_peak_bytes);
     if (o.json)
         printf("{\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"release\":\"%s\","
@@ -538,9 +511,9 @@ int main(int argc, char **argv)
                (unsigned long long)rss, (unsigned long long)end.live_bytes,
                (unsigned long long)learned, (unsigned long long)n.over_reservation_bytes,
                (unsigned long long)n.over_reservation_events,
-               (unsigned long long)n.budget_returned_early, o.auto_permits ? "auto" : "fixed",
-               (unsigned long long)n.permits_admitted, (unsigned long long)n.unaccounted_peak_bytes,
-               elapsed, per_s);
+               (unsigned long long)n.budget_returned_early,
+               o.engine.auto_permits ? "auto" : "fixed", (unsigned long long)n.permits_admitted,
+               (unsigned long long)n.unaccounted_peak_bytes, elapsed, per_s);
     int ok = st == ZKPIPE_OK && closed == ZKPIPE_OK && errors == 0 && verified == o.partitions &&
              end.live_bytes == 0;
     return ok ? 0 : 1;

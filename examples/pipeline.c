@@ -26,6 +26,7 @@
 #include <sys/resource.h>
 #include <time.h>
 
+#include "cli_args.h"
 #include "cli_engine.h"
 #include "cli_files.h"
 #include "cli_mapped.h"
@@ -45,7 +46,7 @@ typedef struct options {
     size_t ncurves;
     zkpipe_engine_config cfg;
     unsigned long budget_mib;
-    int auto_permits, permits_given; /* --auto, and whether --permits was given */
+    cli_engine_options engine; /* --synth-workers, --permits, --auto */
     const char *metrics_path;
     int json;
     cli_observe_options obs; /* --listen, --linger-ms, --trace, --plot, --progress */
@@ -75,15 +76,9 @@ static void usage(FILE *f)
                "  --jobs J             jobs to submit (default 4)\n"
                "  --partitions P       partitions per job (default 4)\n"
                "  --log-constraints K  circuit of 2^K rows, 4..24 (default 12)\n"
-               "  --curve C            bls12-381, bn254 or all (default all: jobs alternate)\n"
-               "  --synth-workers N    synthesis threads (default 2)\n"
-               "  --permits N          partition permits (default 2; with --auto, where it "
-               "starts:\n"
-               "                       default --synth-workers)\n"
-               "  --auto               the engine adjusts the permits (1..--synth-workers) to\n"
-               "                       keep the provers fed; the budget defaults to half of\n"
-               "                       MemAvailable\n"
-               "  --budget-mib N       byte budget over in-flight partitions; 0: none (default)\n"
+               "  --curve C            bls12-381, bn254 or all (default all: jobs alternate)\n");
+    cli_engine_usage(f);
+    fprintf(f, "  --budget-mib N       byte budget over in-flight partitions; 0: none (default)\n"
                "  --capacity N         channel slots, the lookahead (default 2)\n"
                "  --prover-workers N   prover threads (default 1)\n"
                "  --prover-threads N   threads of each prover's pool, itself included (default 2)\n"
@@ -101,18 +96,6 @@ static void usage(FILE *f)
                "(default .)\n"
                "  --full-check         check every zkey point for the subgroup at open\n");
     queue_usage(f);
-}
-
-static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-    char *end;
-    if (s == NULL || *s < '0' || *s > '9')
-        return 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end != '\0' || v < min || v > max)
-        return 0;
-    *out = v;
-    return 1;
 }
 
 static int parse_curve(options *o, const char *s)
@@ -134,15 +117,15 @@ static int apply(options *o, int flag, const char *v)
     unsigned long n = 0;
     switch (flag) {
     case 'j':
-        return parse_ulong(v, 1, 1UL << 20, &o->jobs);
+        return cli_parse_ulong(v, 1, 1UL << 20, &o->jobs);
     case 'p':
-        return parse_ulong(v, 1, 1UL << 20, &o->partitions);
+        return cli_parse_ulong(v, 1, 1UL << 20, &o->partitions);
     case 'k':
-        return parse_ulong(v, 4, 24, &o->log_constraints);
+        return cli_parse_ulong(v, 4, 24, &o->log_constraints);
     case 'c':
         return parse_curve(o, v);
     case 'B':
-        return parse_ulong(v, 0, 1UL << 24, &o->budget_mib);
+        return cli_parse_ulong(v, 0, 1UL << 24, &o->budget_mib);
     case 'b':
         return zkpipe_backend_parse(&c->backend, v) == ZKPIPE_OK;
     case 'r':
@@ -167,16 +150,9 @@ static int apply(options *o, int flag, const char *v)
         return 1;
     }
     /* The rest are engine counts, each stored in its own type. */
-    if (!parse_ulong(v, flag == 'R' ? 0 : 1, flag == 'R' ? 3600000 : 1UL << 20, &n))
+    if (!cli_parse_ulong(v, flag == 'R' ? 0 : 1, flag == 'R' ? 3600000 : 1UL << 20, &n))
         return 0;
     switch (flag) {
-    case 'S':
-        c->synth_workers = (unsigned)n;
-        return n <= 256;
-    case 'P':
-        c->permits = n;
-        o->permits_given = 1;
-        return 1;
     case 'C':
         c->capacity = n;
         return 1;
@@ -202,8 +178,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"partitions", required_argument, NULL, 'p'},
         {"log-constraints", required_argument, NULL, 'k'},
         {"curve", required_argument, NULL, 'c'},
-        {"synth-workers", required_argument, NULL, 'S'},
-        {"permits", required_argument, NULL, 'P'},
+        {"synth-workers", required_argument, NULL, 'e'},
+        {"permits", required_argument, NULL, 'e'},
         {"budget-mib", required_argument, NULL, 'B'},
         {"capacity", required_argument, NULL, 'C'},
         {"prover-workers", required_argument, NULL, 'W'},
@@ -218,7 +194,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"progress", no_argument, NULL, 'Q'},
         {"metrics", required_argument, NULL, 'm'},
         {"json", no_argument, NULL, 'J'},
-        {"auto", no_argument, NULL, 'A'},
+        {"auto", no_argument, NULL, 'e'},
         {"zkey", required_argument, NULL, 'z'},
         {"out", required_argument, NULL, 'o'},
         {"full-check", no_argument, NULL, 'F'},
@@ -248,10 +224,11 @@ static int parse_args(int argc, char **argv, options *o)
         if (flag == 'q') {
             if (queue_flag(&o->queue, flags[index].name, optarg) <= 0)
                 return 2;
+        } else if (flag == 'e') {
+            if (cli_engine_flag(&o->engine, &o->cfg, flags[index].name, optarg) <= 0)
+                return 2;
         } else if (flag == 'J')
             o->json = 1;
-        else if (flag == 'A')
-            o->auto_permits = 1;
         else if (flag == 'Q')
             o->obs.progress = 1;
         else if (flag == 'F')
@@ -260,11 +237,7 @@ static int parse_args(int argc, char **argv, options *o)
             return 2;
     }
     o->cfg.budget_bytes = (uint64_t)o->budget_mib << 20;
-    if (o->auto_permits) {
-        o->cfg.concurrency = ZKPIPE_CONCURRENCY_AUTO;
-        if (!o->permits_given) /* start with every synthesis worker admitted */
-            o->cfg.permits = o->cfg.synth_workers;
-    }
+    cli_engine_options_apply(&o->engine, &o->cfg);
     o->wtns = argv + optind;
     o->nwtns = (size_t)(argc - optind);
     /* A node takes its witnesses from the queue; queue flags need --queue. */
@@ -527,7 +500,7 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n, uin
     printf("\npeak accounted bytes: %llu (budget: %llu, 0 = none)\n",
            (unsigned long long)peaks->peak_bytes, (unsigned long long)n->budget_bytes);
     printf("permits: %s, %llu at the end; unaccounted peak (estimate): %llu bytes\n",
-           o->auto_permits ? "auto" : "fixed", (unsigned long long)n->permits_admitted,
+           o->engine.auto_permits ? "auto" : "fixed", (unsigned long long)n->permits_admitted,
            (unsigned long long)n->unaccounted_peak_bytes);
     printf("peak RSS: %llu bytes; live at exit: %llu items, %llu bytes\n", (unsigned long long)rss,
            (unsigned long long)end->live_items, (unsigned long long)end->live_bytes);
@@ -552,8 +525,8 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n, uin
                (unsigned long long)end->live_items, (unsigned long long)end->live_bytes,
                (unsigned long long)learned, (unsigned long long)n->over_reservation_bytes,
                (unsigned long long)n->over_reservation_events,
-               (unsigned long long)n->budget_returned_early, o->auto_permits ? "auto" : "fixed",
-               (unsigned long long)n->permits_admitted,
+               (unsigned long long)n->budget_returned_early,
+               o->engine.auto_permits ? "auto" : "fixed", (unsigned long long)n->permits_admitted,
                (unsigned long long)n->unaccounted_peak_bytes, t->elapsed_s, per_s);
 }
 

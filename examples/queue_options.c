@@ -1,9 +1,9 @@
 /* A queue node's flags and the queue's address (queue_options.h). */
 #include "queue_options.h"
 
-#include <errno.h>
-#include <stdlib.h>
 #include <string.h>
+
+#include "cli_args.h"
 
 void queue_options_init(queue_options *q)
 {
@@ -25,19 +25,6 @@ void queue_usage(FILE *f)
                "                       STREAM:dead (default 3)\n"
                "  --exit-when-idle-ms N  exit once nothing was held or pending in the group for\n"
                "                       N ms (default 0: run until SIGTERM)\n");
-}
-
-static int parse_ulong(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-    char *end;
-    if (s == NULL || *s < '0' || *s > '9')
-        return 0;
-    errno = 0;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end != '\0' || errno != 0 || v < min || v > max)
-        return 0;
-    *out = v;
-    return 1;
 }
 
 int queue_addr_parse(queue_addr *a, const char *url, char *why, size_t cap)
@@ -89,7 +76,7 @@ int queue_addr_parse(queue_addr *a, const char *url, char *why, size_t cap)
         }
         memcpy(port, colon + 1, plen);
         port[plen] = '\0';
-        if (!parse_ulong(port, 1, 65535, &p)) {
+        if (!cli_parse_ulong(port, 1, 65535, &p)) {
             snprintf(why, cap, "a bad port");
             return 0;
         }
@@ -152,7 +139,7 @@ int queue_flag(queue_options *q, const char *name, const char *value)
     } else {
         return 0;
     }
-    if (n != NULL && !parse_ulong(value, min, max, n)) {
+    if (n != NULL && !cli_parse_ulong(value, min, max, n)) {
         fprintf(stderr, "zkpipe-pipeline: --%s: a number from %lu to %lu\n", name, min, max);
         return -1;
     }

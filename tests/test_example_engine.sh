@@ -98,8 +98,10 @@ printf '%s\n' "$json" | awk '{
 }' || fail "throughput is not proofs over time: $json"
 
 "$bin" --help | grep -q '^usage:' || fail "--help prints no usage"
+"$bin" --help | grep -q -- '^  --auto  *the engine adjusts the permits' || fail "--help: no --auto"
 for bad in --bogus "--jobs 0" "--jobs x" "--release sometimes" "--curve p256" \
-    "--log-constraints 3" "--backend gpu" "--permits=-1" "--trace" extra; do
+    "--log-constraints 3" "--backend gpu" "--permits=-1" "--trace" extra "--auto=1" \
+    "--permits 1048577" "--synth-workers 0" "--synth-workers 257"; do
     # shellcheck disable=SC2086 # split on purpose: some cases are a flag and its value
     if "$bin" $bad >/dev/null 2>"$tmp/usage"; then
         fail "'$bad' was accepted"

@@ -78,9 +78,13 @@ json=$(run --partitions 2 --abc-mib 1 --aux-mib 1 --synth-ms 1 --prove-ms 1 --au
 check "$json" 2
 [ "$(field budget_bytes "$json")" -gt 0 ] || fail "auto without a budget took none: $json"
 
+# The admission flags are zkpipe-pipeline's (examples/cli_engine.c): the same text and ranges.
+json=$(run --partitions 2 --abc-mib 1 --aux-mib 1 --synth-ms 1 --prove-ms 1 --permits 300)
+check "$json" 2
 "$bin" --help | grep -q '^usage:' || fail "--help prints no usage"
+"$bin" --help | grep -q -- '^  --auto  *the engine adjusts the permits' || fail "--help: no --auto"
 for bad in --bogus "--partitions 0" "--release sometimes" "--permits x" "--abc-mib -1" extra \
-    "--auto=1"; do
+    "--auto=1" "--permits 0" "--permits 1048577" "--synth-workers 0" "--synth-workers 257"; do
     # shellcheck disable=SC2086 # split on purpose: some cases are a flag and its value
     if "$bin" $bad >/dev/null 2>"$tmp/usage"; then
         fail "'$bad' was accepted"
