@@ -15,12 +15,12 @@
 #include <cmocka.h>
 
 #include "cuda/cuda_backend.h"
+#include "fixtures.h"
 #include "points.h"
 #include "groth16/prove.h"
 #include "prove_synth.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
-#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 static void *alloc_or_fail(size_t bytes)
@@ -30,12 +30,10 @@ static void *alloc_or_fail(size_t bytes)
     return p;
 }
 
-static zkpipe_acct *acct;
-
 static void no_charge_left(void)
 {
     zkpipe_snapshot snap;
-    assert_int_equal(zkpipe_acct_snapshot(acct, &snap), ZKPIPE_OK);
+    assert_int_equal(zkpipe_acct_snapshot(fixture_acct, &snap), ZKPIPE_OK);
     assert_int_equal(snap.live_bytes, 0);
 }
 
@@ -43,7 +41,7 @@ static void no_charge_left(void)
 static uint64_t device_peak(void)
 {
     zkpipe_snapshot snap;
-    assert_int_equal(zkpipe_acct_snapshot(acct, &snap), ZKPIPE_OK);
+    assert_int_equal(zkpipe_acct_snapshot(fixture_acct, &snap), ZKPIPE_OK);
     return snap.stage[ZKPIPE_STAGE_QUEUED].kind[ZKPIPE_KIND_DEVICE].peak_bytes;
 }
 
@@ -72,8 +70,8 @@ static uint64_t device_peak(void)
                 F##_random(x, n, &seed);                                                           \
                 memcpy(y, x, n * sizeof(F));                                                       \
                 zkpipe_ledger ledger;                                                              \
-                assert_int_equal(zkpipe_acct_reset_peaks(acct), ZKPIPE_OK);                        \
-                assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED),           \
+                assert_int_equal(zkpipe_acct_reset_peaks(fixture_acct), ZKPIPE_OK);                \
+                assert_int_equal(zkpipe_ledger_open(&ledger, fixture_acct, ZKPIPE_STAGE_QUEUED),   \
                                  ZKPIPE_OK);                                                       \
                 assert_int_equal(zkpipe__cuda_ntt_##F(x[0].l, sizes[s],                            \
                                                       (zkpipe__cuda_ntt_kind)kind, g.l, &ledger),  \
@@ -138,7 +136,8 @@ FIELD_CASES(bn254_fr)
         zkpipe_ledger ledger;                                                                      \
         assert_int_equal(zkpipe__msm_##G##_ex(&want, bases, k, density, n, &cfg, NULL, NULL),      \
                          ZKPIPE_OK);                                                               \
-        assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);       \
+        assert_int_equal(zkpipe_ledger_open(&ledger, fixture_acct, ZKPIPE_STAGE_QUEUED),           \
+                         ZKPIPE_OK);                                                               \
         G##_affine gen;                                                                            \
         G##_generator(&gen);                                                                       \
         G##_from_affine(&got, &gen); /* must be overwritten */                                     \
@@ -203,15 +202,8 @@ static void proofs_match_cpu(void **state)
     assert_int_equal(zkpipe_pool_create(&pool, 2, NULL), ZKPIPE_OK);
     for (size_t c = 0; c < 2; c++) {
         for (unsigned log_rows = 4; log_rows <= 12; log_rows += 8) {
-            zkpipe_cs *cs = NULL;
-            zkpipe_groth16_pk *pk;
-            zkpipe_groth16_vk *vk;
-            zkpipe_groth16_pvk *pvk;
-            assert_int_equal(zkpipe_cs_create(&cs, curves[c], ZKPIPE_CS_WITNESS, NULL), ZKPIPE_OK);
-            assert_int_equal(zkpipe_testcircuit_build(cs, log_rows, 42, 1), ZKPIPE_OK);
-            assert_int_equal(zkpipe_groth16_setup_insecure(&pk, &vk, cs, seed, pool, NULL),
-                             ZKPIPE_OK);
-            assert_int_equal(zkpipe_groth16_pvk_create(&pvk, vk, NULL), ZKPIPE_OK);
+            fixture_keys k;
+            fixture_keys_make(&k, curves[c], log_rows, seed, pool);
             uint64_t r[4], s[4];
             assert_int_equal(random_scalar(r, curves[c]), ZKPIPE_OK);
             assert_int_equal(random_scalar(s, curves[c]), ZKPIPE_OK);
@@ -219,9 +211,10 @@ static void proofs_match_cpu(void **state)
             for (int b = 0; b < 2; b++) {
                 zkpipe__synth_result res;
                 zkpipe_ledger ledger;
-                assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
-                assert_int_equal(zkpipe__synth(&res, cs, pool, &ledger), ZKPIPE_OK);
-                assert_int_equal(prove_synth(&p[b], NULL, NULL, pk, &res, r, s, pool,
+                assert_int_equal(zkpipe_ledger_open(&ledger, fixture_acct, ZKPIPE_STAGE_QUEUED),
+                                 ZKPIPE_OK);
+                assert_int_equal(zkpipe__synth(&res, k.cs, pool, &ledger), ZKPIPE_OK);
+                assert_int_equal(prove_synth(&p[b], NULL, NULL, k.pk, &res, r, s, pool,
                                              b ? ZKPIPE_BACKEND_CUDA : ZKPIPE_BACKEND_CPU),
                                  ZKPIPE_OK);
                 zkpipe_ledger_close(&ledger);
@@ -230,12 +223,9 @@ static void proofs_match_cpu(void **state)
             assert_int_equal(p[0].size, p[1].size);
             assert_memory_equal(p[0].bytes, p[1].bytes, p[0].size);
             zkpipe_scalar in;
-            assert_int_equal(zkpipe_cs_value(cs, &in, 1), ZKPIPE_OK);
-            assert_int_equal(zkpipe_groth16_verify(pvk, &in, 1, &p[1]), ZKPIPE_OK);
-            zkpipe_groth16_pk_destroy(pk);
-            zkpipe_groth16_vk_destroy(vk);
-            zkpipe_groth16_pvk_destroy(pvk);
-            zkpipe_cs_destroy(cs);
+            assert_int_equal(zkpipe_cs_value(k.cs, &in, 1), ZKPIPE_OK);
+            assert_int_equal(zkpipe_groth16_verify(k.pvk, &in, 1, &p[1]), ZKPIPE_OK);
+            fixture_keys_free(&k);
         }
     }
     zkpipe_pool_destroy(pool);
@@ -289,7 +279,7 @@ static void without_a_device_calls_fail_cleanly(void **state)
     bls12_381_g1_affine base;
     bls12_381_g1_generator(&base);
     zkpipe_ledger ledger;
-    assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_open(&ledger, fixture_acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
     assert_int_equal(zkpipe__cuda_ntt_bn254_fr(a, 1, ZKPIPE__CUDA_NTT, NULL, &ledger),
                      ZKPIPE_EDEVICE);
     assert_true(strlen(zkpipe__cuda_last_error()) > 0);
@@ -310,44 +300,25 @@ static void without_a_device_calls_fail_cleanly(void **state)
     assert_int_equal(b, ZKPIPE_BACKEND_CPU);
 
     static const uint8_t seed[32] = {1};
-    zkpipe_cs *cs = NULL;
-    zkpipe_groth16_pk *pk;
-    zkpipe_groth16_vk *vk;
-    assert_int_equal(zkpipe_cs_create(&cs, ZKPIPE_CURVE_BN254, ZKPIPE_CS_WITNESS, NULL), ZKPIPE_OK);
-    assert_int_equal(zkpipe_testcircuit_build(cs, 4, 42, 1), ZKPIPE_OK);
-    assert_int_equal(zkpipe_groth16_setup_insecure(&pk, &vk, cs, seed, NULL, NULL), ZKPIPE_OK);
+    fixture_keys k;
+    fixture_keys_make(&k, ZKPIPE_CURVE_BN254, 4, seed, NULL);
     zkpipe__synth_result res;
     zkpipe_groth16_proof proof;
     uint64_t r[4], s[4];
     assert_int_equal(random_scalar(r, ZKPIPE_CURVE_BN254), ZKPIPE_OK);
     assert_int_equal(random_scalar(s, ZKPIPE_CURVE_BN254), ZKPIPE_OK);
-    assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
-    assert_int_equal(zkpipe__synth(&res, cs, NULL, &ledger), ZKPIPE_OK);
-    assert_int_equal(prove_synth(&proof, NULL, NULL, pk, &res, r, s, NULL, ZKPIPE_BACKEND_CUDA),
+    assert_int_equal(zkpipe_ledger_open(&ledger, fixture_acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+    assert_int_equal(zkpipe__synth(&res, k.cs, NULL, &ledger), ZKPIPE_OK);
+    assert_int_equal(prove_synth(&proof, NULL, NULL, k.pk, &res, r, s, NULL, ZKPIPE_BACKEND_CUDA),
                      ZKPIPE_ENODEVICE);
     no_charge_left();
     /* auto falls back to the CPU */
-    assert_int_equal(zkpipe__synth(&res, cs, NULL, &ledger), ZKPIPE_OK);
-    assert_int_equal(prove_synth(&proof, NULL, NULL, pk, &res, r, s, NULL, ZKPIPE_BACKEND_AUTO),
+    assert_int_equal(zkpipe__synth(&res, k.cs, NULL, &ledger), ZKPIPE_OK);
+    assert_int_equal(prove_synth(&proof, NULL, NULL, k.pk, &res, r, s, NULL, ZKPIPE_BACKEND_AUTO),
                      ZKPIPE_OK);
     zkpipe_ledger_close(&ledger);
     no_charge_left();
-    zkpipe_groth16_pk_destroy(pk);
-    zkpipe_groth16_vk_destroy(vk);
-    zkpipe_cs_destroy(cs);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return zkpipe_acct_create(NULL, &acct) == ZKPIPE_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    zkpipe_acct_destroy(acct);
-    return 0;
+    fixture_keys_free(&k);
 }
 
 int main(void)
@@ -361,12 +332,13 @@ int main(void)
             cmocka_unit_test(without_a_device_calls_fail_cleanly),
         };
         print_message("skipping the GPU checks: %s\n", why);
-        return cmocka_run_group_tests(offline, setup, teardown) == 0 ? 77 : 1;
+        return cmocka_run_group_tests(offline, fixture_acct_setup, fixture_acct_teardown) == 0 ? 77
+                                                                                               : 1;
     }
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(invalid_arguments),        cmocka_unit_test(bls12_381_fr_ntt_matches_cpu),
         cmocka_unit_test(bn254_fr_ntt_matches_cpu), cmocka_unit_test(bls12_381_g1_msm_matches_cpu),
         cmocka_unit_test(bn254_g1_msm_matches_cpu), cmocka_unit_test(proofs_match_cpu),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_acct_setup, fixture_acct_teardown);
 }

@@ -22,9 +22,9 @@
 
 #include <cmocka.h>
 
+#include "fixtures.h"
 #include "groth16/prove.h"
 #include "prove_synth.h"
-#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 #ifndef ZKPIPE_CUDA_PLUGIN_FILE
@@ -32,7 +32,6 @@
 #endif
 
 static const char *mode;
-static zkpipe_acct *acct;
 
 static int is(const char *m)
 {
@@ -133,7 +132,7 @@ static void engine_takes_the_same_backend(void **state)
     assert_int_equal(zkpipe_backend_resolve(&want, ZKPIPE_BACKEND_AUTO, &why_want), ZKPIPE_OK);
     zkpipe_engine_config cfg;
     zkpipe_engine_config_init(&cfg);
-    cfg.acct = acct;
+    cfg.acct = fixture_acct;
     zkpipe_engine *e = NULL;
     assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_OK);
     assert_int_equal(zkpipe_engine_backend(e, &why), want);
@@ -157,14 +156,8 @@ static void a_proof_on_auto(void **state)
 {
     (void)state;
     static const uint8_t seed[32] = {7};
-    zkpipe_cs *cs = NULL;
-    zkpipe_groth16_pk *pk;
-    zkpipe_groth16_vk *vk;
-    zkpipe_groth16_pvk *pvk;
-    assert_int_equal(zkpipe_cs_create(&cs, ZKPIPE_CURVE_BN254, ZKPIPE_CS_WITNESS, NULL), ZKPIPE_OK);
-    assert_int_equal(zkpipe_testcircuit_build(cs, 4, 42, 1), ZKPIPE_OK);
-    assert_int_equal(zkpipe_groth16_setup_insecure(&pk, &vk, cs, seed, NULL, NULL), ZKPIPE_OK);
-    assert_int_equal(zkpipe_groth16_pvk_create(&pvk, vk, NULL), ZKPIPE_OK);
+    fixture_keys k;
+    fixture_keys_make(&k, ZKPIPE_CURVE_BN254, 4, seed, NULL);
     const zkpipe__g16_backend *be = NULL;
     assert_int_equal(zkpipe__g16_backend_resolve(&be, ZKPIPE_BACKEND_AUTO, NULL), ZKPIPE_OK);
     uint64_t r[4], s[4];
@@ -172,16 +165,16 @@ static void a_proof_on_auto(void **state)
     assert_int_equal(random_scalar(s, ZKPIPE_CURVE_BN254), ZKPIPE_OK);
     zkpipe_ledger ledger;
     zkpipe__synth_result res;
-    assert_int_equal(zkpipe_acct_reset_peaks(acct), ZKPIPE_OK);
-    assert_int_equal(zkpipe_ledger_open(&ledger, acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
-    assert_int_equal(zkpipe__synth(&res, cs, NULL, &ledger), ZKPIPE_OK);
+    assert_int_equal(zkpipe_acct_reset_peaks(fixture_acct), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_open(&ledger, fixture_acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
+    assert_int_equal(zkpipe__synth(&res, k.cs, NULL, &ledger), ZKPIPE_OK);
     char detail[256] = "";
     zkpipe_groth16_proof proof;
-    zkpipe__g16_prove_args args = {r, s, NULL, be, pvk, NULL, NULL, detail, sizeof detail};
-    zkpipe_status st = zkpipe__g16_prove(&proof, pk, &res, &args);
+    zkpipe__g16_prove_args args = {r, s, NULL, be, k.pvk, NULL, NULL, detail, sizeof detail};
+    zkpipe_status st = zkpipe__g16_prove(&proof, k.pk, &res, &args);
     zkpipe_ledger_close(&ledger);
     zkpipe_snapshot snap;
-    assert_int_equal(zkpipe_acct_snapshot(acct, &snap), ZKPIPE_OK);
+    assert_int_equal(zkpipe_acct_snapshot(fixture_acct, &snap), ZKPIPE_OK);
     assert_int_equal(snap.live_bytes, 0);
     uint64_t device_peak = 0;
     for (int stage = 0; stage < ZKPIPE_STAGE_BUILTIN_COUNT; stage++)
@@ -195,28 +188,12 @@ static void a_proof_on_auto(void **state)
     } else {
         assert_int_equal(st, ZKPIPE_OK);
         zkpipe_scalar in;
-        assert_int_equal(zkpipe_cs_value(cs, &in, 1), ZKPIPE_OK);
-        assert_int_equal(zkpipe_groth16_verify(pvk, &in, 1, &proof), ZKPIPE_OK);
+        assert_int_equal(zkpipe_cs_value(k.cs, &in, 1), ZKPIPE_OK);
+        assert_int_equal(zkpipe_groth16_verify(k.pvk, &in, 1, &proof), ZKPIPE_OK);
         if (be->id == ZKPIPE_BACKEND_CPU)
             assert_int_equal(device_peak, 0);
     }
-    zkpipe_groth16_pk_destroy(pk);
-    zkpipe_groth16_vk_destroy(vk);
-    zkpipe_groth16_pvk_destroy(pvk);
-    zkpipe_cs_destroy(cs);
-}
-
-static int setup(void **state)
-{
-    (void)state;
-    return zkpipe_acct_create(NULL, &acct) == ZKPIPE_OK ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    zkpipe_acct_destroy(acct);
-    return 0;
+    fixture_keys_free(&k);
 }
 
 int main(int argc, char **argv)
@@ -232,5 +209,5 @@ int main(int argc, char **argv)
         cmocka_unit_test(engine_takes_the_same_backend),
         cmocka_unit_test(a_proof_on_auto),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, fixture_acct_setup, fixture_acct_teardown);
 }
