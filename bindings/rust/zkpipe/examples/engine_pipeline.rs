@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 
 use zkpipe::{Backend, Call, Engine, EngineConfig, Kind, Registry, StageError, Stages};
 
+mod cli;
+
 struct Options {
     partitions: u64,
     synth_workers: u32,
@@ -45,28 +47,23 @@ fn options() -> Result<Options, String> {
         budget_mib: 0,
         json: false,
     };
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let value = args.next().ok_or(format!("{flag} needs a value"))?;
-        let n: u64 = value
-            .parse()
-            .map_err(|_| format!("{flag}: not a number: {value}"))?;
-        let small = || u32::try_from(n).map_err(|_| format!("{flag}: too large: {n}"));
-        match flag.as_str() {
+    cli::parse(|flag, n| {
+        match flag {
             "--partitions" => o.partitions = n,
-            "--synth-workers" => o.synth_workers = small()?,
+            "--synth-workers" => o.synth_workers = cli::small(flag, n)?,
             "--permits" => o.permits = n,
             "--capacity" => o.capacity = n as usize,
-            "--prover-workers" => o.prover_workers = small()?,
+            "--prover-workers" => o.prover_workers = cli::small(flag, n)?,
             "--abc-mib" => o.abc_mib = n,
             "--aux-mib" => o.aux_mib = n,
             "--synth-ms" => o.synth_ms = n,
             "--prove-ms" => o.prove_ms = n,
             "--budget-mib" => o.budget_mib = n,
             "--json" => o.json = n != 0,
-            _ => return Err(format!("unknown flag {flag}")),
+            _ => return Ok(false),
         }
-    }
+        Ok(true)
+    })?;
     if o.partitions == 0 || o.abc_mib + o.aux_mib > 1024 {
         return Err("--partitions at least 1, --abc-mib + --aux-mib at most 1024".into());
     }
@@ -237,13 +234,7 @@ fn run(o: &Options) -> Result<(), String> {
 }
 
 fn main() {
-    let o = match options() {
-        Ok(o) => o,
-        Err(e) => {
-            eprintln!("engine_pipeline: {e}");
-            std::process::exit(2);
-        }
-    };
+    let o = cli::or_exit("engine_pipeline", options());
     if let Err(e) = run(&o) {
         eprintln!("engine_pipeline: FAILED\n{e}");
         std::process::exit(1);

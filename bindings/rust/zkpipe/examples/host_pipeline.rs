@@ -15,6 +15,8 @@ use std::time::{Duration, Instant};
 
 use zkpipe::{Channel, Kind, Ledger, Registry, Semaphore, Stage};
 
+mod cli;
+
 struct Options {
     partitions: usize,
     synth_workers: usize,
@@ -37,13 +39,8 @@ fn options() -> Result<Options, String> {
         prove_ms: 5,
         json: false,
     };
-    let mut args = std::env::args().skip(1);
-    while let Some(flag) = args.next() {
-        let value = args.next().ok_or(format!("{flag} needs a value"))?;
-        let n: u64 = value
-            .parse()
-            .map_err(|_| format!("{flag}: not a number: {value}"))?;
-        match flag.as_str() {
+    cli::parse(|flag, n| {
+        match flag {
             "--partitions" => o.partitions = n as usize,
             "--synth-workers" => o.synth_workers = n as usize,
             "--permits" => o.permits = n,
@@ -52,9 +49,10 @@ fn options() -> Result<Options, String> {
             "--mib" => o.mib = n as usize,
             "--prove-ms" => o.prove_ms = n,
             "--json" => o.json = n != 0,
-            _ => return Err(format!("unknown flag {flag}")),
+            _ => return Ok(false),
         }
-    }
+        Ok(true)
+    })?;
     if o.synth_workers == 0 || o.provers == 0 || o.permits == 0 || o.capacity == 0 {
         return Err("workers, provers, permits and capacity must be at least 1".into());
     }
@@ -77,10 +75,7 @@ fn synthesize(index: usize, words: usize) -> Partition {
 }
 
 fn main() {
-    let o = options().unwrap_or_else(|e| {
-        eprintln!("host_pipeline: {e}");
-        std::process::exit(2)
-    });
+    let o = cli::or_exit("host_pipeline", options());
     let reg = Registry::new().expect("registry");
     let permits = Semaphore::new(o.permits).expect("semaphore");
     let chan = Arc::new(Channel::<Partition>::new(o.capacity).expect("channel"));
