@@ -14,22 +14,23 @@ zkpipe_status cli_zkey_open(cli_zkey *k, const char *path, int full_check, unsig
     zkpipe_pool *pool = NULL;
     zkpipe_zkey_info info;
     zkpipe_io_options io;
+    char why[ZKPIPE_IO_DETAIL_MAX] = "";
     memset(k, 0, sizeof *k);
-    detail[0] = '\0';
     zkpipe_status st = zkpipe_pool_create(&pool, threads, NULL);
     zkpipe_io_options_init(&io);
     io.pool = pool;
     io.flags = full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
     if (st == ZKPIPE_OK)
-        st = zkpipe_zkey_open(&k->zkey, detail, cap, path, &io);
+        st = zkpipe_zkey_open(&k->zkey, why, sizeof why, path, &io);
     zkpipe_pool_destroy(pool);
     if (st == ZKPIPE_OK)
         st = zkpipe_zkey_source_create(&k->source, k->zkey, NULL);
     if (st == ZKPIPE_OK && (st = zkpipe_zkey_info_get(&info, k->zkey)) == ZKPIPE_OK)
         k->num_public = info.num_public;
+    detail[0] = '\0';
     if (st != ZKPIPE_OK) {
-        if (detail[0] == '\0')
-            snprintf(detail, cap, "%s: %s", path, zkpipe_status_str(st));
+        /* The reader's line says what is wrong, not in which file: the caller may open many. */
+        snprintf(detail, cap, "%s: %s", path, why[0] != '\0' ? why : zkpipe_status_str(st));
         cli_zkey_close(k);
     }
     return st;

@@ -17,8 +17,8 @@ typedef struct cli_zkey {
  * full_check, on `threads` threads; else those are left to the proofs, which check their own
  * points and then verify), with its source (whose stage operations check each proof against
  * the zkey's verifying key).
- * @return ZKPIPE_OK, or the error with one line naming the file in `detail` (then *k is
- * empty). */
+ * @return ZKPIPE_OK (`detail` empty), or the error with one line in `detail` that starts with
+ * "PATH: " (then *k is empty). */
 zkpipe_status cli_zkey_open(cli_zkey *k, const char *path, int full_check, unsigned threads,
                             char *detail, size_t cap);
 /* Frees what cli_zkey_open made; an empty one is a no-op. No job may be using it. */

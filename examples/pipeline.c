@@ -379,8 +379,7 @@ static zkpipe_status batch_open(batch *b, const options *o)
     zkpipe_status st = cli_zkey_open(&b->key, o->zkey_path, o->full_check, o->cfg.prover_threads,
                                      detail, sizeof detail);
     if (st != ZKPIPE_OK) {
-        fprintf(stderr, "zkpipe-pipeline: %s: %s (%s)\n", o->zkey_path, detail,
-                zkpipe_status_name(st));
+        fprintf(stderr, "zkpipe-pipeline: %s (%s)\n", detail, zkpipe_status_name(st));
         return st;
     }
     b->parts = calloc(o->nwtns, sizeof *b->parts);

@@ -261,10 +261,7 @@ static qkey *key_get(node *n, const char *path, zkpipe_status *st, char *why, si
             snprintf(detail, sizeof detail, "%s: cannot estimate its jobs' bytes", path);
     }
     if (*st != ZKPIPE_OK) {
-        if (strncmp(detail, path, strlen(path)) == 0)
-            snprintf(why, cap, "%s", detail);
-        else
-            snprintf(why, cap, "%s: %s", path, detail);
+        snprintf(why, cap, "%s", detail); /* each line above starts with the path */
         cli_zkey_close(&k->key);
         free(k->path);
         free(k);

@@ -30,6 +30,7 @@
 #include "cli_files.h"
 #include "cli_mapped.h"
 #include "nap.h"
+#include "scratch_dir.h"
 #include "zkpipe/io.h"
 
 /* rename and link calls to let through before failing one with `fail_errno` (-1: never). */
@@ -63,31 +64,13 @@ int __wrap_link(const char *from, const char *to)
     return fails(&link_pass) ? -1 : __real_link(from, to);
 }
 
-static char dir[256];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(dir, sizeof dir, "%s/zkpipe-cli-files-XXXXXX",
-             getenv("TMPDIR") != NULL ? getenv("TMPDIR") : "/tmp");
-    return mkdtemp(dir) != NULL ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    return system(cmd) == 0 ? 0 : -1;
-}
-
-/* dir/name, in a ring long enough for the paths one test holds at once. */
+/* scratch_dir/name, in a ring long enough for the paths one test holds at once. */
 static const char *at(const char *name)
 {
     static char paths[256][512];
     static int next;
     char *p = paths[next++ % 256];
-    snprintf(p, 512, "%s/%s", dir, name);
+    snprintf(p, 512, "%s/%s", scratch_dir, name);
     return p;
 }
 
@@ -115,7 +98,7 @@ static const char *text_of(const char *path)
 /* Files in the test folder whose names hold ".zkpipe-". */
 static int leftovers(void)
 {
-    DIR *d = opendir(dir);
+    DIR *d = opendir(scratch_dir);
     struct dirent *e;
     int n = 0;
     while ((e = readdir(d)) != NULL)
@@ -176,7 +159,7 @@ static void bad_paths_are_refused_before_anything_is_written(void **state)
     assert_int_equal(e.err, EISDIR);
     /* Two outputs onto one file, however spelled. */
     char dotted[600];
-    snprintf(dotted, sizeof dotted, "%s/./proof.json", dir);
+    snprintf(dotted, sizeof dotted, "%s/./proof.json", scratch_dir);
     set[0] = out(dotted, "m");
     assert_int_equal(cli_outputs_write(set, 3, &e), -1);
     assert_int_equal(e.index, 2);
@@ -622,5 +605,5 @@ int main(void)
         cmocka_unit_test(leftovers_of_dead_processes_are_swept),
         cmocka_unit_test(a_truncated_mapped_input_is_an_io_error),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    return cmocka_run_group_tests(tests, scratch_dir_setup, scratch_dir_teardown);
 }

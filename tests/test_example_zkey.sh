@@ -104,4 +104,12 @@ status=0
 status=0
 "$bin" --zkey "$tmp/missing.zkey" "$d/witness.wtns" >/dev/null 2>"$tmp/err" || status=$?
 [ "$status" -eq 1 ] && grep -q "missing.zkey" "$tmp/err" || fail "a missing zkey: exit $status"
+# A bad zkey: one line that names it, once.
+echo "not a zkey" >"$tmp/bad.zkey"
+status=0
+"$bin" --zkey "$tmp/bad.zkey" "$d/witness.wtns" >/dev/null 2>"$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "^zkpipe-pipeline: $tmp/bad.zkey: not a .zkey file" "$tmp/err" ||
+    fail "a bad zkey: exit $status: $(cat "$tmp/err")"
+[ "$(grep -o "bad.zkey" "$tmp/err" | wc -l)" -eq 1 ] ||
+    fail "a bad zkey named more than once: $(cat "$tmp/err")"
 echo "PASS"
