@@ -9,18 +9,18 @@ batch_copies() { # WTNS: $tmp/in/w1.wtns ... $tmp/in/w$copies.wtns, copies of WT
     : >"$tmp/runs"
 }
 
-timed() { # way round command... : the whole process under GNU time, its outputs in a fresh
-    # $tmp/out; appends "way round seconds kib" to $tmp/runs and prints the run (without its
-    # RSS when $timed_rss is 0: a run whose timed process is not the one proving)
-    way=$1 round=$2
-    shift 2
+timed() { # way round rss command... : the whole process under GNU time, its outputs in a
+    # fresh $tmp/out; appends "way round seconds kib" to $tmp/runs and prints the run, without
+    # its RSS when rss is 0 (a run whose timed process is not the one proving)
+    way=$1 round=$2 rss_=$3
+    shift 3
     rm -rf "$tmp/out" && mkdir -p "$tmp/out"
     /usr/bin/time -f "%e %M" -o "$tmp/time" "$@" >/dev/null 2>"$tmp/err" ||
         { cat "$tmp/err" >&2; echo "$way failed" >&2; exit 1; }
     read -r secs kib <"$tmp/time"
     echo "$way $round $secs $kib" >>"$tmp/runs"
     rss=", $kib KiB peak RSS"
-    [ "${timed_rss:-1}" != 0 ] || rss=
+    [ "$rss_" != 0 ] || rss=
     echo "round $round $way: $secs s wall$rss"
 }
 

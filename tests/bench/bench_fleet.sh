@@ -21,29 +21,16 @@ set -eu
 build=$1 dir=$2 copies=$3 rounds=${4:-5} claim=${5:-1000}
 zkey=$dir/circuit.zkey wtns=$dir/witness.wtns vk=$dir/verification_key.json
 pipe=$build/examples/zkpipe-pipeline submit=$build/examples/zkpipe-submit
+verify=$build/examples/zkpipe-verify probe=$build/tests/zkpipe-test-probe
 command -v redis-server >/dev/null 2>&1 || { echo "redis-server is not installed" >&2; exit 1; }
 [ -x "$submit" ] || { echo "no $submit (built without hiredis?)" >&2; exit 1; }
-tmp=$(mktemp -d)
-redis_pid= pids=
-cleanup() {
-    for p in $pids $redis_pid; do kill -9 "$p" 2>/dev/null || true; done
-    [ -n "${KEEP:-}" ] || rm -rf "$tmp"
-}
-trap cleanup EXIT
+# $tmp, $pids, rcli, redis_start and the waits on the fleet's state: the fleet tests' own.
+. "$(dirname "$0")/../fleet_common.sh"
 engine="--synth-workers 1 --prover-workers 2 --prover-threads 1 --report-ms 0"
-port=$("$build/tests/zkpipe-test-probe" freeport)
-rcli() { redis-cli -h 127.0.0.1 -p "$port" --raw "$@"; }
-redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$tmp" \
-    --logfile "$tmp/redis.log" &
-redis_pid=$!
-until rcli PING 2>/dev/null | grep -q PONG; do sleep 0.1; done
+redis_start
 . "$(dirname "$0")/batch_common.sh"
 batch_copies "$wtns"
 echo "load at the start: $(uptime)"
-now_ms() { date +%s%3N; }
-wait_for() { # file pattern
-    until grep -q "$2" "$1" 2>/dev/null; do sleep 0.05; done
-}
 
 stream=0
 fleet() { # K round
@@ -58,10 +45,9 @@ fleet() { # K round
         node_pids="$node_pids $!"
         pids="$pids $!"
     done
-    for n in $(seq 1 "$k"); do wait_for "$tmp/node$n.out" "queue node n$n"; done
-    timed_rss=0
-    timed "nodes-$k" "$round" "$submit" "$url" --zkey "$zkey" --out "$tmp/out" "$tmp"/in/*.wtns
-    timed_rss=1
+    for n in $(seq 1 "$k"); do wait_line "$tmp/node$n.out" "queue node n$n" 300; done
+    # The submitter's own peak RSS says nothing of the proving: the nodes' comes below.
+    timed "nodes-$k" "$round" 0 "$submit" "$url" --zkey "$zkey" --out "$tmp/out" "$tmp"/in/*.wtns
     # Each node's peak RSS (VmHWM) now that the batch is done: what the submitter's would not say.
     n=0 rss_line= largest=0
     for p in $node_pids; do
@@ -85,7 +71,7 @@ fleet() { # K round
 r=1
 while [ "$r" -le "$rounds" ]; do
     # shellcheck disable=SC2086
-    timed pipeline "$r" "$pipe" --zkey "$zkey" --out "$tmp/out" $engine "$tmp"/in/*.wtns
+    timed pipeline "$r" 1 "$pipe" --zkey "$zkey" --out "$tmp/out" $engine "$tmp"/in/*.wtns
     [ "$r" -lt "$rounds" ] || check_proofs
     for k in 1 2 3; do
         fleet "$k" "$r"
@@ -118,21 +104,16 @@ url=redis://127.0.0.1:$port/recovery
     2>&1 &
 victim=$!
 pids="$pids $victim"
-wait_for "$tmp/victim.out" "queue node victim"
-sleep 0.3
-kill -STOP "$victim"
+wait_line "$tmp/victim.out" "queue node victim" 300
+stop_reading "$victim" victim
 rm -rf "$tmp/out" && mkdir -p "$tmp/out"
 "$submit" "$url" --zkey "$zkey" --out "$tmp/out" "$tmp"/in/*.wtns >"$tmp/submit.out" 2>&1 &
 sub=$!
 pids="$pids $sub"
-until [ "$(rcli XLEN recovery)" -ge "$copies" ]; do sleep 0.05; done
-held() { echo $(($(rcli XPENDING recovery zkpipe - + 10000 victim | wc -l) / 4)); }
-# Should it have held nothing when stopped, it runs alone until it holds some.
-while [ "$(held)" -eq 0 ]; do
-    kill -CONT "$victim"
-    sleep 0.02
-    kill -STOP "$victim"
-done
+wait_until 600 jobs_in recovery "$copies" || fail "the batch never reached the queue"
+held() { pending_of victim recovery; }
+# Should it hold nothing yet, it runs alone in short steps until it holds some.
+hold_stopped "$victim" victim recovery
 held=$(held)
 kill -9 "$victim"
 t_kill=$(now_ms)

@@ -32,14 +32,14 @@ for w in "$in"/*.wtns; do
 done'
 r=1
 while [ "$r" -le "$rounds" ]; do
-    timed pipeline "$r" "$build/examples/zkpipe-pipeline" --zkey "$zkey" --out "$tmp/out" \
+    timed pipeline "$r" 1 "$build/examples/zkpipe-pipeline" --zkey "$zkey" --out "$tmp/out" \
         --synth-workers 1 --prover-workers 2 --prover-threads 1 --report-ms 0 "$tmp"/in/*.wtns
     [ "$r" -lt "$rounds" ] || check_proofs
-    timed sequential "$r" sh -c "$loop" loop "$zkey" "$tmp/in" "$tmp/out" \
+    timed sequential "$r" 1 sh -c "$loop" loop "$zkey" "$tmp/in" "$tmp/out" \
         "$build/examples/zkpipe-prove"
     [ "$r" -lt "$rounds" ] || check_proofs
     if [ -n "$peer" ]; then
-        timed peer "$r" sh -c "$loop" loop "$zkey" "$tmp/in" "$tmp/out" $peer
+        timed peer "$r" 1 sh -c "$loop" loop "$zkey" "$tmp/in" "$tmp/out" $peer
         [ "$r" -lt "$rounds" ] || check_proofs
     fi
     r=$((r + 1))
