@@ -62,24 +62,24 @@ static zkpipe_status query_subgroups(zkpipe_zkey *z, char *detail, size_t cap,
 {
     const zkpipe_groth16_pk *pk = &z->pk;
     size_t nv = z->info.num_vars, np = z->info.num_public;
-    /* sections 5 to 9 in file order; B2 (7) is the only G2 one */
-    const uint64_t *pts[5] = {pk->a, pk->b1, pk->b2, pk->l, pk->h};
-    const size_t n[5] = {nv, nv, nv, nv - np - 1, z->info.domain_size};
-    const uint64_t *g1[4] = {pts[0], pts[1], pts[3], pts[4]};
-    const size_t n1[4] = {n[0], n[1], n[3], n[4]};
+    /* The four G1 sections (A, B1, C, H: 5, 6, 8, 9) first, so that their batch takes them as
+     * they stand here, then B2 (7), the only G2 one. */
+    const uint64_t *pts[5] = {pk->a, pk->b1, pk->l, pk->h, pk->b2};
+    const size_t n[5] = {nv, nv, nv - np - 1, z->info.domain_size, nv};
     int all[2] = {0, 0};
     for (int g2 = 0; g2 <= 1; g2++) {
-        zkpipe_status st = z->curve->subgroup_batch(&all[g2], g2 ? &pts[2] : g1, g2 ? &n[2] : n1,
-                                                    g2 ? 1 : 4, g2, opts->pool, opts->allocator);
+        zkpipe_status st = z->curve->subgroup_batch(&all[g2], &pts[4 * g2], &n[4 * g2], g2 ? 1 : 4,
+                                                    g2, opts->pool, opts->allocator);
         if (st != ZKPIPE_OK)
             return zkpipe__fail(detail, cap, st, "cannot check the query sections' subgroup: %s",
                                 zkpipe_status_str(st));
     }
-    for (unsigned s = 0; s < 5; s++) {
+    for (unsigned s = 0; s < 5; s++) { /* sections 5 to 9 in file order */
         int g2 = s == 2;
+        unsigned i = g2 ? 4 : s < 2 ? s : s - 1;
         size_t bad;
         zkpipe_status st;
-        if (!all[g2] && (st = z->curve->check_points(&bad, (const uint8_t *)pts[s], n[s], g2, 1,
+        if (!all[g2] && (st = z->curve->check_points(&bad, (const uint8_t *)pts[i], n[i], g2, 1,
                                                      opts->pool)) != ZKPIPE_OK)
             return zkpipe__fail(detail, cap, st, "section %u: point %zu %s", s + 5, bad,
                                 point_problem(st));
