@@ -29,6 +29,7 @@
 #include <time.h>
 
 #include "bench_stats.h"
+#include "engine_jobs.h"
 #include "zkpipe/zkpipe.h"
 
 #define MIB (1024ull * 1024ull)
@@ -120,25 +121,12 @@ static outcome run(zkpipe_engine_config cfg, shape *s, size_t n)
     cfg.acct = acct;
     cfg.backend = ZKPIPE_BACKEND_CPU;
     zkpipe_engine *e;
-    zkpipe_partition *parts = calloc(n, sizeof *parts);
-    if (parts == NULL || zkpipe_engine_create(&e, &cfg) != ZKPIPE_OK) {
-        free(parts);
+    if (zkpipe_engine_create(&e, &cfg) != ZKPIPE_OK) {
         zkpipe_acct_destroy(acct);
         return o;
     }
-    for (size_t i = 0; i < n; i++)
-        parts[i].ops = &shape_ops, parts[i].ctx = s;
     double t0 = now_s();
-    zkpipe_job *job;
-    int ok = zkpipe_engine_submit(e, &job, parts, n, NULL, NULL) == ZKPIPE_OK;
-    if (ok) {
-        zkpipe_job_wait(job);
-        for (size_t i = 0; i < n; i++) {
-            zkpipe_partition_result r;
-            ok = ok && zkpipe_job_result(job, i, &r) == ZKPIPE_OK && r.status == ZKPIPE_OK;
-        }
-        zkpipe_job_destroy(job);
-    }
+    int ok = engine_jobs_run(e, &shape_ops, s, n, 3600 * 1000) == ZKPIPE_OK;
     double dt = now_s() - t0;
     zkpipe_engine_counters c;
     zkpipe_engine_stats(e, &c);
@@ -146,7 +134,6 @@ static outcome run(zkpipe_engine_config cfg, shape *s, size_t n)
     zkpipe_snapshot snap;
     zkpipe_acct_snapshot(acct, &snap);
     zkpipe_acct_destroy(acct);
-    free(parts);
     o.per_s = dt > 0 ? (double)n / dt : 0;
     o.peak = snap.peak_bytes;
     o.returned = c.budget_returned_early;
