@@ -218,6 +218,13 @@ static struct {
     size_t *wtns_key;
 } lists;
 
+static void free_lists(void)
+{
+    free(lists.zkeys);
+    free(lists.wtns);
+    free(lists.wtns_key);
+}
+
 /* A witness, with the last --zkey before it. */
 static void add_wtns(options *o, char *path)
 {
@@ -272,6 +279,7 @@ static int parse_args(int argc, char **argv, options *o)
     o->cfg.prover_threads = 2;
     o->cfg.report_ms = 500;
     queue_options_init(&o->queue);
+    atexit(free_lists);
     lists.zkeys = calloc((size_t)argc + 1, sizeof *lists.zkeys);
     lists.wtns = calloc((size_t)argc + 1, sizeof *lists.wtns);
     lists.wtns_key = calloc((size_t)argc + 1, sizeof *lists.wtns_key);
