@@ -7,7 +7,6 @@
 
 /* Writes the path of `file` of fixture `circuit` on `curve` ("bn128", "bls12381") into `out`
  * (cut to `cap`) and returns `out`. */
-char *fixture_path(char *out, size_t cap, const char *curve, const char *circuit,
-                   const char *file);
+char *fixture_path(char *out, size_t cap, const char *curve, const char *circuit, const char *file);
 
 #endif
