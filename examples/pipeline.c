@@ -161,7 +161,7 @@ static int apply(options *o, int flag, const char *v)
         o->zkeys[o->nzkeys++] = v;
         return 1;
     case 'K':
-        return parse_ulong(v, 0, UINT32_MAX, &o->key_idle_ms);
+        return cli_parse_ulong(v, 0, UINT32_MAX, &o->key_idle_ms);
     case 'o':
         o->out_dir = v;
         return 1;
