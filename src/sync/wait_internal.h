@@ -6,8 +6,7 @@
 typedef enum zkpipe__wait_mode {
     ZKPIPE__WAIT_BLOCK,
     ZKPIPE__WAIT_TRY,
-    ZKPIPE__WAIT_TIMED,
-    ZKPIPE__WAIT_LOOKING /* blocking, calling back while queued (sem_internal.h) */
+    ZKPIPE__WAIT_TIMED
 } zkpipe__wait_mode;
 
 #endif

@@ -483,7 +483,6 @@ impl<S: Stages> Engine<S> {
                 result_free: None,
                 validate: None,
                 source: None,
-                key: None,
             },
             stages,
         });
