@@ -9,7 +9,7 @@
 #include "cli_files.h"
 
 zkpipe_status cli_zkey_open(cli_zkey *k, const char *path, int full_check, unsigned threads,
-                            char *detail, size_t cap)
+                            zkpipe_key_cache *keys, char *detail, size_t cap)
 {
     zkpipe_pool *pool = NULL;
     zkpipe_zkey_info info;
@@ -21,11 +21,9 @@ zkpipe_status cli_zkey_open(cli_zkey *k, const char *path, int full_check, unsig
     io.pool = pool;
     io.flags = full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
     if (st == ZKPIPE_OK)
-        st = zkpipe_zkey_open(&k->zkey, detail, cap, path, &io);
+        st = zkpipe_zkey_source_open(&k->source, detail, cap, path, &io, keys);
     zkpipe_pool_destroy(pool);
-    if (st == ZKPIPE_OK)
-        st = zkpipe_zkey_source_create(&k->source, k->zkey, NULL);
-    if (st == ZKPIPE_OK && (st = zkpipe_zkey_info_get(&info, k->zkey)) == ZKPIPE_OK)
+    if (st == ZKPIPE_OK && (st = zkpipe_zkey_source_info(&info, k->source)) == ZKPIPE_OK)
         k->num_public = info.num_public;
     if (st != ZKPIPE_OK) {
         if (detail[0] == '\0')
@@ -38,7 +36,6 @@ zkpipe_status cli_zkey_open(cli_zkey *k, const char *path, int full_check, unsig
 void cli_zkey_close(cli_zkey *k)
 {
     zkpipe_zkey_source_destroy(k->source);
-    zkpipe_zkey_destroy(k->zkey);
     memset(k, 0, sizeof *k);
 }
 

@@ -8,19 +8,20 @@
 #include "zkpipe/zkpipe.h"
 
 typedef struct cli_zkey {
-    zkpipe_zkey *zkey;
-    zkpipe_zkey_source *source; /* for zkpipe_zkey_partition; holds the verifying key */
+    zkpipe_zkey_source *source; /* for zkpipe_zkey_partition; owns the zkey and its vk */
     size_t num_public;
 } cli_zkey;
 
 /*! cli_zkey_open() : maps and checks `path` (every query point's subgroup check too when
  * full_check, on `threads` threads; else those are left to the proofs, which check their own
- * points and then verify), with its source (whose stage operations check each proof against
- * the zkey's verifying key).
+ * points and then verify), as a source (whose stage operations check each proof against the
+ * zkey's verifying key) that owns it and, with `keys`, is a key of that cache: under the
+ * engine's budget it may be unmapped while no partition uses it and is opened again (reading
+ * the file anew) by the next one that needs it.
  * @return ZKPIPE_OK, or the error with one line naming the file in `detail` (then *k is
  * empty). */
 zkpipe_status cli_zkey_open(cli_zkey *k, const char *path, int full_check, unsigned threads,
-                            char *detail, size_t cap);
+                            zkpipe_key_cache *keys, char *detail, size_t cap);
 /* Frees what cli_zkey_open made; an empty one is a no-op. No job may be using it. */
 void cli_zkey_close(cli_zkey *k);
 

@@ -11,6 +11,11 @@
  * once; for each NAME.wtns that proves, DIR/NAME.proof.json and DIR/NAME.public.json (snarkjs
  * format, each written to a temporary file and renamed), the proof checked against the zkey's
  * verifying key first. A witness that fails gets one stderr line naming it and writes nothing.
+ * --zkey may be given more than once: each witness is proved with the last --zkey before it
+ * (the first one for witnesses before any). The zkeys are keys of the engine's key cache
+ * (zkpipe/key_cache.h): under --budget-mib they hold their bytes of the budget, and one unused
+ * for --key-idle-ms is unmapped when a partition cannot otherwise be admitted, and opened
+ * again (the file read anew) by the next witness that needs it.
  *
  * With --queue redis://HOST:PORT/STREAM: a node of a fleet sharing one job queue instead
  * (queue_node.h), with the same engine flags.
@@ -50,10 +55,14 @@ typedef struct options {
     int json;
     cli_observe_options obs; /* --listen, --linger-ms, --trace, --plot, --progress */
     /* --zkey mode: the zkey, the output folder and the witnesses */
-    const char *zkey_path, *out_dir;
+    const char *zkey_path, *out_dir; /* zkey_path: the first --zkey */
     int full_check;
+    const char **zkeys; /* every --zkey, in order */
+    size_t nzkeys;
     char **wtns;
+    size_t *wtns_key; /* each witness's zkey, an index into zkeys */
     size_t nwtns;
+    unsigned long key_idle_ms;
     queue_options queue; /* --queue: a node of a fleet (queue_node.h) */
 } options;
 
@@ -99,7 +108,11 @@ static void usage(FILE *f)
                "  --zkey FILE          prove each circom witness WTNS with this zkey instead\n"
                "  --out DIR            where NAME.proof.json and NAME.public.json go "
                "(default .)\n"
-               "  --full-check         check every zkey point for the subgroup at open\n");
+               "  --full-check         check every zkey point for the subgroup at open\n"
+               "  --zkey may be repeated: each witness goes with the last --zkey before it\n"
+               "  --key-idle-ms N      a zkey unused for N ms may be unmapped when a partition\n"
+               "                       needs its bytes of the budget (default 0); reopened when\n"
+               "                       needed again\n");
     queue_usage(f);
 }
 
@@ -160,8 +173,12 @@ static int apply(options *o, int flag, const char *v)
         o->metrics_path = v;
         return 1;
     case 'z':
-        o->zkey_path = v;
+        if (o->zkey_path == NULL)
+            o->zkey_path = v;
+        o->zkeys[o->nzkeys++] = v;
         return 1;
+    case 'K':
+        return parse_ulong(v, 0, UINT32_MAX, &o->key_idle_ms);
     case 'o':
         o->out_dir = v;
         return 1;
@@ -194,6 +211,27 @@ static int apply(options *o, int flag, const char *v)
     }
 }
 
+/* The argument lists (zkeys, witnesses) live as long as the process. */
+static struct {
+    const char **zkeys;
+    char **wtns;
+    size_t *wtns_key;
+} lists;
+
+static void free_lists(void)
+{
+    free(lists.zkeys);
+    free(lists.wtns);
+    free(lists.wtns_key);
+}
+
+/* A witness, with the last --zkey before it. */
+static void add_wtns(options *o, char *path)
+{
+    o->wtns[o->nwtns] = path;
+    o->wtns_key[o->nwtns++] = o->nzkeys > 0 ? o->nzkeys - 1 : 0;
+}
+
 /* 0: run; 1: --help; 2: bad arguments. */
 static int parse_args(int argc, char **argv, options *o)
 {
@@ -222,6 +260,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"zkey", required_argument, NULL, 'z'},
         {"out", required_argument, NULL, 'o'},
         {"full-check", no_argument, NULL, 'F'},
+        {"key-idle-ms", required_argument, NULL, 'K'},
         {"help", no_argument, NULL, 'h'},
         {"queue", required_argument, NULL, 'q'},
         {"group", required_argument, NULL, 'q'},
@@ -240,11 +279,25 @@ static int parse_args(int argc, char **argv, options *o)
     o->cfg.prover_threads = 2;
     o->cfg.report_ms = 500;
     queue_options_init(&o->queue);
+    atexit(free_lists);
+    lists.zkeys = calloc((size_t)argc + 1, sizeof *lists.zkeys);
+    lists.wtns = calloc((size_t)argc + 1, sizeof *lists.wtns);
+    lists.wtns_key = calloc((size_t)argc + 1, sizeof *lists.wtns_key);
+    if (lists.zkeys == NULL || lists.wtns == NULL || lists.wtns_key == NULL)
+        return 2;
+    o->zkeys = lists.zkeys;
+    o->wtns = lists.wtns;
+    o->wtns_key = lists.wtns_key;
     opterr = 0;
     int flag, index = 0;
-    while ((flag = getopt_long(argc, argv, "", flags, &index)) != -1) {
+    /* "-": witnesses come in order among the flags, each with the --zkey before it. */
+    while ((flag = getopt_long(argc, argv, "-", flags, &index)) != -1) {
         if (flag == 'h')
             return 1;
+        if (flag == 1) {
+            add_wtns(o, optarg);
+            continue;
+        }
         if (flag == 'q') {
             if (queue_flag(&o->queue, flags[index].name, optarg) <= 0)
                 return 2;
@@ -265,8 +318,11 @@ static int parse_args(int argc, char **argv, options *o)
         if (!o->permits_given) /* start with every synthesis worker admitted */
             o->cfg.permits = o->cfg.synth_workers;
     }
-    o->wtns = argv + optind;
-    o->nwtns = (size_t)(argc - optind);
+    for (int i = optind; i < argc; i++) /* after "--" */
+        add_wtns(o, argv[i]);
+    /* Witnesses before the first --zkey go with it. */
+    if (o->key_idle_ms > 0 && o->zkey_path == NULL && o->queue.url == NULL)
+        return 2;
     /* A node takes its witnesses from the queue; queue flags need --queue. */
     if (o->queue.url != NULL || o->queue.any)
         return o->queue.url != NULL && o->zkey_path == NULL && o->out_dir == NULL && o->nwtns == 0
@@ -381,13 +437,27 @@ static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, t
     return st;
 }
 
-/* --zkey mode: the zkey, its source (which holds the verifying key), one job per witness. */
+/* --zkey mode: the zkeys, as sources (each holds its verifying key) and keys of one cache, one
+ * job per witness. */
 typedef struct batch {
-    cli_zkey key;
+    zkpipe_key_cache *cache;
+    cli_zkey *keys; /* one per --zkey */
+    size_t nkeys, max_public;
     zkpipe_zkey_partition *parts;
-    zkpipe_scalar *publics; /* num_public per witness */
+    zkpipe_scalar *publics; /* max_public per witness */
     zkpipe_job **jobs;
 } batch;
+
+/* Closes the zkeys and their cache, once the engine is gone. */
+static void batch_close_keys(batch *b)
+{
+    for (size_t i = 0; b->keys != NULL && i < b->nkeys; i++)
+        cli_zkey_close(&b->keys[i]);
+    free(b->keys);
+    b->keys = NULL;
+    zkpipe_key_cache_destroy(b->cache);
+    b->cache = NULL;
+}
 
 static void batch_free(batch *b, size_t n)
 {
@@ -396,22 +466,38 @@ static void batch_free(batch *b, size_t n)
     free(b->jobs);
     free(b->publics);
     free(b->parts);
-    cli_zkey_close(&b->key);
+    batch_close_keys(b);
 }
 
-/* Opens the zkey once, for every witness. */
+/* The key cache the engine will charge the zkeys to, before the engine. */
+static zkpipe_status batch_cache(batch *b, const options *o)
+{
+    zkpipe_key_cache_config kc;
+    zkpipe_key_cache_config_init(&kc);
+    kc.idle_ms = (uint32_t)o->key_idle_ms;
+    b->keys = calloc(o->nzkeys, sizeof *b->keys);
+    if (b->keys == NULL)
+        return ZKPIPE_ENOMEM;
+    return zkpipe_key_cache_create(&b->cache, &kc);
+}
+
+/* Opens each zkey once, for every witness, once the engine charges them to its budget. */
 static zkpipe_status batch_open(batch *b, const options *o)
 {
     char detail[ZKPIPE_DETAIL_MAX];
-    zkpipe_status st = cli_zkey_open(&b->key, o->zkey_path, o->full_check, o->cfg.prover_threads,
-                                     detail, sizeof detail);
-    if (st != ZKPIPE_OK) {
-        fprintf(stderr, "zkpipe-pipeline: %s: %s (%s)\n", o->zkey_path, detail,
-                zkpipe_status_name(st));
-        return st;
+    for (; b->nkeys < o->nzkeys; b->nkeys++) {
+        zkpipe_status st = cli_zkey_open(&b->keys[b->nkeys], o->zkeys[b->nkeys], o->full_check,
+                                         o->cfg.prover_threads, b->cache, detail, sizeof detail);
+        if (st != ZKPIPE_OK) {
+            fprintf(stderr, "zkpipe-pipeline: %s: %s (%s)\n", o->zkeys[b->nkeys], detail,
+                    zkpipe_status_name(st));
+            return st;
+        }
+        if (b->keys[b->nkeys].num_public > b->max_public)
+            b->max_public = b->keys[b->nkeys].num_public;
     }
     b->parts = calloc(o->nwtns, sizeof *b->parts);
-    b->publics = calloc(o->nwtns * b->key.num_public + 1, sizeof *b->publics);
+    b->publics = calloc(o->nwtns * b->max_public + 1, sizeof *b->publics);
     b->jobs = calloc(o->nwtns, sizeof *b->jobs);
     return b->parts == NULL || b->publics == NULL || b->jobs == NULL ? ZKPIPE_ENOMEM : ZKPIPE_OK;
 }
@@ -457,8 +543,8 @@ static zkpipe_status write_outputs(const options *o, const batch *b, size_t i,
         snprintf(why, cap, "the output path is too long");
         return ZKPIPE_EINVAL;
     }
-    return cli_proof_write(proof_path, public_path, proof, b->publics + i * b->key.num_public,
-                           b->key.num_public, why, cap);
+    return cli_proof_write(proof_path, public_path, proof, b->publics + i * b->max_public,
+                           b->keys[o->wtns_key[i]].num_public, why, cap);
 }
 
 /* Submits one job per witness, then waits for each in order, checks its proof and writes its
@@ -470,9 +556,9 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
     size_t submitted = 0;
     for (; st == ZKPIPE_OK && submitted < o->nwtns; submitted++) {
         zkpipe_zkey_partition *p = &b->parts[submitted];
-        p->source = b->key.source;
+        p->source = b->keys[o->wtns_key[submitted]].source;
         p->wtns_path = o->wtns[submitted];
-        p->public_out = b->publics + submitted * b->key.num_public;
+        p->public_out = b->publics + submitted * b->max_public;
         zkpipe_partition part = {zkpipe_zkey_stage_ops(), p, {0, 0}};
         st = zkpipe_engine_submit(e, &b->jobs[submitted], &part, 1, NULL, NULL);
     }
@@ -500,8 +586,8 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
 }
 
 static void print_summary(const options *o, const zkpipe_engine_counters *n, uint64_t learned,
-                          const zkpipe_snapshot *peaks, const zkpipe_snapshot *end, const tally *t,
-                          const char *backend)
+                          const zkpipe_key_cache_counters *kc, const zkpipe_snapshot *peaks,
+                          const zkpipe_snapshot *end, const tally *t, const char *backend)
 {
     const char *release = o->cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery";
     /* Throughput counts proofs (proved and verified), not partitions that merely ended: a
@@ -531,30 +617,41 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n, uin
            (unsigned long long)n->unaccounted_peak_bytes);
     printf("peak RSS: %llu bytes; live at exit: %llu items, %llu bytes\n", (unsigned long long)rss,
            (unsigned long long)end->live_items, (unsigned long long)end->live_bytes);
+    if (o->zkey_path != NULL)
+        printf("keys: %llu zkeys, %llu resident at the end (%llu bytes in the page cache, %llu "
+               "of the budget), %llu loads, %llu released for admission (idle after %lu ms)\n",
+               (unsigned long long)kc->keys, (unsigned long long)kc->resident_keys,
+               (unsigned long long)kc->resident_bytes, (unsigned long long)kc->charged_bytes,
+               (unsigned long long)kc->loads, (unsigned long long)kc->releases, o->key_idle_ms);
     if (o->json)
-        printf("{\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"jobs\":%lu,"
-               "\"log_constraints\":%lu,\"curves\":%zu,\"release\":\"%s\",\"backend\":\"%s\","
-               "\"bound\":%llu,\"resident_bound\":%llu,\"peak_in_flight\":%llu,"
-               "\"peak_accounted_bytes\":%llu,"
-               "\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,\"live_items_at_exit\":%llu,"
-               "\"live_bytes_at_exit\":%llu,\"learned_partition_bytes\":%llu,"
-               "\"over_reservation_bytes\":%llu,\"over_reservation_events\":%llu,"
-               "\"budget_returned_early_bytes\":%llu,\"concurrency\":\"%s\","
-               "\"permits_final\":%llu,\"unaccounted_peak_bytes\":%llu,\"elapsed_s\":%.6f,"
-               "\"throughput_per_s\":%.3f}\n",
-               t->partitions, t->verified, t->errors,
-               o->zkey_path != NULL ? (unsigned long)t->partitions : o->jobs,
-               o->zkey_path != NULL ? 0UL : o->log_constraints,
-               o->zkey_path != NULL ? (size_t)1 : o->ncurves, release, backend,
-               (unsigned long long)n->bound, (unsigned long long)n->resident_bound,
-               (unsigned long long)n->peak_in_flight, (unsigned long long)peaks->peak_bytes,
-               (unsigned long long)n->budget_bytes, (unsigned long long)rss,
-               (unsigned long long)end->live_items, (unsigned long long)end->live_bytes,
-               (unsigned long long)learned, (unsigned long long)n->over_reservation_bytes,
-               (unsigned long long)n->over_reservation_events,
-               (unsigned long long)n->budget_returned_early, o->auto_permits ? "auto" : "fixed",
-               (unsigned long long)n->permits_admitted,
-               (unsigned long long)n->unaccounted_peak_bytes, t->elapsed_s, per_s);
+        printf(
+            "{\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"jobs\":%lu,"
+            "\"log_constraints\":%lu,\"curves\":%zu,\"release\":\"%s\",\"backend\":\"%s\","
+            "\"bound\":%llu,\"resident_bound\":%llu,\"peak_in_flight\":%llu,"
+            "\"peak_accounted_bytes\":%llu,"
+            "\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,\"live_items_at_exit\":%llu,"
+            "\"live_bytes_at_exit\":%llu,\"learned_partition_bytes\":%llu,"
+            "\"over_reservation_bytes\":%llu,\"over_reservation_events\":%llu,"
+            "\"budget_returned_early_bytes\":%llu,\"concurrency\":\"%s\","
+            "\"permits_final\":%llu,\"unaccounted_peak_bytes\":%llu,\"zkeys\":%llu,"
+            "\"key_idle_ms\":%lu,\"keys_resident\":%llu,\"key_resident_bytes\":%llu,"
+            "\"key_budget_bytes\":%llu,\"key_loads\":%llu,\"key_releases\":%llu,"
+            "\"elapsed_s\":%.6f,\"throughput_per_s\":%.3f}\n",
+            t->partitions, t->verified, t->errors,
+            o->zkey_path != NULL ? (unsigned long)t->partitions : o->jobs,
+            o->zkey_path != NULL ? 0UL : o->log_constraints,
+            o->zkey_path != NULL ? (size_t)1 : o->ncurves, release, backend,
+            (unsigned long long)n->bound, (unsigned long long)n->resident_bound,
+            (unsigned long long)n->peak_in_flight, (unsigned long long)peaks->peak_bytes,
+            (unsigned long long)n->budget_bytes, (unsigned long long)rss,
+            (unsigned long long)end->live_items, (unsigned long long)end->live_bytes,
+            (unsigned long long)learned, (unsigned long long)n->over_reservation_bytes,
+            (unsigned long long)n->over_reservation_events,
+            (unsigned long long)n->budget_returned_early, o->auto_permits ? "auto" : "fixed",
+            (unsigned long long)n->permits_admitted, (unsigned long long)n->unaccounted_peak_bytes,
+            (unsigned long long)kc->keys, o->key_idle_ms, (unsigned long long)kc->resident_keys,
+            (unsigned long long)kc->resident_bytes, (unsigned long long)kc->charged_bytes,
+            (unsigned long long)kc->loads, (unsigned long long)kc->releases, t->elapsed_s, per_s);
 }
 
 int main(int argc, char **argv)
@@ -573,16 +670,19 @@ int main(int argc, char **argv)
         return 1;
     o.queue.metrics_path = o.metrics_path;
     if (o.queue.url != NULL)
-        return queue_node_run(&o.queue, &o.cfg, &o.obs, o.full_check, o.json);
+        return queue_node_run(&o.queue, &o.cfg, &o.obs, o.full_check, (uint32_t)o.key_idle_ms,
+                              o.json);
     /* --zkey maps the zkey and each witness: one truncated meanwhile is an I/O error naming
      * it, not a death by SIGBUS (cli_mapped.h). The list lives as long as the process. */
-    const char **inputs = o.zkey_path != NULL ? malloc((o.nwtns + 1) * sizeof *inputs) : NULL;
+    const char **inputs =
+        o.zkey_path != NULL ? malloc((o.nwtns + o.nzkeys) * sizeof *inputs) : NULL;
     if (o.zkey_path != NULL) {
         for (size_t i = 0; inputs != NULL && i < o.nwtns; i++)
             inputs[i] = o.wtns[i];
-        if (inputs != NULL)
-            inputs[o.nwtns] = o.zkey_path;
-        if (inputs == NULL || cli_mapped_guard("zkpipe-pipeline", inputs, o.nwtns + 1) != 0) {
+        for (size_t i = 0; inputs != NULL && i < o.nzkeys; i++)
+            inputs[o.nwtns + i] = o.zkeys[i];
+        if (inputs == NULL ||
+            cli_mapped_guard("zkpipe-pipeline", inputs, o.nwtns + o.nzkeys) != 0) {
             fprintf(stderr, "zkpipe-pipeline: cannot watch the mapped inputs: %s\n",
                     strerror(errno));
             return 1;
@@ -605,7 +705,8 @@ int main(int argc, char **argv)
     zkpipe_status st = cli_engine_init(&w, total) == 0 ? ZKPIPE_OK : ZKPIPE_ENOMEM;
     double t0 = now_s();
     if (st == ZKPIPE_OK && o.zkey_path != NULL)
-        st = batch_open(&b, &o);
+        st = batch_cache(&b, &o);
+    o.cfg.keys = b.cache;
     for (size_t c = 0; o.zkey_path == NULL && c < o.ncurves && st == ZKPIPE_OK; c++)
         st = make_keys(&k[c], o.curves[c], log_rows);
     double setup_s = now_s() - t0;
@@ -624,6 +725,10 @@ int main(int argc, char **argv)
     o.cfg.trace = observing ? obs.trace : NULL;
     if (st == ZKPIPE_OK)
         st = zkpipe_engine_create(&e, &o.cfg);
+    /* The zkeys after the engine, which charges each to its budget as it is opened. */
+    if (st == ZKPIPE_OK && o.zkey_path != NULL && (st = batch_open(&b, &o)) != ZKPIPE_OK)
+        observe_failed = 1; /* (batch_open has said why) */
+    setup_s = now_s() - t0;
     cli_engine_set(&w, e);
     if (st == ZKPIPE_OK &&
         cli_observe_attach(&obs, prog, "engine", zkpipe_engine_http_provider, e) != 0)
@@ -645,8 +750,11 @@ int main(int argc, char **argv)
     }
     const char *why;
     const char *backend = zkpipe_backend_name(zkpipe_engine_backend(e, &why));
-    if (o.zkey_path != NULL)
+    if (o.zkey_path != NULL && o.nzkeys == 1)
         printf("zkey: %s, opened once for %zu witnesses, %.3f s\n", o.zkey_path, o.nwtns, setup_s);
+    else if (o.zkey_path != NULL)
+        printf("zkeys: %zu, each opened once (again when released), for %zu witnesses, %.3f s\n",
+               o.nzkeys, o.nwtns, setup_s);
     else
         printf("keys: seeded INSECURE setup, once per curve, 2^%u rows, %.3f s\n", log_rows,
                setup_s);
@@ -658,6 +766,9 @@ int main(int argc, char **argv)
     zkpipe_engine_counters n;
     zkpipe_engine_stats(e, &n);
     uint64_t learned = cli_engine_learned_bytes(e);
+    zkpipe_key_cache_counters kc;
+    if (b.cache == NULL || zkpipe_key_cache_stats(b.cache, &kc) != ZKPIPE_OK)
+        memset(&kc, 0, sizeof kc);
     zkpipe_snapshot peaks, end;
     zkpipe_acct_snapshot(zkpipe_acct_default(), &peaks);
     /* --metrics: what /metrics serves at the end, the engine's series included */
@@ -672,6 +783,7 @@ int main(int argc, char **argv)
     cli_observe_stop_serving(&obs); /* the engine provider goes with the engine */
     cli_engine_set(&w, NULL);
     zkpipe_engine_destroy(e);
+    batch_close_keys(&b); /* their ledgers closed too: nothing live at exit */
     zkpipe_acct_snapshot(zkpipe_acct_default(), &end);
     if (st != ZKPIPE_OK)
         fprintf(stderr, "zkpipe-pipeline: submit: %s\n", zkpipe_status_str(st));
@@ -691,7 +803,7 @@ int main(int argc, char **argv)
         closed = ZKPIPE_EIO;
     free(metrics_text);
     cli_engine_free(&w);
-    print_summary(&o, &n, learned, &peaks, &end, &t, backend);
+    print_summary(&o, &n, learned, &kc, &peaks, &end, &t, backend);
     batch_free(&b, o.nwtns);
     for (size_t c = 0; c < o.ncurves; c++)
         free_keys(&k[c]);

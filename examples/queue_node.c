@@ -133,7 +133,8 @@ struct node {
     int finisher_exit; /* the taker is done: the finisher leaves once its list is empty */
     int renewer_exit;  /* nothing is held any more (or stopping now): the renewer leaves */
     int signals_exit;
-    qkey *keys; /* taker only, but for `users` */
+    qkey *keys;              /* taker only, but for `users` */
+    zkpipe_key_cache *cache; /* the zkeys under the engine's budget */
     uint64_t max_estimate;
     unsigned new_group;   /* the group was created anew while running */
     int metrics_failing;  /* the last --metrics write failed (its line printed) */
@@ -244,7 +245,8 @@ static qkey *key_get(node *n, const char *path, zkpipe_status *st, char *why, si
     }
     char detail[ZKPIPE_DETAIL_MAX];
     unsigned long long mark = cli_mapped_damage_mark();
-    *st = cli_zkey_open(&k->key, path, n->full_check, n->cfg.prover_threads, detail, sizeof detail);
+    *st = cli_zkey_open(&k->key, path, n->full_check, n->cfg.prover_threads, n->cache, detail,
+                        sizeof detail);
     if (cli_mapped_damaged(mark, now.st_dev, now.st_ino)) {
         damaged_line(detail, sizeof detail, path);
         *st = ZKPIPE_EIO;
@@ -803,7 +805,11 @@ static uint64_t admissible(node *n)
     uint64_t started = c.proved + c.failed + c.canceled + c.in_flight + c.proving;
     uint64_t waiting = c.submitted > started ? c.submitted - started : 0;
     uint64_t permits = c.permits_available > waiting ? c.permits_available - waiting : 0;
-    if (c.budget_bytes != 0 && c.budget_available < n->max_estimate)
+    /* Keys no job uses give their bytes back when a partition needs them. */
+    zkpipe_key_cache_counters kc;
+    uint64_t releasable =
+        zkpipe_key_cache_stats(n->cache, &kc) == ZKPIPE_OK ? kc.unpinned_bytes : 0;
+    if (c.budget_bytes != 0 && c.budget_available + releasable < n->max_estimate)
         return 0;
     uint64_t room = n->s.held < n->bound ? n->bound - n->s.held : 0;
     return room < permits ? room : permits;
@@ -1186,7 +1192,8 @@ static void leave_group(node *n, queue_link *l)
 }
 
 int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
-                   const cli_observe_options *obs_opt, int full_check, int json)
+                   const cli_observe_options *obs_opt, int full_check, uint32_t key_idle_ms,
+                   int json)
 {
     sigset_t set;
     sigemptyset(&set);
@@ -1206,6 +1213,15 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     n.group = q->group;
     n.full_check = full_check;
     n.cfg = *cfg;
+    /* The zkeys it opens, charged to its engine's budget (queue_node.h, keys). */
+    zkpipe_key_cache_config kc;
+    zkpipe_key_cache_config_init(&kc);
+    kc.idle_ms = key_idle_ms;
+    if (zkpipe_key_cache_create(&n.cache, &kc) != ZKPIPE_OK) {
+        fprintf(stderr, "%s: cannot create the key cache\n", prog);
+        return 1;
+    }
+    n.cfg.keys = n.cache;
     struct timespec boot;
     clock_gettime(CLOCK_REALTIME, &boot);
     n.boot_ns = (uint64_t)boot.tv_sec * 1000000000u + (uint64_t)boot.tv_nsec;
@@ -1303,6 +1319,9 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
             zkpipe_engine_drain(n.engine);
         zkpipe_engine_stats(n.engine, &end);
     }
+    zkpipe_key_cache_counters keys_end;
+    if (zkpipe_key_cache_stats(n.cache, &keys_end) != ZKPIPE_OK)
+        memset(&keys_end, 0, sizeof keys_end);
     /* The last --metrics while the engine is there (stopping now: with the jobs it holds). */
     int metrics_ok = st != ZKPIPE_OK || q->metrics_path == NULL || write_metrics(&n) == 0;
     if (observing)
@@ -1324,6 +1343,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         free(k->path);
         free(k);
     }
+    zkpipe_key_cache_destroy(n.cache); /* the engine and every key gone */
     zkpipe_snapshot snap;
     zkpipe_acct_snapshot(zkpipe_acct_default(), &snap);
     double elapsed = 1e-9 * (double)queue_now_ns() - t0;
@@ -1348,7 +1368,8 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
                "\"peak_held\":%llu,\"held_bound\":%llu,\"held_at_exit\":%llu,"
                "\"in_flight_at_exit\":%llu,"
                "\"proving_at_exit\":%llu,\"live_bytes_at_exit\":%llu,\"redis_connects\":%llu,"
-               "\"elapsed_s\":%.6f}\n",
+               "\"keys_resident\":%llu,\"key_resident_bytes\":%llu,\"key_budget_bytes\":%llu,"
+               "\"key_loads\":%llu,\"key_releases\":%llu,\"elapsed_s\":%.6f}\n",
                n.consumer, (unsigned long long)s.taken, (unsigned long long)s.reclaimed,
                (unsigned long long)s.proved, (unsigned long long)s.failed,
                (unsigned long long)s.requeued, (unsigned long long)s.dead,
@@ -1356,7 +1377,10 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
                (unsigned long long)s.peak_held, (unsigned long long)n.bound,
                (unsigned long long)s.held, (unsigned long long)end.in_flight,
                (unsigned long long)end.proving, (unsigned long long)snap.live_bytes,
-               (unsigned long long)l.connects, elapsed);
+               (unsigned long long)l.connects, (unsigned long long)keys_end.resident_keys,
+               (unsigned long long)keys_end.resident_bytes,
+               (unsigned long long)keys_end.charged_bytes, (unsigned long long)keys_end.loads,
+               (unsigned long long)keys_end.releases, elapsed);
     fflush(stdout);
     if (have_sig) {
         pthread_mutex_lock(&n.lock);

@@ -53,6 +53,13 @@
  * (requeued: the next delivery opens the file as it is then); the zkey is opened anew for later
  * jobs. The node lives on.
  *
+ * Keys: the zkeys the node has open are keys of its engine's key cache (zkpipe/key_cache.h):
+ * under --budget-mib each holds its bytes of the budget, one unused for --key-idle-ms is
+ * unmapped when a job's partition cannot otherwise be admitted and opened again by the next
+ * job that names it; a job is taken when the budget's free bytes plus those of the unpinned
+ * keys cover the largest estimate. /metrics carries the key series (zkpipe_keys_resident,
+ * zkpipe_key_resident_bytes, zkpipe_key_loads_total, zkpipe_key_releases_total, ...).
+ *
  * --metrics FILE: what /metrics serves: the registry's counters, the engine's series
  * (zkpipe_partitions_total{result=...}, the budget, permits, the partition histograms) and the
  * node's queue series (zkpipe_queue_jobs_held, _peak_held, _held_bound, _taken_total, ...),
@@ -75,6 +82,6 @@
  * write failed, or it could not start. Call it before any other thread is started: it blocks
  * SIGTERM and SIGINT in every thread and takes them on its own, and takes SIGBUS. */
 int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
-                   const cli_observe_options *obs, int full_check, int json);
+                   const cli_observe_options *obs, int full_check, uint32_t key_idle_ms, int json);
 
 #endif

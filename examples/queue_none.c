@@ -3,8 +3,9 @@
 #include "queue_node.h"
 
 int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
-                   const cli_observe_options *obs, int full_check, int json)
+                   const cli_observe_options *obs, int full_check, uint32_t key_idle_ms, int json)
 {
+    (void)key_idle_ms;
     (void)q;
     (void)cfg;
     (void)obs;

@@ -111,8 +111,16 @@ static void discard(const zkpipe_stage_call *call, void *item)
     free(item);
 }
 
-static const zkpipe_stage_ops host_ops = {
-    sizeof(zkpipe_stage_ops), "test_host", NULL, synthesize, prove, discard, NULL, NULL, NULL};
+static const zkpipe_stage_ops host_ops = {sizeof(zkpipe_stage_ops),
+                                          "test_host",
+                                          NULL,
+                                          synthesize,
+                                          prove,
+                                          discard,
+                                          NULL,
+                                          NULL,
+                                          NULL,
+                                          NULL};
 
 static zkpipe_engine_config config(zkpipe_acct *acct, unsigned synth_workers, uint64_t permits,
                                    size_t capacity)

@@ -194,7 +194,8 @@ json=$(tail -n 1 "$tmp/bus.out")
     fail "truncated inputs: exit $status: $json"
 metric() { awk -v m="$1" '$1 == m {print $2}' "$tmp/bus.prom"; }
 [ "$(metric zkpipe_queue_jobs_proved_total)" = 1 ] && [ "$(metric zkpipe_queue_jobs_failed_total)" = 2 ] &&
-    [ "$(metric zkpipe_queue_jobs_held)" = 0 ] && [ "$(metric zkpipe_inflight_bytes)" = 0 ] &&
+    [ "$(metric zkpipe_queue_jobs_held)" = 0 ] &&
+    [ "$(metric zkpipe_inflight_bytes)" = "$(metric 'zkpipe_stage_bytes{stage="keys"}')" ] &&
     [ "$(metric zkpipe_queue_jobs_held_bound)" = "$(field held_bound "$json")" ] ||
     fail "--metrics at exit: $(grep -v '^#' "$tmp/bus.prom")"
 # The engine's series too, written while the engine was there: its one proved partition (the
@@ -204,6 +205,13 @@ metric() { awk -v m="$1" '$1 == m {print $2}' "$tmp/bus.prom"; }
     [ "$(metric zkpipe_partitions_resident_bound)" = "$(field held_bound "$json")" ] &&
     [ -n "$(metric zkpipe_partition_prove_seconds_count)" ] ||
     fail "--metrics at exit, the engine's series: $(grep -v '^#' "$tmp/bus.prom")"
+# The key series: the zkeys it opened, under its engine's key cache (one loaded at least);
+# written while the node still had them open, so the only live bytes then were theirs (above).
+awk '$1 == "zkpipe_key_loads_total" && $2 >= 1 {ok = 1} END {exit !ok}' "$tmp/bus.prom" &&
+    [ -n "$(metric zkpipe_keys_resident)" ] && [ -n "$(metric zkpipe_key_resident_bytes)" ] &&
+    [ -n "$(metric zkpipe_key_budget_bytes)" ] && [ -n "$(metric zkpipe_key_releases_total)" ] &&
+    [ "$(field key_loads "$json")" -ge 1 ] && field key_releases "$json" >/dev/null ||
+    fail "--metrics at exit, the key series: $(grep '^zkpipe_key' "$tmp/bus.prom")"
 if command -v promtool >/dev/null 2>&1; then
     promtool check metrics <"$tmp/bus.prom" >"$tmp/promtool.log" 2>&1 ||
         fail "promtool: $(cat "$tmp/promtool.log")"

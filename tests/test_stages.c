@@ -19,6 +19,7 @@
 
 #include "fail_alloc.h"
 #include "groth16/prove.h"
+#include "fixture_path.h"
 #include "nap.h"
 #include "zkpipe/zkpipe.h"
 
@@ -614,15 +615,6 @@ static void tables_and_configs_carry_their_size(void **state)
 }
 
 /* ---- the built-in zkey operations on the interop fixtures ---- */
-
-static char *fixture_path(char *out, size_t cap, const char *curve, const char *circuit,
-                          const char *file)
-{
-    const char *src = getenv("ZKPIPE_SOURCE_DIR");
-    snprintf(out, cap, "%s/tests/interop/fixtures/%s/%s/%s", src != NULL ? src : ".", curve,
-             circuit, file);
-    return out;
-}
 
 static const char *const fixture_curves[2] = {"bn128", "bls12381"};
 static const char *const fixture_circuits[4] = {"multiplier", "factors", "rangesum", "hashchain"};

@@ -71,6 +71,7 @@
 #include "zkpipe/groth16.h"
 #include "zkpipe/histogram.h"
 #include "zkpipe/http.h"
+#include "zkpipe/key_cache.h"
 #include "zkpipe/pool.h"
 #include "zkpipe/status.h"
 #include "zkpipe/trace.h"
@@ -150,6 +151,15 @@ typedef struct zkpipe_engine_config {
     const zkpipe_allocator *allocator; /* NULL for the C library; copied */
     zkpipe_reservation reservation;    /* ZKPIPE_RESERVATION_FOLLOW unless comparing */
     zkpipe_concurrency concurrency;    /* ZKPIPE_CONCURRENCY_FIXED: `permits` permits */
+    /* NULL, or the proving keys the partitions use (zkpipe/key_cache.h): from create to destroy
+     * every resident key of the cache holds its bytes of the byte budget (create fails with
+     * ZKPIPE_ETOOBIG when those resident then do not fit, ZKPIPE_ESTATE when another engine
+     * uses the cache), a partition whose operations name a key (zkpipe_stage_ops.key) pins it
+     * from its admission to its end, loading it with the partition's own units when it is
+     * released, and idle keys are released when a partition cannot otherwise be admitted.
+     * Not owned: it must outlive the engine. Without a budget the keys are loaded and pinned
+     * all the same, and never released. */
+    zkpipe_key_cache *keys;
 } zkpipe_engine_config;
 
 /* What a partition's result holds. The engine fills status and the timings; `prove` fills the
@@ -188,6 +198,9 @@ typedef struct zkpipe_stage_call {
     const zkpipe_allocator *allocator; /* the engine's (not charging: charge what you keep) */
     char *detail;      /* a line describing a failure goes here (ZKPIPE_DETAIL_MAX bytes) */
     size_t detail_cap; /* ... */
+    /* The handle of the partition's key (zkpipe_stage_ops.key), pinned: from synthesize to the
+     * partition's end; NULL in estimate, without a key, and in discard once it is unpinned. */
+    void *key;
 } zkpipe_stage_call;
 
 /* A partition's stage operations. A table of the host's (usually static const), that every
@@ -224,6 +237,11 @@ typedef struct zkpipe_stage_ops {
      * table without it is one source. Any pointer the operations choose (the built-ins: the
      * proving key, the zkey source); called on a synthesis worker, must not block. */
     const void *(*source)(void *ctx, size_t partition);
+    /* NULL, or the proving key the partition uses, from a key cache (zkpipe/key_cache.h; NULL:
+     * none): the engine pins it from the partition's admission to its end, loading it first
+     * when released (the call's `key` is its handle), so it is never released while the
+     * partition is in flight. Called on a synthesis worker before admission; must not block. */
+    zkpipe_key *(*key)(void *ctx, size_t partition);
 } zkpipe_stage_ops;
 
 /* One partition of a job: its operations and their context (both must stay valid until the

@@ -215,6 +215,31 @@ ZKPIPE_API void zkpipe_zkey_destroy(zkpipe_zkey *zkey);
 /*! zkpipe_zkey_info_get() : the header's counts. @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). */
 ZKPIPE_API zkpipe_status zkpipe_zkey_info_get(zkpipe_zkey_info *out, const zkpipe_zkey *zkey);
 
+/* What a zkey reader holds in memory (zkpipe_zkey_memory). */
+typedef struct zkpipe_zkey_memory_info {
+    uint64_t mapped_bytes;   /* the file's bytes mapped (0 for a borrowed buffer) */
+    uint64_t copied_bytes;   /* aligned copies made at open, on the heap: always resident */
+    uint64_t resident_bytes; /* of mapped_bytes, those in memory now (mincore), page-rounded
+                              * and at most mapped_bytes; the buffer's length when borrowed */
+    uint64_t reserved[2];    /* zero */
+} zkpipe_zkey_memory_info;
+
+/*! zkpipe_zkey_memory() : how much of a zkey is in memory now. A file opened by path is a
+ * read-only private mapping that is never written, so its pages are the file's page-cache
+ * pages themselves: resident_bytes counts the mapped pages present in the page cache
+ * (mincore(2)), whether this process touched them or another one read the file; it is what a
+ * proof with this key finds without reading the disk, and what the process keeps in memory by
+ * keeping the mapping. The process's resident set (RSS, RssFile) is different: it counts only
+ * the pages this process has faulted into its page tables (so it starts at zero and grows as
+ * proofs read the key), it counts them again in every other process mapping the same file,
+ * and it drops them at munmap although the page cache may keep them (then reclaimable, and no
+ * longer this process's). A borrowed buffer (zkpipe_zkey_open_mem) is the caller's memory:
+ * reported whole as resident.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL), ZKPIPE_EIO (mincore failed).
+ * Thread safety: any thread. Allocates one byte per 16 pages mapped on the stack's behalf
+ * (a 4 KiB vector, reused, per 64 MiB of mapping): nothing through the allocator. */
+ZKPIPE_API zkpipe_status zkpipe_zkey_memory(zkpipe_zkey_memory_info *out, const zkpipe_zkey *zkey);
+
 /*! zkpipe_zkey_pk() : the zkey's proving key, used in place in the mapping (nothing is
  * copied): prove with it through zkpipe_groth16_prove_witness, or through the engine's zkey
  * partitions (zkpipe/stages.h). Owned by the reader, valid until it is destroyed; never pass it

@@ -13,6 +13,7 @@
 #include "zkpipe/engine.h"
 #include "zkpipe/groth16.h"
 #include "zkpipe/io.h"
+#include "zkpipe/key_cache.h"
 #include "zkpipe/status.h"
 
 ZKPIPE_EXTERN_C_BEGIN
@@ -60,7 +61,37 @@ typedef struct zkpipe_zkey_source zkpipe_zkey_source;
 ZKPIPE_API zkpipe_status zkpipe_zkey_source_create(zkpipe_zkey_source **out,
                                                    const zkpipe_zkey *zkey,
                                                    const zkpipe_allocator *allocator);
-/*! zkpipe_zkey_source_destroy() : frees it; NULL is a no-op. No job may be using it. */
+/*! zkpipe_zkey_source_open() : a source that owns its zkey: `path` mapped and checked as
+ * zkpipe_zkey_open does with `io` (its pool and flags; its acct and ledger are ignored: the
+ * cache's ledger shows the zkey), and, with `keys`, a key of that cache
+ * (zkpipe_zkey_source_key), resident from now on and charged the file's size plus its aligned
+ * copies: under an engine's budget the zkey may then be released while no partition uses it
+ * (unmapped) and is opened again by the next partition that needs it, with the same flags and
+ * no pool, and refused (ZKPIPE_EMISMATCH, that partition's error) unless it is still a zkey of
+ * the same shape (curve, variables, public signals, domain, coefficients); every proof is still
+ * checked against the verifying key read at the first open. Its resident bytes are the
+ * mapping's pages in the page cache plus the copies (zkpipe_zkey_memory). Without `keys` the
+ * zkey stays mapped until the source is destroyed.
+ * Under a budget with no room for it now (idle keys released first), it is unmapped at once and
+ * loaded by its first partition.
+ * @return ZKPIPE_OK, what zkpipe_zkey_open returns (with its line in `detail`), ZKPIPE_ENOMEM,
+ *         ZKPIPE_EINVAL. Allocates the source, the path's copy, the prepared
+ *         verifying key and, through the cache, its key.
+ * Thread safety: any thread. The file must stay as it is while mapped (zkpipe/io.h); replacing
+ * it by a rename is safe, and is what a reload then sees. */
+ZKPIPE_API zkpipe_status zkpipe_zkey_source_open(zkpipe_zkey_source **out, char *detail,
+                                                 size_t detail_cap, const char *path,
+                                                 const zkpipe_io_options *io,
+                                                 zkpipe_key_cache *keys);
+/*! zkpipe_zkey_source_key() : the key of a source opened with a cache (its stage operations
+ * name it, so the engine pins it for each partition), NULL otherwise (NULL included). */
+ZKPIPE_API zkpipe_key *zkpipe_zkey_source_key(const zkpipe_zkey_source *source);
+/*! zkpipe_zkey_source_info() : the header's counts of the source's zkey (as at its first open,
+ * whether it is resident now or not). @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). */
+ZKPIPE_API zkpipe_status zkpipe_zkey_source_info(zkpipe_zkey_info *out,
+                                                 const zkpipe_zkey_source *source);
+/*! zkpipe_zkey_source_destroy() : frees it (and removes its key from its cache: no partition
+ * may be using it); NULL is a no-op. No job may be using it. */
 ZKPIPE_API void zkpipe_zkey_source_destroy(zkpipe_zkey_source *source);
 
 /* A circom partition: one witness file proved with a zkey source. */

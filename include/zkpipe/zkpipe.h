@@ -16,6 +16,7 @@
 #include "zkpipe/circuit.h"
 #include "zkpipe/groth16.h"
 #include "zkpipe/trace.h"
+#include "zkpipe/key_cache.h"
 #include "zkpipe/engine.h"
 #include "zkpipe/io.h"
 #include "zkpipe/http.h"

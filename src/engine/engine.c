@@ -7,6 +7,7 @@
 #include "core/memory.h"
 #include "core/struct_size_internal.h"
 #include "engine/engine_internal.h"
+#include "engine/key_cache_internal.h"
 
 void zkpipe_engine_config_init(zkpipe_engine_config *config)
 {
@@ -50,6 +51,8 @@ static void teardown(zkpipe_engine *e)
     for (unsigned i = 0; i < e->started; i++)
         pthread_join(e->threads[i], NULL);
     zkpipe_chan_destroy(e->ch);
+    if (e->keys_bound)
+        zkpipe__key_cache_unbind(e->config.keys);
     zkpipe_reporter_stop(e->reporter);
     zkpipe__observe_destroy(e->observe);
     for (unsigned i = 0; e->pools != NULL && i < e->config.prover_workers; i++)
@@ -141,6 +144,9 @@ static zkpipe_status make_parts(zkpipe_engine *e)
         st = zkpipe_sem_set_limit(e->permits, zkpipe__autotune_limit(&e->tune, NULL));
     if (st == ZKPIPE_OK && c->budget_bytes > 0)
         st = zkpipe_sem_create(&e->budget, c->budget_bytes, &e->allocator);
+    if (st == ZKPIPE_OK && e->budget != NULL && c->keys != NULL &&
+        (st = zkpipe__key_cache_bind(c->keys, e->budget)) == ZKPIPE_OK)
+        e->keys_bound = 1;
     if (st == ZKPIPE_OK)
         st = make_channel(e);
     for (unsigned i = 0; st == ZKPIPE_OK && i < c->prover_workers; i++)

@@ -36,6 +36,7 @@ struct zkpipe__item {
     zkpipe_permit permit;              /* one unit of the partition semaphore */
     zkpipe__reservation res;           /* the partition's bytes of the budget */
     const void *source;                /* the key ops.source gave (NULL without one) */
+    zkpipe__key_claim key;             /* the proving key it uses, pinned from admission on */
     uint64_t at[ZKPIPE__ENGINE_MARKS]; /* zkpipe_trace_now() at each stage entered; 0: not */
     zkpipe__item_watch watch;          /* its place among the partitions in flight */
 };
@@ -71,6 +72,7 @@ struct zkpipe_engine {
     const char *backend_why;
     zkpipe_sem *permits;
     zkpipe_sem *budget; /* NULL without a byte budget */
+    int keys_bound;     /* config.keys charges its keys to `budget` */
     zkpipe__admission adm;
     zkpipe_chan *ch;
     zkpipe_reporter *reporter;

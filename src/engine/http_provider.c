@@ -112,6 +112,7 @@ static void json(zkpipe_http_out *out, zkpipe_engine *e, const zkpipe_engine_cou
     }
     json_in_flight(out, e);
     zkpipe__admission_json(out, e, c);
+    zkpipe__keys_json(out, e);
     zkpipe_http_out_write(out, "}", 1);
 }
 
@@ -148,6 +149,7 @@ static void prometheus(zkpipe_http_out *out, zkpipe_engine *e, const zkpipe_engi
                            "Seconds since the oldest partition in flight began synthesis.");
     zkpipe_http_out_sample(out, "partitions_oldest_age_seconds", NULL, oldest_age_s(e));
     zkpipe__admission_prometheus(out, e, c);
+    zkpipe__keys_prometheus(out, e);
     for (int i = 0; i < ZKPIPE_PHASE_COUNT; i++)
         zkpipe_http_out_histogram(out, hists[i].name, hists[i].help, &h[i]);
 }

@@ -4,16 +4,17 @@
 #include <string.h>
 
 zkpipe_status zkpipe__reservation_take(zkpipe__reservation *r, zkpipe_sem *budget,
-                                       zkpipe__admission *adm, zkpipe__plan plan, int shrink)
+                                       zkpipe__admission *adm, zkpipe__plan plan, int shrink,
+                                       zkpipe__key_claim *claim)
 {
     memset(r, 0, sizeof *r);
     r->adm = adm;
     r->slack = plan.slack;
-    if (budget != NULL && plan.units > 0) {
-        zkpipe_status st = zkpipe_sem_acquire(budget, &r->permit, plan.units);
-        if (st != ZKPIPE_OK)
-            return st;
-    }
+    zkpipe_status st = zkpipe__key_admit(claim->cache, claim->key, budget, plan.units, &r->permit,
+                                         &claim->handle, claim->detail, claim->detail_cap);
+    if (st != ZKPIPE_OK)
+        return st;
+    claim->pinned = claim->key != NULL;
     r->units = r->held = r->follow = budget != NULL ? plan.units : 0;
     r->budgeted = budget != NULL;
     r->shrink = shrink && r->budgeted && plan.profiled;

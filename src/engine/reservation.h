@@ -16,6 +16,7 @@
 #define ZKPIPE_ENGINE_RESERVATION_H
 
 #include "engine/admission.h"
+#include "engine/key_cache_internal.h"
 #include "zkpipe/sem.h"
 
 typedef struct zkpipe__reservation {
@@ -32,11 +33,23 @@ typedef struct zkpipe__reservation {
     int shrink;        /* ZKPIPE_RESERVATION_FOLLOW, a budget, a profiled source */
 } zkpipe__reservation;
 
+/* The key a partition uses, pinned as it is admitted (engine/key_cache_internal.h). */
+typedef struct zkpipe__key_claim {
+    zkpipe_key_cache *cache; /* the engine's, or NULL */
+    zkpipe_key *key;         /* the partition's, or NULL */
+    void *handle;            /* set once pinned */
+    int pinned;              /* the partition holds a pin on `key` */
+    char *detail;            /* a load's failure goes here */
+    size_t detail_cap;
+} zkpipe__key_claim;
+
 /* Acquires `plan.units` of `budget` (NULL: no budget, nothing acquired, still observing the
- * ledger), blocking in FIFO order. Returns what zkpipe_sem_acquire does; on error nothing is
- * held. `r` is overwritten. */
+ * ledger), blocking in FIFO order, and pins claim->key (loading it, its units asked for with
+ * the partition's; idle keys released while they do not fit). Returns what zkpipe_sem_acquire
+ * does or a load's error; on error nothing is held or pinned. `r` is overwritten. */
 zkpipe_status zkpipe__reservation_take(zkpipe__reservation *r, zkpipe_sem *budget,
-                                       zkpipe__admission *adm, zkpipe__plan plan, int shrink);
+                                       zkpipe__admission *adm, zkpipe__plan plan, int shrink,
+                                       zkpipe__key_claim *claim);
 
 /* The ledger hook (ctx: the reservation). */
 void zkpipe__reservation_follow(void *ctx, uint64_t before, uint64_t after);

@@ -48,6 +48,7 @@ static zkpipe_stage_call call_for(zkpipe_engine *e, zkpipe__item *it, zkpipe_poo
     call.allocator = &e->allocator;
     call.detail = r->detail;
     call.detail_cap = sizeof r->detail;
+    call.key = it->key.pinned ? it->key.handle : NULL;
     return call;
 }
 
@@ -104,8 +105,13 @@ static void synth_one(zkpipe_engine *e, zkpipe__item *it, unsigned worker)
         it->source = it->ops.source != NULL ? it->ops.source(it->ctx, it->index) : NULL;
         zkpipe__plan plan =
             zkpipe__admission_plan(&e->adm, it->table, it->source, bytes, e->config.budget_bytes);
+        zkpipe_partition_result *r = &it->job->results[it->index];
+        it->key = (zkpipe__key_claim){
+            e->config.keys, it->ops.key != NULL ? it->ops.key(it->ctx, it->index) : NULL,
+            NULL,           0,
+            r->detail,      sizeof r->detail};
         st = zkpipe__reservation_take(&it->res, e->budget, &e->adm, plan,
-                                      e->config.reservation == ZKPIPE_RESERVATION_FOLLOW);
+                                      e->config.reservation == ZKPIPE_RESERVATION_FOLLOW, &it->key);
     }
     if (st == ZKPIPE_OK)
         st = enter(e, it);
@@ -263,6 +269,10 @@ void zkpipe__item_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status status)
     if (zkpipe_permit_is_held(&it->permit))
         zkpipe_permit_release(&it->permit);
     zkpipe__reservation_end(&it->res);
+    if (it->key.pinned) {
+        zkpipe_key_unpin(it->key.key);
+        it->key.pinned = 0;
+    }
     if (opened)
         zkpipe__unaccounted_sample(&e->unaccounted);
     const uint64_t *at = it->at;

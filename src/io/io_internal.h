@@ -61,6 +61,10 @@ zkpipe_status zkpipe__io_sections(zkpipe__io_src *src, char *detail, size_t cap,
 zkpipe_status zkpipe__io_section(const uint8_t **out, uint64_t *out_size, const zkpipe__io_src *src,
                                  char *detail, size_t cap, uint32_t id, uint64_t size);
 
+/* The bytes of a mapped source in the page cache now (mincore), page-rounded, at most its
+ * length. 0 on success, -1 (errno set) when mincore fails. */
+int zkpipe__io_resident(uint64_t *out, const zkpipe__io_src *src);
+
 /* `p` itself when 8-byte aligned, else an accounted aligned copy of `bytes` bytes. */
 zkpipe_status zkpipe__io_aligned(const void **out, zkpipe__io_src *src, const uint8_t *p,
                                  size_t bytes);

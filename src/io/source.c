@@ -1,5 +1,6 @@
 /* A reader's bytes: a read-only mapping of a file or a borrowed buffer, the iden3 container
  * around them (magic, version, sections), aligned copies and their accounting. */
+#define _DEFAULT_SOURCE /* mincore */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -249,4 +250,27 @@ zkpipe_status zkpipe__io_aligned(const void **out, zkpipe__io_src *src, const ui
     src->copy_bytes[src->ncopies++] = bytes;
     *out = copy;
     return ZKPIPE_OK;
+}
+
+int zkpipe__io_resident(uint64_t *out, const zkpipe__io_src *src)
+{
+    /* In chunks, so the vector stays small (one byte per page) whatever the file's size. */
+    enum { VEC = 4096 };
+    unsigned char vec[VEC];
+    size_t page = (size_t)sysconf(_SC_PAGESIZE);
+    uint64_t resident = 0;
+    size_t pages = (src->len + page - 1) / page;
+    for (size_t first = 0; first < pages; first += VEC) {
+        size_t n = pages - first < VEC ? pages - first : VEC;
+        size_t off = first * page, len = n * page;
+        if (off + len > src->len)
+            len = src->len - off;
+        if (mincore((void *)(src->data + off), len, vec) != 0)
+            return -1;
+        for (size_t i = 0; i < n; i++)
+            resident += vec[i] & 1;
+    }
+    resident *= page;
+    *out = resident < src->len ? resident : src->len;
+    return 0;
 }

@@ -260,6 +260,22 @@ zkpipe_status zkpipe_zkey_info_get(zkpipe_zkey_info *out, const zkpipe_zkey *zke
     return ZKPIPE_OK;
 }
 
+zkpipe_status zkpipe_zkey_memory(zkpipe_zkey_memory_info *out, const zkpipe_zkey *zkey)
+{
+    if (out == NULL || zkey == NULL)
+        return ZKPIPE_EINVAL;
+    memset(out, 0, sizeof *out);
+    const zkpipe__io_src *src = &zkey->src;
+    for (size_t i = 0; i < src->ncopies; i++)
+        out->copied_bytes += src->copy_bytes[i];
+    if (!src->mapped) {
+        out->resident_bytes = src->len;
+        return ZKPIPE_OK;
+    }
+    out->mapped_bytes = src->len;
+    return zkpipe__io_resident(&out->resident_bytes, src) == 0 ? ZKPIPE_OK : ZKPIPE_EIO;
+}
+
 const zkpipe_groth16_pk *zkpipe_zkey_pk(const zkpipe_zkey *zkey)
 {
     return zkey != NULL ? &zkey->pk : NULL;

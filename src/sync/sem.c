@@ -16,6 +16,7 @@
 
 #include "core/alloc_internal.h"
 #include "core/clock_internal.h"
+#include "sync/sem_internal.h"
 #include "sync/wait_internal.h"
 
 /* One blocked acquire; lives on the waiting thread's stack. */
@@ -114,12 +115,10 @@ static uint64_t lendable(const zkpipe_sem *s)
     return s->available > s->withheld ? s->available - s->withheld : 0;
 }
 
-/* Takes `units` for a new permit, which gets a fresh ticket and, while one is free, a slot
- * (1-based; 0: untracked). The caller holds the lock and has checked the units fit. */
-static uint64_t take(zkpipe_sem *s, uint64_t units, uint32_t *slot)
+/* A fresh ticket and, while one is free, a slot (1-based; 0: untracked) for a new permit of
+ * `units` units already counted as held. The caller holds the lock. */
+static uint64_t track(zkpipe_sem *s, uint64_t units, uint32_t *slot)
 {
-    s->available -= units;
-    atomic_store_explicit(&s->available_view, lendable(s), memory_order_relaxed);
     uint64_t ticket = ++s->last_ticket;
     if (s->free_count > 0) {
         uint32_t i = s->free_slots[--s->free_count];
@@ -132,6 +131,15 @@ static uint64_t take(zkpipe_sem *s, uint64_t units, uint32_t *slot)
         *slot = 0;
     }
     return ticket;
+}
+
+/* Takes `units` for a new permit (see track). The caller holds the lock and has checked the
+ * units fit. */
+static uint64_t take(zkpipe_sem *s, uint64_t units, uint32_t *slot)
+{
+    s->available -= units;
+    atomic_store_explicit(&s->available_view, lendable(s), memory_order_relaxed);
+    return track(s, units, slot);
 }
 
 /* True when `p` is an outstanding acquisition of `s` holding what it says it holds (a stale
@@ -199,9 +207,28 @@ static zkpipe_status wait_turn(zkpipe_sem *s, waiter *w, const struct timespec *
     return w->status;
 }
 
-/* The common acquire; `timeout_ns` counts for ZKPIPE__WAIT_TIMED only. */
-static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t units,
-                             zkpipe__wait_mode mode, uint64_t timeout_ns)
+/* Blocks until `w` is granted or closed, calling `look` (unlocked, `w` still queued) first and
+ * then each time the wait it asked for has passed. Called and returns as wait_turn. */
+static zkpipe_status wait_looking(zkpipe_sem *s, waiter *w, zkpipe__sem_look_fn look, void *ctx)
+{
+    while (!w->done) {
+        pthread_mutex_unlock(&s->lock);
+        uint64_t next = look(ctx);
+        pthread_mutex_lock(&s->lock);
+        if (w->done || next == 0)
+            continue;
+        struct timespec deadline = zkpipe__deadline_after(next);
+        while (!w->done && pthread_cond_timedwait(&w->cond, &s->lock, &deadline) != ETIMEDOUT)
+            ;
+    }
+    return w->status;
+}
+
+/* The common acquire; `timeout_ns` counts for ZKPIPE__WAIT_TIMED only, `look` for
+ * ZKPIPE__WAIT_LOOKING only. */
+static zkpipe_status acquire_as(zkpipe_sem *s, zkpipe_permit *permit, uint64_t units,
+                                zkpipe__wait_mode mode, uint64_t timeout_ns,
+                                zkpipe__sem_look_fn look, void *ctx)
 {
     if (s == NULL || permit == NULL)
         return ZKPIPE_EINVAL;
@@ -238,7 +265,9 @@ static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t unit
                 s->head = &w;
             s->tail = &w;
             atomic_fetch_add_explicit(&s->waiters_view, 1, memory_order_relaxed);
-            st = wait_turn(s, &w, mode == ZKPIPE__WAIT_TIMED ? &deadline : NULL);
+            st = mode == ZKPIPE__WAIT_LOOKING
+                     ? wait_looking(s, &w, look, ctx)
+                     : wait_turn(s, &w, mode == ZKPIPE__WAIT_TIMED ? &deadline : NULL);
             ticket = w.ticket;
             slot = w.slot;
             pthread_cond_destroy(&w.cond);
@@ -253,6 +282,20 @@ static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t unit
         permit->slot = slot;
     }
     return st;
+}
+
+static zkpipe_status acquire(zkpipe_sem *s, zkpipe_permit *permit, uint64_t units,
+                             zkpipe__wait_mode mode, uint64_t timeout_ns)
+{
+    return acquire_as(s, permit, units, mode, timeout_ns, NULL, NULL);
+}
+
+zkpipe_status zkpipe__sem_acquire_looking(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t units,
+                                          zkpipe__sem_look_fn look, void *ctx)
+{
+    if (look == NULL)
+        return ZKPIPE_EINVAL;
+    return acquire_as(sem, permit, units, ZKPIPE__WAIT_LOOKING, 0, look, ctx);
 }
 
 zkpipe_status zkpipe_sem_acquire(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t units)
@@ -367,4 +410,34 @@ uint64_t zkpipe_sem_capacity(const zkpipe_sem *sem)
 uint64_t zkpipe_sem_waiters(const zkpipe_sem *sem)
 {
     return sem == NULL ? 0 : atomic_load_explicit(&sem->waiters_view, memory_order_relaxed);
+}
+
+zkpipe_status zkpipe__permit_split(zkpipe_permit *from, zkpipe_permit *out, uint64_t units)
+{
+    if (from == NULL || out == NULL || from->sem == NULL || units == 0 || units >= from->units)
+        return ZKPIPE_EINVAL;
+    if (from->ticket == 0)
+        return ZKPIPE_ESTATE;
+    zkpipe_sem *s = from->sem;
+    pthread_mutex_lock(&s->lock);
+    bool valid = outstanding(s, from);
+    uint32_t slot = 0;
+    uint64_t ticket = 0;
+    if (valid) {
+        /* The units stay held: they only change hands, so no waiter can take them between. */
+        if (from->slot != 0)
+            s->slot_units[from->slot - 1] -= units;
+        else
+            s->untracked_units -= units;
+        ticket = track(s, units, &slot);
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (!valid)
+        return ZKPIPE_ESTATE;
+    from->units -= units;
+    out->sem = s;
+    out->units = units;
+    out->ticket = ticket;
+    out->slot = slot;
+    return ZKPIPE_OK;
 }

@@ -6,7 +6,8 @@
 typedef enum zkpipe__wait_mode {
     ZKPIPE__WAIT_BLOCK,
     ZKPIPE__WAIT_TRY,
-    ZKPIPE__WAIT_TIMED
+    ZKPIPE__WAIT_TIMED,
+    ZKPIPE__WAIT_LOOKING /* blocking, calling back while queued (sem_internal.h) */
 } zkpipe__wait_mode;
 
 #endif

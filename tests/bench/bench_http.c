@@ -136,6 +136,7 @@ static const zkpipe_stage_ops gate_ops = {sizeof(zkpipe_stage_ops),
                                           gate_discard,
                                           NULL,
                                           NULL,
+                                          NULL,
                                           NULL};
 
 /* GET `path` over loopback, connect to close: wall microseconds per request, and in

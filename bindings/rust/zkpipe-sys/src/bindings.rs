@@ -316,6 +316,7 @@ pub struct zkpipe_engine_config {
     pub allocator: *const zkpipe_allocator,
     pub reservation: zkpipe_reservation,
     pub concurrency: zkpipe_concurrency,
+    pub keys: *mut zkpipe_key_cache,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -344,6 +345,7 @@ pub struct zkpipe_stage_call {
     pub allocator: *const zkpipe_allocator,
     pub detail: *mut c_char,
     pub detail_cap: usize,
+    pub key: *mut c_void,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -357,6 +359,7 @@ pub struct zkpipe_stage_ops {
     pub result_free: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize, host: *mut c_void)>,
     pub validate: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> zkpipe_status>,
     pub source: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> *const c_void>,
+    pub key: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> *mut zkpipe_key>,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -660,6 +663,14 @@ pub struct zkpipe_zkey_info {
     pub copied_bytes: u64,
     pub reserved: [u64; 4],
 }
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_zkey_memory_info {
+    pub mapped_bytes: u64,
+    pub copied_bytes: u64,
+    pub resident_bytes: u64,
+    pub reserved: [u64; 2],
+}
 
 extern "C" {
     pub fn zkpipe_io_options_init(opts: *mut zkpipe_io_options);
@@ -679,6 +690,7 @@ extern "C" {
     pub fn zkpipe_zkey_open_mem(out: *mut *mut zkpipe_zkey, detail: *mut c_char, detail_cap: usize, data: *const c_void, len: usize, opts: *const zkpipe_io_options) -> zkpipe_status;
     pub fn zkpipe_zkey_destroy(zkey: *mut zkpipe_zkey);
     pub fn zkpipe_zkey_info_get(out: *mut zkpipe_zkey_info, zkey: *const zkpipe_zkey) -> zkpipe_status;
+    pub fn zkpipe_zkey_memory(out: *mut zkpipe_zkey_memory_info, zkey: *const zkpipe_zkey) -> zkpipe_status;
     pub fn zkpipe_zkey_pk(zkey: *const zkpipe_zkey) -> *const zkpipe_groth16_pk;
     pub fn zkpipe_zkey_vk(out: *mut *mut zkpipe_groth16_vk, zkey: *const zkpipe_zkey, allocator: *const zkpipe_allocator) -> zkpipe_status;
     pub fn zkpipe_snarkjs_vk_parse(out: *mut *mut zkpipe_groth16_vk, detail: *mut c_char, detail_cap: usize, json: *const c_char, len: usize, allocator: *const zkpipe_allocator) -> zkpipe_status;
@@ -686,6 +698,66 @@ extern "C" {
     pub fn zkpipe_snarkjs_public_parse(out: *mut zkpipe_scalar, cap: usize, out_n: *mut usize, detail: *mut c_char, detail_cap: usize, curve: zkpipe_curve, json: *const c_char, len: usize) -> zkpipe_status;
     pub fn zkpipe_snarkjs_proof_write(buf: *mut c_char, cap: usize, out_len: *mut usize, proof: *const zkpipe_groth16_proof) -> zkpipe_status;
     pub fn zkpipe_snarkjs_public_write(buf: *mut c_char, cap: usize, out_len: *mut usize, inputs: *const zkpipe_scalar, n: usize) -> zkpipe_status;
+}
+
+// ---- zkpipe/key_cache.h
+
+#[repr(C)]
+pub struct zkpipe_key_cache {
+    _private: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+#[repr(C)]
+pub struct zkpipe_key {
+    _private: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_key_ops {
+    pub struct_size: usize,
+    pub kind: *const c_char,
+    pub load: Option<unsafe extern "C" fn(ctx: *mut c_void, handle: *mut *mut c_void, detail: *mut c_char, detail_cap: usize) -> zkpipe_status>,
+    pub unload: Option<unsafe extern "C" fn(ctx: *mut c_void, handle: *mut c_void)>,
+    pub resident: Option<unsafe extern "C" fn(ctx: *mut c_void, handle: *const c_void) -> u64>,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_key_cache_config {
+    pub struct_size: usize,
+    pub acct: *mut zkpipe_acct,
+    pub idle_ms: u32,
+    pub allocator: *const zkpipe_allocator,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_key_cache_counters {
+    pub keys: u64,
+    pub resident_keys: u64,
+    pub pinned_keys: u64,
+    pub resident_bytes: u64,
+    pub charged_bytes: u64,
+    pub loads: u64,
+    pub releases: u64,
+    pub load_failures: u64,
+    pub budget_taken: u64,
+    pub budget_returned: u64,
+    pub idle_ms: u32,
+    pub bound: u32,
+    pub unpinned_bytes: u64,
+    pub reserved: [u64; 3],
+}
+
+extern "C" {
+    pub fn zkpipe_key_cache_config_init(config: *mut zkpipe_key_cache_config);
+    pub fn zkpipe_key_cache_create(out: *mut *mut zkpipe_key_cache, config: *const zkpipe_key_cache_config) -> zkpipe_status;
+    pub fn zkpipe_key_cache_destroy(cache: *mut zkpipe_key_cache);
+    pub fn zkpipe_key_add(cache: *mut zkpipe_key_cache, out: *mut *mut zkpipe_key, ops: *const zkpipe_key_ops, ctx: *mut c_void, bytes: u64, handle: *mut c_void, loaded: c_int) -> zkpipe_status;
+    pub fn zkpipe_key_remove(key: *mut zkpipe_key);
+    pub fn zkpipe_key_pin(key: *mut zkpipe_key, handle: *mut *mut c_void, detail: *mut c_char, detail_cap: usize) -> zkpipe_status;
+    pub fn zkpipe_key_unpin(key: *mut zkpipe_key);
+    pub fn zkpipe_key_is_resident(key: *const zkpipe_key) -> c_int;
+    pub fn zkpipe_key_cache_stats(cache: *mut zkpipe_key_cache, out: *mut zkpipe_key_cache_counters) -> zkpipe_status;
 }
 
 // ---- zkpipe/pool.h
@@ -766,6 +838,9 @@ pub struct zkpipe_zkey_partition {
 extern "C" {
     pub fn zkpipe_circuit_stage_ops() -> *const zkpipe_stage_ops;
     pub fn zkpipe_zkey_source_create(out: *mut *mut zkpipe_zkey_source, zkey: *const zkpipe_zkey, allocator: *const zkpipe_allocator) -> zkpipe_status;
+    pub fn zkpipe_zkey_source_open(out: *mut *mut zkpipe_zkey_source, detail: *mut c_char, detail_cap: usize, path: *const c_char, io: *const zkpipe_io_options, keys: *mut zkpipe_key_cache) -> zkpipe_status;
+    pub fn zkpipe_zkey_source_key(source: *const zkpipe_zkey_source) -> *mut zkpipe_key;
+    pub fn zkpipe_zkey_source_info(out: *mut zkpipe_zkey_info, source: *const zkpipe_zkey_source) -> zkpipe_status;
     pub fn zkpipe_zkey_source_destroy(source: *mut zkpipe_zkey_source);
     pub fn zkpipe_zkey_stage_ops() -> *const zkpipe_stage_ops;
 }
@@ -1087,6 +1162,8 @@ const _: () = assert!(offset_of!(zkpipe_engine_config, reservation) == layout::O
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.reservation) == layout::FSIZE_zkpipe_engine_config_reservation);
 const _: () = assert!(offset_of!(zkpipe_engine_config, concurrency) == layout::OFFSET_zkpipe_engine_config_concurrency);
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.concurrency) == layout::FSIZE_zkpipe_engine_config_concurrency);
+const _: () = assert!(offset_of!(zkpipe_engine_config, keys) == layout::OFFSET_zkpipe_engine_config_keys);
+const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.keys) == layout::FSIZE_zkpipe_engine_config_keys);
 const _: () = assert!(size_of::<zkpipe_partition_result>() == layout::SIZE_zkpipe_partition_result);
 const _: () = assert!(align_of::<zkpipe_partition_result>() == layout::ALIGN_zkpipe_partition_result);
 const _: () = assert!(offset_of!(zkpipe_partition_result, status) == layout::OFFSET_zkpipe_partition_result_status);
@@ -1131,6 +1208,8 @@ const _: () = assert!(offset_of!(zkpipe_stage_call, detail) == layout::OFFSET_zk
 const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.detail) == layout::FSIZE_zkpipe_stage_call_detail);
 const _: () = assert!(offset_of!(zkpipe_stage_call, detail_cap) == layout::OFFSET_zkpipe_stage_call_detail_cap);
 const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.detail_cap) == layout::FSIZE_zkpipe_stage_call_detail_cap);
+const _: () = assert!(offset_of!(zkpipe_stage_call, key) == layout::OFFSET_zkpipe_stage_call_key);
+const _: () = assert!(field_size(|s: &zkpipe_stage_call| &s.key) == layout::FSIZE_zkpipe_stage_call_key);
 const _: () = assert!(size_of::<zkpipe_stage_ops>() == layout::SIZE_zkpipe_stage_ops);
 const _: () = assert!(align_of::<zkpipe_stage_ops>() == layout::ALIGN_zkpipe_stage_ops);
 const _: () = assert!(offset_of!(zkpipe_stage_ops, struct_size) == layout::OFFSET_zkpipe_stage_ops_struct_size);
@@ -1151,6 +1230,8 @@ const _: () = assert!(offset_of!(zkpipe_stage_ops, validate) == layout::OFFSET_z
 const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.validate) == layout::FSIZE_zkpipe_stage_ops_validate);
 const _: () = assert!(offset_of!(zkpipe_stage_ops, source) == layout::OFFSET_zkpipe_stage_ops_source);
 const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.source) == layout::FSIZE_zkpipe_stage_ops_source);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, key) == layout::OFFSET_zkpipe_stage_ops_key);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.key) == layout::FSIZE_zkpipe_stage_ops_key);
 const _: () = assert!(size_of::<zkpipe_partition>() == layout::SIZE_zkpipe_partition);
 const _: () = assert!(align_of::<zkpipe_partition>() == layout::ALIGN_zkpipe_partition);
 const _: () = assert!(offset_of!(zkpipe_partition, ops) == layout::OFFSET_zkpipe_partition_ops);
@@ -1398,6 +1479,68 @@ const _: () = assert!(offset_of!(zkpipe_zkey_info, copied_bytes) == layout::OFFS
 const _: () = assert!(field_size(|s: &zkpipe_zkey_info| &s.copied_bytes) == layout::FSIZE_zkpipe_zkey_info_copied_bytes);
 const _: () = assert!(offset_of!(zkpipe_zkey_info, reserved) == layout::OFFSET_zkpipe_zkey_info_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_zkey_info| &s.reserved) == layout::FSIZE_zkpipe_zkey_info_reserved);
+const _: () = assert!(size_of::<zkpipe_zkey_memory_info>() == layout::SIZE_zkpipe_zkey_memory_info);
+const _: () = assert!(align_of::<zkpipe_zkey_memory_info>() == layout::ALIGN_zkpipe_zkey_memory_info);
+const _: () = assert!(offset_of!(zkpipe_zkey_memory_info, mapped_bytes) == layout::OFFSET_zkpipe_zkey_memory_info_mapped_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_memory_info| &s.mapped_bytes) == layout::FSIZE_zkpipe_zkey_memory_info_mapped_bytes);
+const _: () = assert!(offset_of!(zkpipe_zkey_memory_info, copied_bytes) == layout::OFFSET_zkpipe_zkey_memory_info_copied_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_memory_info| &s.copied_bytes) == layout::FSIZE_zkpipe_zkey_memory_info_copied_bytes);
+const _: () = assert!(offset_of!(zkpipe_zkey_memory_info, resident_bytes) == layout::OFFSET_zkpipe_zkey_memory_info_resident_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_memory_info| &s.resident_bytes) == layout::FSIZE_zkpipe_zkey_memory_info_resident_bytes);
+const _: () = assert!(offset_of!(zkpipe_zkey_memory_info, reserved) == layout::OFFSET_zkpipe_zkey_memory_info_reserved);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_memory_info| &s.reserved) == layout::FSIZE_zkpipe_zkey_memory_info_reserved);
+const _: () = assert!(size_of::<zkpipe_key_ops>() == layout::SIZE_zkpipe_key_ops);
+const _: () = assert!(align_of::<zkpipe_key_ops>() == layout::ALIGN_zkpipe_key_ops);
+const _: () = assert!(offset_of!(zkpipe_key_ops, struct_size) == layout::OFFSET_zkpipe_key_ops_struct_size);
+const _: () = assert!(field_size(|s: &zkpipe_key_ops| &s.struct_size) == layout::FSIZE_zkpipe_key_ops_struct_size);
+const _: () = assert!(offset_of!(zkpipe_key_ops, kind) == layout::OFFSET_zkpipe_key_ops_kind);
+const _: () = assert!(field_size(|s: &zkpipe_key_ops| &s.kind) == layout::FSIZE_zkpipe_key_ops_kind);
+const _: () = assert!(offset_of!(zkpipe_key_ops, load) == layout::OFFSET_zkpipe_key_ops_load);
+const _: () = assert!(field_size(|s: &zkpipe_key_ops| &s.load) == layout::FSIZE_zkpipe_key_ops_load);
+const _: () = assert!(offset_of!(zkpipe_key_ops, unload) == layout::OFFSET_zkpipe_key_ops_unload);
+const _: () = assert!(field_size(|s: &zkpipe_key_ops| &s.unload) == layout::FSIZE_zkpipe_key_ops_unload);
+const _: () = assert!(offset_of!(zkpipe_key_ops, resident) == layout::OFFSET_zkpipe_key_ops_resident);
+const _: () = assert!(field_size(|s: &zkpipe_key_ops| &s.resident) == layout::FSIZE_zkpipe_key_ops_resident);
+const _: () = assert!(size_of::<zkpipe_key_cache_config>() == layout::SIZE_zkpipe_key_cache_config);
+const _: () = assert!(align_of::<zkpipe_key_cache_config>() == layout::ALIGN_zkpipe_key_cache_config);
+const _: () = assert!(offset_of!(zkpipe_key_cache_config, struct_size) == layout::OFFSET_zkpipe_key_cache_config_struct_size);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_config| &s.struct_size) == layout::FSIZE_zkpipe_key_cache_config_struct_size);
+const _: () = assert!(offset_of!(zkpipe_key_cache_config, acct) == layout::OFFSET_zkpipe_key_cache_config_acct);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_config| &s.acct) == layout::FSIZE_zkpipe_key_cache_config_acct);
+const _: () = assert!(offset_of!(zkpipe_key_cache_config, idle_ms) == layout::OFFSET_zkpipe_key_cache_config_idle_ms);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_config| &s.idle_ms) == layout::FSIZE_zkpipe_key_cache_config_idle_ms);
+const _: () = assert!(offset_of!(zkpipe_key_cache_config, allocator) == layout::OFFSET_zkpipe_key_cache_config_allocator);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_config| &s.allocator) == layout::FSIZE_zkpipe_key_cache_config_allocator);
+const _: () = assert!(size_of::<zkpipe_key_cache_counters>() == layout::SIZE_zkpipe_key_cache_counters);
+const _: () = assert!(align_of::<zkpipe_key_cache_counters>() == layout::ALIGN_zkpipe_key_cache_counters);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, keys) == layout::OFFSET_zkpipe_key_cache_counters_keys);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.keys) == layout::FSIZE_zkpipe_key_cache_counters_keys);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, resident_keys) == layout::OFFSET_zkpipe_key_cache_counters_resident_keys);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.resident_keys) == layout::FSIZE_zkpipe_key_cache_counters_resident_keys);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, pinned_keys) == layout::OFFSET_zkpipe_key_cache_counters_pinned_keys);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.pinned_keys) == layout::FSIZE_zkpipe_key_cache_counters_pinned_keys);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, resident_bytes) == layout::OFFSET_zkpipe_key_cache_counters_resident_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.resident_bytes) == layout::FSIZE_zkpipe_key_cache_counters_resident_bytes);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, charged_bytes) == layout::OFFSET_zkpipe_key_cache_counters_charged_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.charged_bytes) == layout::FSIZE_zkpipe_key_cache_counters_charged_bytes);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, loads) == layout::OFFSET_zkpipe_key_cache_counters_loads);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.loads) == layout::FSIZE_zkpipe_key_cache_counters_loads);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, releases) == layout::OFFSET_zkpipe_key_cache_counters_releases);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.releases) == layout::FSIZE_zkpipe_key_cache_counters_releases);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, load_failures) == layout::OFFSET_zkpipe_key_cache_counters_load_failures);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.load_failures) == layout::FSIZE_zkpipe_key_cache_counters_load_failures);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, budget_taken) == layout::OFFSET_zkpipe_key_cache_counters_budget_taken);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.budget_taken) == layout::FSIZE_zkpipe_key_cache_counters_budget_taken);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, budget_returned) == layout::OFFSET_zkpipe_key_cache_counters_budget_returned);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.budget_returned) == layout::FSIZE_zkpipe_key_cache_counters_budget_returned);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, idle_ms) == layout::OFFSET_zkpipe_key_cache_counters_idle_ms);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.idle_ms) == layout::FSIZE_zkpipe_key_cache_counters_idle_ms);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, bound) == layout::OFFSET_zkpipe_key_cache_counters_bound);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.bound) == layout::FSIZE_zkpipe_key_cache_counters_bound);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, unpinned_bytes) == layout::OFFSET_zkpipe_key_cache_counters_unpinned_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.unpinned_bytes) == layout::FSIZE_zkpipe_key_cache_counters_unpinned_bytes);
+const _: () = assert!(offset_of!(zkpipe_key_cache_counters, reserved) == layout::OFFSET_zkpipe_key_cache_counters_reserved);
+const _: () = assert!(field_size(|s: &zkpipe_key_cache_counters| &s.reserved) == layout::FSIZE_zkpipe_key_cache_counters_reserved);
 const _: () = assert!(ZKPIPE_POOL_MAX_THREADS as i128 == layout::VALUE_ZKPIPE_POOL_MAX_THREADS as i128);
 const _: () = assert!(ZKPIPE_SEM_TRACKED_PERMITS as i128 == layout::VALUE_ZKPIPE_SEM_TRACKED_PERMITS as i128);
 const _: () = assert!(size_of::<zkpipe_permit>() == layout::SIZE_zkpipe_permit);

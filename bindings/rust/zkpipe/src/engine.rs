@@ -483,6 +483,7 @@ impl<S: Stages> Engine<S> {
                 result_free: None,
                 validate: None,
                 source: None,
+                key: None,
             },
             stages,
         });
