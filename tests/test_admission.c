@@ -3,7 +3,7 @@
  * and c, before that partition's ledger closes; sizes learned from closed ledgers replace a
  * wrong estimate after one partition, and what the budget did not cover is counted; under
  * concurrent traffic the accounted bytes stay within the budget on every snapshot and every
- * budget unit comes back.
+ * budget unit comes back; the same with real proofs (the zkey stage on the interop fixtures).
  *
  * The host operations charge bytes without allocating them: only the ledgers matter here.
  * Worker threads never call cmocka asserts: they count failures, and the main thread checks. */
@@ -16,11 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <cmocka.h>
 
+#include "engine_jobs.h"
 #include "nap.h"
 #include "sanitize.h"
+#include "snapshot_watch.h"
 #include "zkpipe/zkpipe.h"
 
 #define PATIENCE_MS 20000
@@ -130,10 +133,7 @@ static void profile_init(profile *p, uint64_t abc, uint64_t aux, uint64_t h, uin
 
 static zkpipe_engine_config config(zkpipe_acct *acct, uint64_t budget)
 {
-    zkpipe_engine_config cfg;
-    zkpipe_engine_config_init(&cfg);
-    cfg.acct = acct;
-    cfg.backend = ZKPIPE_BACKEND_CPU;
+    zkpipe_engine_config cfg = engine_jobs_config(acct);
     cfg.budget_bytes = budget;
     return cfg;
 }
@@ -141,19 +141,7 @@ static zkpipe_engine_config config(zkpipe_acct *acct, uint64_t budget)
 /* One job of `n` partitions of `p`, every one proved. */
 static void run_job(zkpipe_engine *e, profile *p, size_t n)
 {
-    zkpipe_partition parts[16];
-    assert_true(n <= 16);
-    for (size_t i = 0; i < n; i++)
-        parts[i] = (zkpipe_partition){&profile_ops, p, {0, 0}};
-    zkpipe_job *job;
-    assert_int_equal(zkpipe_engine_submit(e, &job, parts, n, NULL, NULL), ZKPIPE_OK);
-    assert_int_equal(zkpipe_job_wait_timed(job, (uint64_t)3 * PATIENCE_MS * 1000000), ZKPIPE_OK);
-    for (size_t i = 0; i < n; i++) {
-        zkpipe_partition_result r;
-        assert_int_equal(zkpipe_job_result(job, i, &r), ZKPIPE_OK);
-        assert_int_equal(r.status, ZKPIPE_OK);
-    }
-    zkpipe_job_destroy(job);
+    assert_int_equal(engine_jobs_run(e, &profile_ops, p, n, 3 * PATIENCE_MS), ZKPIPE_OK);
 }
 
 /* Runs a job of `first` partitions of `p` (none when 0), then one of `n` more, through an
@@ -270,29 +258,6 @@ static void learned_sizes_converge_after_one_partition(void **state)
 
 enum { STRESS_SOURCES = 3 };
 
-typedef struct watcher {
-    zkpipe_acct *acct;
-    uint64_t limit;
-    atomic_int stop;
-    uint64_t snapshots, max_live, breaches;
-} watcher;
-
-static void *watch(void *arg)
-{
-    watcher *w = arg;
-    while (!atomic_load(&w->stop)) {
-        zkpipe_snapshot s;
-        if (zkpipe_acct_snapshot(w->acct, &s) != ZKPIPE_OK)
-            continue;
-        w->snapshots++;
-        if (s.live_bytes > w->max_live)
-            w->max_live = s.live_bytes;
-        if (s.live_bytes > w->limit)
-            w->breaches++;
-    }
-    return NULL;
-}
-
 /* Three sources (one exact, one announcing too little, one allocating scratch after freeing)
  * through 4 synthesis workers, 2 provers, cancels of every fifth job: on every snapshot the
  * accounted bytes stay within the budget plus the shortfalls the resident partitions could
@@ -320,14 +285,10 @@ static void budget_is_conserved_under_traffic(void **state)
     uint64_t shortfall = true_peak(&p[1]) - p[1].announce;
     if (p[2].scratch > shortfall)
         shortfall = p[2].scratch;
-    watcher w;
-    memset(&w, 0, sizeof w);
-    w.acct = acct;
-    w.limit = budget + resident * shortfall;
+    snapshot_watch w = {.acct = acct, .byte_limit = budget + resident * shortfall};
     zkpipe_engine *e;
     assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_OK);
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, watch, &w), 0);
+    assert_int_equal(snapshot_watch_start(&w), 0);
     enum { JOBS = ZKPIPE_TEST_SANITIZED ? 60 : 400, PER_JOB = 6 };
     zkpipe_job *job[JOBS];
     for (size_t j = 0; j < JOBS; j++) {
@@ -341,8 +302,7 @@ static void budget_is_conserved_under_traffic(void **state)
     zkpipe_engine_drain(e);
     for (size_t j = 0; j < JOBS; j++)
         zkpipe_job_destroy(job[j]);
-    atomic_store(&w.stop, 1);
-    pthread_join(t, NULL);
+    snapshot_watch_stop(&w);
     zkpipe_engine_counters c;
     assert_int_equal(zkpipe_engine_stats(e, &c), ZKPIPE_OK);
     assert_int_equal(c.budget_available, budget);
@@ -365,9 +325,121 @@ static void budget_is_conserved_under_traffic(void **state)
     for (size_t i = 0; i < STRESS_SOURCES; i++)
         assert_int_equal(atomic_load(&p[i].failures), 0);
     assert_true(w.snapshots > 0);
+    assert_int_equal(w.failed_reads, 0);
     assert_int_equal(w.breaches, 0);
-    assert_true(w.max_live <= w.limit);
+    assert_true(w.max_live <= w.byte_limit);
     zkpipe_acct_destroy(acct);
+}
+
+/* ---- with real proofs ---- */
+
+/* The zkey stage (zkpipe/stages.h) on an interop fixture: `n` partitions of its witness through
+ * 3 synthesis workers and 2 provers of 2 threads under a budget of two partitions and a half,
+ * reservations following the ledgers, with fixed concurrency and with auto: every proof
+ * verifies, and on every snapshot of a concurrent reader (registry and engine counters) the
+ * accounted bytes stay within the budget (the stage's estimate is its exact peak: no partition
+ * is ever over its reservation), the waist within its bound and the limit within [1, 3].
+ * Returns 0 when the fixture is not there. */
+static int zkey_partitions_keep_the_budget(const char *curve, zkpipe_concurrency concurrency,
+                                           size_t n)
+{
+    char zp[1024], wp[1024], d[ZKPIPE_DETAIL_MAX];
+    const char *root = getenv("ZKPIPE_SOURCE_DIR");
+    snprintf(zp, sizeof zp, "%s/tests/interop/fixtures/%s/hashchain/circuit.zkey",
+             root != NULL ? root : ".", curve);
+    snprintf(wp, sizeof wp, "%s/tests/interop/fixtures/%s/hashchain/witness.wtns",
+             root != NULL ? root : ".", curve);
+    if (access(zp, R_OK) != 0 || access(wp, R_OK) != 0)
+        return 0;
+    zkpipe_acct *acct;
+    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
+    zkpipe_io_options io;
+    zkpipe_io_options_init(&io);
+    io.flags = ZKPIPE_IO_DEFER_SUBGROUP;
+    zkpipe_zkey *zkey;
+    zkpipe_wtns *wtns;
+    assert_int_equal(zkpipe_zkey_open(&zkey, d, sizeof d, zp, &io), ZKPIPE_OK);
+    assert_int_equal(zkpipe_wtns_open(&wtns, d, sizeof d, wp, NULL), ZKPIPE_OK);
+    zkpipe_zkey_source *src;
+    assert_int_equal(zkpipe_zkey_source_create(&src, zkey, NULL), ZKPIPE_OK);
+    zkpipe_zkey_partition zpart = {src, wp, NULL, NULL};
+    zkpipe_engine_config cfg = engine_jobs_config(acct);
+    cfg.synth_workers = 3;
+    cfg.permits = 3;
+    cfg.capacity = 1;
+    cfg.prover_workers = 2;
+    cfg.prover_threads = 2;
+    cfg.concurrency = concurrency;
+    zkpipe_stage_call call;
+    memset(&call, 0, sizeof call);
+    call.ctx = &zpart;
+    call.prover_threads = cfg.prover_threads;
+    uint64_t estimate;
+    assert_int_equal(zkpipe_zkey_stage_ops()->estimate(&call, &estimate), ZKPIPE_OK);
+    cfg.budget_bytes = 5 * estimate / 2;
+    zkpipe_engine *e;
+    assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_OK);
+    snapshot_watch w = {
+        .acct = acct, .byte_limit = cfg.budget_bytes, .e = e, .max_permits = cfg.synth_workers};
+    assert_int_equal(snapshot_watch_start(&w), 0);
+    zkpipe_job *job;
+    assert_int_equal(engine_jobs_submit(e, &job, zkpipe_zkey_stage_ops(), &zpart, n), ZKPIPE_OK);
+    assert_int_equal(zkpipe_job_wait_timed(job, (uint64_t)6 * PATIENCE_MS * 1000000), ZKPIPE_OK);
+    snapshot_watch_stop(&w);
+
+    zkpipe_groth16_vk *vk;
+    zkpipe_groth16_pvk *pvk;
+    assert_int_equal(zkpipe_zkey_vk(&vk, zkey, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_groth16_pvk_create(&pvk, vk, NULL), ZKPIPE_OK);
+    zkpipe_zkey_info info;
+    assert_int_equal(zkpipe_zkey_info_get(&info, zkey), ZKPIPE_OK);
+    for (size_t i = 0; i < n; i++) {
+        zkpipe_partition_result r;
+        assert_int_equal(zkpipe_job_result(job, i, &r), ZKPIPE_OK);
+        if (r.status != ZKPIPE_OK)
+            fail_msg("%s partition %zu: %s (%s)", curve, i, zkpipe_status_name(r.status), r.detail);
+        assert_int_equal(
+            zkpipe_groth16_verify(pvk, zkpipe_wtns_values(wtns) + 1, info.num_public, &r.proof),
+            ZKPIPE_OK);
+    }
+    zkpipe_job_destroy(job);
+    zkpipe_engine_counters c;
+    assert_int_equal(zkpipe_engine_stats(e, &c), ZKPIPE_OK);
+    assert_int_equal(c.over_reservation_events, 0);
+    assert_int_equal(c.budget_available, cfg.budget_bytes);
+    assert_true(c.budget_returned_early > 0);
+    zkpipe_engine_destroy(e);
+    zkpipe_snapshot s;
+    assert_int_equal(zkpipe_acct_snapshot(acct, &s), ZKPIPE_OK);
+    assert_int_equal(s.live_items, 0);
+    assert_int_equal(s.live_bytes, 0);
+    assert_true(s.peak_bytes <= cfg.budget_bytes);
+    assert_true(w.snapshots > 0);
+    assert_int_equal(w.failed_reads, 0);
+    assert_int_equal(w.breaches, 0);
+    assert_true(w.max_live <= cfg.budget_bytes);
+    zkpipe_groth16_pvk_destroy(pvk);
+    zkpipe_groth16_vk_destroy(vk);
+    zkpipe_zkey_source_destroy(src);
+    zkpipe_wtns_destroy(wtns);
+    zkpipe_zkey_destroy(zkey);
+    zkpipe_acct_destroy(acct);
+    return 1;
+}
+
+static void real_proofs_keep_the_budget(void **state)
+{
+    (void)state;
+    static const char *const curves[2] = {"bn128", "bls12381"};
+    const size_t n = ZKPIPE_TEST_SANITIZED ? 8 : 24;
+    int done = 0;
+    for (int c = 0; c < 2; c++) {
+        done += zkey_partitions_keep_the_budget(curves[c], ZKPIPE_CONCURRENCY_FIXED, n);
+        done += zkey_partitions_keep_the_budget(curves[c], ZKPIPE_CONCURRENCY_AUTO, n);
+    }
+    if (done == 0)
+        skip();
+    assert_int_equal(done, 4);
 }
 
 int main(void)
@@ -376,6 +448,7 @@ int main(void)
         cmocka_unit_test(freed_abc_admit_the_next_synthesis),
         cmocka_unit_test(learned_sizes_converge_after_one_partition),
         cmocka_unit_test(budget_is_conserved_under_traffic),
+        cmocka_unit_test(real_proofs_keep_the_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -26,14 +26,17 @@
 
 #include "core/memory.h"
 #include "engine/autotune.h"
+#include "engine_jobs.h"
 #include "nap.h"
 #include "sanitize.h"
+#include "snapshot_watch.h"
 #include "zkpipe/zkpipe.h"
 
 #define PATIENCE_MS 20000
 #define MIB (1024ull * 1024ull)
 
-/* The rule, observation by observation: windows of limit + capacity + provers receives. */
+/* The rule, observation by observation: a starved receive raises the limit at once; a surplus
+ * lowers it once per window of limit + capacity + provers receives. */
 static void the_rule_on_scripted_observations(void **state)
 {
     (void)state;
@@ -47,14 +50,17 @@ static void the_rule_on_scripted_observations(void **state)
     uint64_t changes = 0;
     assert_int_equal(zkpipe__autotune_limit(&t, &changes), 4);
     assert_int_equal(changes, 1);
-    /* A window of 6 with one receive starved by the limit: one more. */
-    for (int i = 0; i < 5; i++)
-        assert_int_equal(zkpipe__autotune_observe(&t, i == 2 ? 0 : 4, i == 2), 0);
-    assert_int_equal(zkpipe__autotune_observe(&t, 4, 0), 5);
-    /* A window of 7 with three starved: three more, clamped at 6; and back to 5. */
-    for (int i = 0; i < 6; i++)
-        assert_int_equal(zkpipe__autotune_observe(&t, i % 2 == 0 ? 0 : 3, 1), 0);
-    assert_int_equal(zkpipe__autotune_observe(&t, 3, 0), 6);
+    /* A receive starved by the limit: one more at once, whatever the window has seen. */
+    for (int i = 0; i < 2; i++)
+        assert_int_equal(zkpipe__autotune_observe(&t, 4, 0), 0);
+    assert_int_equal(zkpipe__autotune_observe(&t, 0, 1), 5);
+    /* Two more in a row: 6, then at the top a starved receive is an empty one (nothing ready:
+     * its window cannot lower the limit). */
+    assert_int_equal(zkpipe__autotune_observe(&t, 0, 1), 6);
+    assert_int_equal(zkpipe__autotune_observe(&t, 0, 1), 0);
+    for (int i = 0; i < 7; i++)
+        assert_int_equal(zkpipe__autotune_observe(&t, 3, 0), 0);
+    /* A window of 8 (6 + 1 + 1), every receive with 2 ready: one fewer. */
     for (int i = 0; i < 7; i++)
         assert_int_equal(zkpipe__autotune_observe(&t, 2, 0), 0);
     assert_int_equal(zkpipe__autotune_observe(&t, 2, 0), 5);
@@ -186,10 +192,7 @@ static const zkpipe_stage_ops rig_ops = {
 static zkpipe_engine_config auto_config(zkpipe_acct *acct, unsigned synth_workers, uint64_t start,
                                         uint64_t budget)
 {
-    zkpipe_engine_config cfg;
-    zkpipe_engine_config_init(&cfg);
-    cfg.acct = acct;
-    cfg.backend = ZKPIPE_BACKEND_CPU;
+    zkpipe_engine_config cfg = engine_jobs_config(acct);
     cfg.concurrency = ZKPIPE_CONCURRENCY_AUTO;
     cfg.synth_workers = synth_workers;
     cfg.permits = start;
@@ -202,20 +205,7 @@ static zkpipe_engine_config auto_config(zkpipe_acct *acct, unsigned synth_worker
 /* One job of r->n partitions through r->e, every one proved. */
 static void run_job(rig *r)
 {
-    zkpipe_partition *parts = calloc(r->n, sizeof *parts);
-    assert_non_null(parts);
-    for (size_t i = 0; i < r->n; i++)
-        parts[i] = (zkpipe_partition){&rig_ops, r, {0, 0}};
-    zkpipe_job *job;
-    assert_int_equal(zkpipe_engine_submit(r->e, &job, parts, r->n, NULL, NULL), ZKPIPE_OK);
-    free(parts);
-    assert_int_equal(zkpipe_job_wait_timed(job, (uint64_t)6 * PATIENCE_MS * 1000000), ZKPIPE_OK);
-    for (size_t i = 0; i < r->n; i++) {
-        zkpipe_partition_result res;
-        assert_int_equal(zkpipe_job_result(job, i, &res), ZKPIPE_OK);
-        assert_int_equal(res.status, ZKPIPE_OK);
-    }
-    zkpipe_job_destroy(job);
+    assert_int_equal(engine_jobs_run(r->e, &rig_ops, r, r->n, 6 * PATIENCE_MS), ZKPIPE_OK);
 }
 
 /* One job of r->n partitions through a fresh auto engine of `workers` synthesis workers
@@ -280,37 +270,6 @@ static void a_starved_prover_brings_the_permits_up(void **state)
     assert_true(last.prover_idle_ns > 0);
 }
 
-typedef struct watcher {
-    zkpipe_engine *e;
-    zkpipe_acct *acct;
-    uint64_t budget, max_permits;
-    atomic_int stop;
-    uint64_t snapshots, breaches, min_seen, max_seen;
-} watcher;
-
-static void *watch(void *arg)
-{
-    watcher *w = arg;
-    w->min_seen = UINT64_MAX;
-    while (!atomic_load(&w->stop)) {
-        zkpipe_engine_counters c;
-        zkpipe_snapshot s;
-        if (zkpipe_engine_stats(w->e, &c) != ZKPIPE_OK ||
-            zkpipe_acct_snapshot(w->acct, &s) != ZKPIPE_OK) {
-            w->breaches++;
-            continue;
-        }
-        w->snapshots++;
-        uint64_t p = c.permits_admitted;
-        w->min_seen = p < w->min_seen ? p : w->min_seen;
-        w->max_seen = p > w->max_seen ? p : w->max_seen;
-        if (p < 1 || p > w->max_permits || c.in_flight > c.bound || c.peak_in_flight > c.bound ||
-            s.live_bytes > w->budget)
-            w->breaches++;
-    }
-    return NULL;
-}
-
 /* Random phase lengths through 4 synthesis workers and 2 provers, jobs canceled now and then:
  * the limit moves and stays in [1, 4]; on every snapshot the waist is within its bound and the
  * bytes within the budget (every estimate is exact); at the end every permit and budget unit
@@ -330,14 +289,9 @@ static void auto_mode_under_traffic(void **state)
     cfg.capacity = 2;
     cfg.prover_workers = 2;
     assert_int_equal(zkpipe_engine_create(&r.e, &cfg), ZKPIPE_OK);
-    watcher w;
-    memset(&w, 0, sizeof w);
-    w.e = r.e;
-    w.acct = acct;
-    w.budget = budget;
-    w.max_permits = cfg.synth_workers;
-    pthread_t t;
-    assert_int_equal(pthread_create(&t, NULL, watch, &w), 0);
+    snapshot_watch w = {
+        .acct = acct, .byte_limit = budget, .e = r.e, .max_permits = cfg.synth_workers};
+    assert_int_equal(snapshot_watch_start(&w), 0);
     enum { JOBS = ZKPIPE_TEST_SANITIZED ? 30 : 80, PER_JOB = 6 };
     zkpipe_job *job[JOBS];
     for (size_t j = 0; j < JOBS; j++) {
@@ -351,8 +305,7 @@ static void auto_mode_under_traffic(void **state)
     zkpipe_engine_drain(r.e);
     for (size_t j = 0; j < JOBS; j++)
         zkpipe_job_destroy(job[j]);
-    atomic_store(&w.stop, 1);
-    pthread_join(t, NULL);
+    snapshot_watch_stop(&w);
     zkpipe_engine_counters c;
     assert_int_equal(zkpipe_engine_stats(r.e, &c), ZKPIPE_OK);
     assert_int_equal(c.budget_available, budget);
@@ -367,8 +320,9 @@ static void auto_mode_under_traffic(void **state)
     assert_int_equal(s.live_bytes, 0);
     assert_int_equal(atomic_load(&r.failures), 0);
     assert_true(w.snapshots > 0);
+    assert_int_equal(w.failed_reads, 0);
     assert_int_equal(w.breaches, 0);
-    assert_true(w.min_seen >= 1 && w.max_seen <= 4);
+    assert_true(w.min_permits >= 1 && w.max_permits_seen <= 4);
     zkpipe_acct_destroy(acct);
 }
 
@@ -471,10 +425,7 @@ static uint64_t unaccounted_peak(size_t bytes, int charge, lines *l)
     zkpipe_acct *acct;
     assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
     toucher t = {bytes, charge, 0};
-    zkpipe_engine_config cfg;
-    zkpipe_engine_config_init(&cfg);
-    cfg.acct = acct;
-    cfg.backend = ZKPIPE_BACKEND_CPU;
+    zkpipe_engine_config cfg = engine_jobs_config(acct);
     cfg.synth_workers = 1;
     cfg.report_ms = 1;
     cfg.report_fn = count_line;

@@ -18,6 +18,7 @@
 #include <cJSON.h>
 #include <cmocka.h>
 
+#include "engine_jobs.h"
 #include "fail_alloc.h"
 #include "fail_pthread.h"
 #include "http_client.h"
@@ -116,10 +117,7 @@ static const zkpipe_stage_ops host_ops = {
 static zkpipe_engine_config config(zkpipe_acct *acct, unsigned synth_workers, uint64_t permits,
                                    size_t capacity)
 {
-    zkpipe_engine_config c;
-    zkpipe_engine_config_init(&c);
-    c.acct = acct;
-    c.backend = ZKPIPE_BACKEND_CPU;
+    zkpipe_engine_config c = engine_jobs_config(acct);
     c.synth_workers = synth_workers;
     c.permits = permits;
     c.capacity = capacity;
@@ -128,13 +126,8 @@ static zkpipe_engine_config config(zkpipe_acct *acct, unsigned synth_workers, ui
 
 static zkpipe_job *submit(zkpipe_engine *e, host *h, size_t n)
 {
-    zkpipe_partition *parts = calloc(n, sizeof *parts);
-    assert_non_null(parts);
-    for (size_t i = 0; i < n; i++)
-        parts[i] = (zkpipe_partition){&host_ops, h, {0, 0}};
     zkpipe_job *job = NULL;
-    assert_int_equal(zkpipe_engine_submit(e, &job, parts, n, NULL, NULL), ZKPIPE_OK);
-    free(parts);
+    assert_int_equal(engine_jobs_submit(e, &job, &host_ops, h, n), ZKPIPE_OK);
     return job;
 }
 

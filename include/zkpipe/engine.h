@@ -108,8 +108,8 @@ typedef enum zkpipe_concurrency {
     ZKPIPE_CONCURRENCY_FIXED = 0,
     /* Adjusted online between 1 and synth_workers, starting at min(permits, synth_workers),
      * by a controller on what the provers see of the narrow waist (docs/ARCHITECTURE.md,
-     * "Concurrency that tunes itself"): raised by the number of times a prover found
-     * nothing to prove while every permit lent was taken and partitions waited for one (and
+     * "Concurrency that tunes itself"): raised by one, at once, each time a prover finds
+     * nothing to prove while every permit lent is taken and partitions wait for one (and
      * none for the budget, which a permit would not help), lowered when every prover,
      * over a whole window, found two or more items ready (by the surplus less one). The byte
      * budget bounds the bytes whatever the count; without one (budget_bytes 0) the engine

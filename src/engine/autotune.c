@@ -7,7 +7,6 @@ static void new_window(zkpipe__autotune *t)
 {
     t->seen = 0;
     t->min_ready = UINT64_MAX;
-    t->starved = 0;
 }
 
 zkpipe_status zkpipe__autotune_init(zkpipe__autotune *t, uint64_t start, uint64_t max,
@@ -29,24 +28,27 @@ void zkpipe__autotune_destroy(zkpipe__autotune *t)
 uint64_t zkpipe__autotune_observe(zkpipe__autotune *t, uint64_t ready, int starved_by_limit)
 {
     pthread_mutex_lock(&t->lock);
-    t->seen++;
-    if (ready < t->min_ready)
-        t->min_ready = ready;
-    if (ready == 0 && starved_by_limit)
-        t->starved++;
-    uint64_t changed = 0;
-    if (t->seen >= t->limit + t->rest) {
-        uint64_t next = t->limit;
-        if (t->starved > 0)
-            next = t->max - next > t->starved ? next + t->starved : t->max;
-        else if (t->min_ready >= 2)
-            next = next > t->min_ready - 1 ? next - (t->min_ready - 1) : 1;
-        if (next != t->limit) {
-            t->limit = next;
-            t->changes++;
-            changed = next;
-        }
+    uint64_t next = t->limit;
+    if (ready == 0 && starved_by_limit && next < t->max) {
+        /* A prover idles now for want of one more partition in flight: one more at once, and
+         * the new limit is judged over a window of its own. */
+        next++;
         new_window(t);
+    } else {
+        t->seen++;
+        if (ready < t->min_ready)
+            t->min_ready = ready;
+        if (t->seen >= t->limit + t->rest) {
+            if (t->min_ready >= 2)
+                next = next > t->min_ready - 1 ? next - (t->min_ready - 1) : 1;
+            new_window(t);
+        }
+    }
+    uint64_t changed = 0;
+    if (next != t->limit) {
+        t->limit = next;
+        t->changes++;
+        changed = next;
     }
     pthread_mutex_unlock(&t->lock);
     return changed;

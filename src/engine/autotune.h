@@ -9,15 +9,20 @@
  * while synthesis is held back idles because of the limit, and only then would a higher
  * limit help.
  *
- * The rule, once per window of `limit + capacity + prover_workers` receives (the resident
- * bound: long enough for a change to turn the pipeline over once before it is judged):
- *   - a window with k receives starved by the limit raises it by k (each was a prover
- *     idling for want of one more partition in flight);
- *   - otherwise, a window whose every receive found r >= 2 items ready lowers it by r - 1:
+ * The rule:
+ *   - a receive starved by the limit raises it by one at once (the prover idles now for want
+ *     of one more partition in flight; waiting for the end of a window would leave it idle
+ *     for a whole window per permit missing) and starts a new window;
+ *   - otherwise, once per window of `limit + capacity + prover_workers` receives (the
+ *     resident bound: long enough for a change to turn the pipeline over once before it is
+ *     judged), a window whose every receive found r >= 2 items ready lowers it by r - 1:
  *     one permit less removes at most one ready item at each instant, so r - 1 fewer still
  *     leave one ready whenever a prover asks (the provers stay fed with fewer partitions,
  *     fewer bytes, in flight);
  *   - otherwise it stays.
+ * Raising at once and lowering only after a whole window is deliberate: an idle prover is
+ * lost throughput now, a surplus only bytes held a little longer (and the budget bounds
+ * those whatever the limit). A raise too many is taken back by the next windows.
  * Always within [1, max] (max: synth_workers). Every quantity is a count the engine
  * measures; no duration or machine-dependent constant enters the rule. What bounds the
  * bytes is the budget, whatever the limit: the controller only chooses concurrency below it.
@@ -38,7 +43,6 @@ typedef struct zkpipe__autotune {
     uint64_t limit;     /* (lock) admitted permits now */
     uint64_t seen;      /* (lock) receives in the current window */
     uint64_t min_ready; /* (lock) fewest items ready at a receive of the window */
-    uint64_t starved;   /* (lock) receives of the window starved by the limit */
     uint64_t changes;   /* (lock) times the limit changed */
 } zkpipe__autotune;
 

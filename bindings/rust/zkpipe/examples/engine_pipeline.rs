@@ -6,7 +6,10 @@
 //!
 //!   cargo run --example engine_pipeline -- [--partitions N] [--synth-workers W]
 //!       [--permits P] [--capacity C] [--prover-workers R] [--abc-mib A] [--aux-mib X]
-//!       [--synth-ms S] [--prove-ms T] [--budget-mib B] [--json 1]
+//!       [--synth-ms S] [--prove-ms T] [--budget-mib B] [--auto 1] [--json 1]
+//!
+//! With `--auto 1` the engine chooses how many partitions it admits (starting at --permits, up
+//! to --synth-workers); the permits it ended on are printed (`permits_final` in the JSON).
 //!
 //! At the end it prints the counters (as JSON with --json 1) and checks that every partition
 //! was proved with the right checksum, nothing stays charged, at most permits + capacity
@@ -15,7 +18,9 @@
 use std::thread;
 use std::time::{Duration, Instant};
 
-use zkpipe::{Backend, Call, Engine, EngineConfig, Kind, Registry, StageError, Stages};
+use zkpipe::{
+    Backend, Call, Concurrency, Engine, EngineConfig, Kind, Registry, StageError, Stages,
+};
 
 struct Options {
     partitions: u64,
@@ -28,6 +33,7 @@ struct Options {
     synth_ms: u64,
     prove_ms: u64,
     budget_mib: u64,
+    auto: bool,
     json: bool,
 }
 
@@ -43,6 +49,7 @@ fn options() -> Result<Options, String> {
         synth_ms: 5,
         prove_ms: 10,
         budget_mib: 0,
+        auto: false,
         json: false,
     };
     let mut args = std::env::args().skip(1);
@@ -63,6 +70,7 @@ fn options() -> Result<Options, String> {
             "--synth-ms" => o.synth_ms = n,
             "--prove-ms" => o.prove_ms = n,
             "--budget-mib" => o.budget_mib = n,
+            "--auto" => o.auto = n != 0,
             "--json" => o.json = n != 0,
             _ => return Err(format!("unknown flag {flag}")),
         }
@@ -167,6 +175,11 @@ fn run(o: &Options) -> Result<(), String> {
         budget_bytes: o.budget_mib << 20,
         backend: Backend::Cpu,
         registry: Some(registry.clone()),
+        concurrency: if o.auto {
+            Concurrency::Auto
+        } else {
+            Concurrency::Fixed
+        },
         ..EngineConfig::default()
     };
     let engine = Engine::new(&config, stages).map_err(|e| format!("engine: {e}"))?;
@@ -207,23 +220,25 @@ fn run(o: &Options) -> Result<(), String> {
     }
     if o.json {
         println!(
-            "{{\"partitions\":{},\"proved\":{},\"seconds\":{secs:.3},\"peak_in_flight\":{},\"bound\":{},\"resident_bound\":{},\"peak_bytes\":{},\"counters\":{}}}",
+            "{{\"partitions\":{},\"proved\":{},\"seconds\":{secs:.3},\"peak_in_flight\":{},\"bound\":{},\"resident_bound\":{},\"permits_final\":{},\"peak_bytes\":{},\"counters\":{}}}",
             o.partitions,
             stats.proved,
             stats.peak_in_flight,
             stats.bound,
             stats.resident_bound,
+            stats.permits_admitted,
             snap.peak_bytes(),
             snap.json().map_err(|e| e.to_string())?
         );
     } else {
         println!("{}", snap.summary().map_err(|e| e.to_string())?);
         println!(
-            "{} of {} partitions proved in {secs:.2} s; at most {} in flight (bound {}), peak {:.1} MiB (at most {} partitions of {:.1} MiB)",
+            "{} of {} partitions proved in {secs:.2} s; at most {} in flight (bound {}), {} permits admitted at the end, peak {:.1} MiB (at most {} partitions of {:.1} MiB)",
             stats.proved,
             o.partitions,
             stats.peak_in_flight,
             stats.bound,
+            stats.permits_admitted,
             snap.peak_bytes() as f64 / mib as f64,
             stats.resident_bound,
             per_partition as f64 / mib as f64

@@ -47,9 +47,31 @@ pub enum Release {
     Early,
 }
 
+/// How a partition's share of the byte budget is held (`zkpipe_reservation`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Reservation {
+    /// It follows the partition's ledger: bytes freed (a, b, c once h is computed) go back to
+    /// the budget at once, so the next synthesis may start (the default).
+    Follow,
+    /// Held whole until the partition ends: for comparison.
+    Whole,
+}
+
+/// How many partitions are admitted to synthesis (`zkpipe_concurrency`).
+#[derive(Copy, Clone, PartialEq, Eq, Debug)]
+pub enum Concurrency {
+    /// `permits` of them, always (the default).
+    Fixed,
+    /// The engine chooses, within [1, synth_workers], starting at `permits`, so that the
+    /// provers are kept fed (zkpipe/engine.h says the rule); [`EngineStats::permits_admitted`]
+    /// shows its choice. Without a byte budget it takes half of MemAvailable at creation.
+    Auto,
+}
+
 /// The engine's settings (`zkpipe_engine_config`); `Default` gives the C defaults: 2 synthesis
 /// workers, 2 permits, no byte budget, capacity 2, 1 prover worker of 1 thread, backend auto,
-/// release on delivery, the process-wide registry.
+/// release on delivery, reservations that follow the ledgers, fixed concurrency, the
+/// process-wide registry.
 #[derive(Clone)]
 pub struct EngineConfig {
     pub synth_workers: u32,
@@ -61,6 +83,8 @@ pub struct EngineConfig {
     pub prover_threads: u32,
     pub backend: Backend,
     pub release: Release,
+    pub reservation: Reservation,
+    pub concurrency: Concurrency,
     /// The registry the partitions' ledgers count in; `None`: [`Registry::global`].
     pub registry: Option<Registry>,
 }
@@ -76,6 +100,8 @@ impl Default for EngineConfig {
             prover_threads: 1,
             backend: Backend::Auto,
             release: Release::Delivery,
+            reservation: Reservation::Follow,
+            concurrency: Concurrency::Fixed,
             registry: None,
         }
     }
@@ -380,6 +406,23 @@ pub struct EngineStats {
     pub proving: u64,
     pub channel_items: u64,
     pub waiting_senders: u64,
+    /// The permits lent now (with [`Concurrency::Auto`], the controller's choice), and how many
+    /// of them are free.
+    pub permits_admitted: u64,
+    pub permits_available: u64,
+    /// The byte budget (with auto and none set: the one the engine took) and what is free.
+    pub budget_bytes: u64,
+    pub budget_available: u64,
+    /// Budget bytes given back before their partitions ended (reservations that follow).
+    pub budget_returned_early: u64,
+    /// Ledgers that charged beyond the bytes their reservation held, and by how much in all.
+    pub over_reservation_events: u64,
+    pub over_reservation_bytes: u64,
+    /// Time the prover workers spent waiting for an item, all together.
+    pub prover_idle_ns: u64,
+    /// The estimate of bytes no ledger holds (resident set less accounted), now and its peak.
+    pub unaccounted_bytes: u64,
+    pub unaccounted_peak_bytes: u64,
 }
 
 /// The two-phase engine (`zkpipe/engine.h`) running a host's [`Stages`]: synthesis workers,
@@ -419,6 +462,14 @@ impl<S: Stages> Engine<S> {
         c.release = match config.release {
             Release::Delivery => sys::ZKPIPE_RELEASE_DELIVERY,
             Release::Early => sys::ZKPIPE_RELEASE_EARLY,
+        };
+        c.reservation = match config.reservation {
+            Reservation::Follow => sys::ZKPIPE_RESERVATION_FOLLOW,
+            Reservation::Whole => sys::ZKPIPE_RESERVATION_WHOLE,
+        };
+        c.concurrency = match config.concurrency {
+            Concurrency::Fixed => sys::ZKPIPE_CONCURRENCY_FIXED,
+            Concurrency::Auto => sys::ZKPIPE_CONCURRENCY_AUTO,
         };
         c.acct = registry.as_ptr();
         let shared = Arc::new(Shared {
@@ -536,6 +587,16 @@ impl<S: Stages> Engine<S> {
             proving: c.proving,
             channel_items: c.channel_items,
             waiting_senders: c.waiting_senders,
+            permits_admitted: c.permits_admitted,
+            permits_available: c.permits_available,
+            budget_bytes: c.budget_bytes,
+            budget_available: c.budget_available,
+            budget_returned_early: c.budget_returned_early,
+            over_reservation_events: c.over_reservation_events,
+            over_reservation_bytes: c.over_reservation_bytes,
+            prover_idle_ns: c.prover_idle_ns,
+            unaccounted_bytes: c.unaccounted_bytes,
+            unaccounted_peak_bytes: c.unaccounted_peak_bytes,
         }
     }
 }

@@ -26,8 +26,8 @@ mod snapshot;
 pub use acct::{Kind, Ledger, Registry, Stage};
 pub use chan::{Channel, ChannelStats, Received, SendError};
 pub use engine::{
-    Backend, Call, Engine, EngineConfig, EngineStats, Job, PartitionResult, Release, StageError,
-    Stages,
+    Backend, Call, Concurrency, Engine, EngineConfig, EngineStats, Job, PartitionResult, Release,
+    Reservation, StageError, Stages,
 };
 pub use error::{Error, Result};
 pub use sem::{Permit, Semaphore};

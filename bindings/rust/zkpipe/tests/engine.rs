@@ -7,7 +7,8 @@ use std::thread;
 use std::time::Duration;
 
 use zkpipe::{
-    Backend, Call, Engine, EngineConfig, Error, Kind, Registry, Stage, StageError, Stages,
+    Backend, Call, Concurrency, Engine, EngineConfig, Error, Kind, Registry, Reservation, Stage,
+    StageError, Stages,
 };
 
 /// A partition: `bytes` of data filled from `seed`; proving checksums them.
@@ -46,6 +47,7 @@ struct Buffers {
     discarded: AtomicU64,
     /// Set while a test wants synthesis to wait (for cancel).
     hold: AtomicBool,
+    synth_ms: u64,
     prove_ms: u64,
 }
 
@@ -69,6 +71,7 @@ impl Stages for Buffers {
                 format!("partition {} refused", call.partition()),
             ));
         }
+        thread::sleep(Duration::from_millis(self.synth_ms));
         let data = fill(input.seed, input.bytes);
         call.charge(Kind::ABC, data.len() as u64)?;
         self.synthesized.fetch_add(1, Ordering::Relaxed);
@@ -262,4 +265,74 @@ fn the_byte_budget_refuses_a_partition_larger_than_all_of_it() {
     engine.drain();
     assert_eq!(engine.submit(vec![part(3, 1)]).err(), Some(Error::CLOSED));
     assert_eq!(engine.submit(Vec::new()).err(), Some(Error::INVAL));
+}
+
+/// Auto concurrency from the safe wrapper: synthesis the bottleneck, started at one permit, the
+/// prover finds nothing ready while partitions wait for a permit, so the engine admits every
+/// synthesis worker; the budget it was given bounds the bytes, and every unit comes back.
+#[test]
+fn auto_concurrency_admits_more_for_a_starved_prover() {
+    let registry = Registry::new().unwrap();
+    let cfg = EngineConfig {
+        synth_workers: 3,
+        permits: 1,
+        budget_bytes: 64 << 20,
+        concurrency: Concurrency::Auto,
+        ..config(&registry)
+    };
+    let stages = Buffers {
+        synth_ms: 20,
+        ..Buffers::default()
+    };
+    let engine = Engine::new(&cfg, stages).unwrap();
+    let first = engine.stats();
+    assert_eq!(first.permits_admitted, 1);
+    assert_eq!(first.budget_bytes, 64 << 20);
+    assert_eq!(first.bound, 3 + 1); // synth_workers + capacity with auto
+    let n = 30u64;
+    let job = engine
+        .submit((0..n).map(|i| part(i, 4096)).collect())
+        .unwrap();
+    job.wait();
+    for i in 0..n as usize {
+        let r = job.result(i).unwrap();
+        assert_eq!(r.status, Ok(()), "partition {i}: {}", r.detail);
+    }
+    engine.drain();
+    let stats = engine.stats();
+    assert_eq!(stats.proved, n);
+    assert_eq!(stats.permits_admitted, 3, "{stats:?}");
+    assert!(stats.prover_idle_ns > 0);
+    assert!(stats.peak_in_flight <= stats.bound);
+    assert_eq!(stats.budget_available, stats.budget_bytes);
+    assert_eq!(stats.over_reservation_events, 0);
+    assert_eq!(registry.snapshot().unwrap().live_bytes(), 0);
+}
+
+/// Reservations that follow the ledgers give bytes back before their partitions end; whole
+/// ones never do.
+#[test]
+fn reservations_follow_the_ledgers_or_stay_whole() {
+    for (reservation, early) in [(Reservation::Follow, true), (Reservation::Whole, false)] {
+        let registry = Registry::new().unwrap();
+        let cfg = EngineConfig {
+            budget_bytes: 1 << 20,
+            reservation,
+            ..config(&registry)
+        };
+        let engine = Engine::new(&cfg, Buffers::default()).unwrap();
+        let job = engine
+            .submit((0..8).map(|i| part(i, 64 << 10)).collect())
+            .unwrap();
+        job.wait();
+        engine.drain();
+        let stats = engine.stats();
+        assert_eq!(stats.proved, 8);
+        assert_eq!(
+            stats.budget_returned_early > 0,
+            early,
+            "{reservation:?}: {stats:?}"
+        );
+        assert_eq!(stats.budget_available, 1 << 20);
+    }
 }

@@ -1,0 +1,43 @@
+/* The concurrent snapshot reader (snapshot_watch.h). */
+#include "snapshot_watch.h"
+
+static void *watch(void *arg)
+{
+    snapshot_watch *w = arg;
+    while (!atomic_load(&w->stop)) {
+        zkpipe_snapshot s;
+        zkpipe_engine_counters c;
+        if (zkpipe_acct_snapshot(w->acct, &s) != ZKPIPE_OK ||
+            (w->e != NULL && zkpipe_engine_stats(w->e, &c) != ZKPIPE_OK)) {
+            w->failed_reads++;
+            continue;
+        }
+        w->snapshots++;
+        if (s.live_bytes > w->max_live)
+            w->max_live = s.live_bytes;
+        int bad = s.live_bytes > w->byte_limit;
+        if (w->e != NULL) {
+            uint64_t p = c.permits_admitted;
+            w->min_permits = p < w->min_permits ? p : w->min_permits;
+            w->max_permits_seen = p > w->max_permits_seen ? p : w->max_permits_seen;
+            bad = bad || p < 1 || p > w->max_permits || c.in_flight > c.bound ||
+                  c.peak_in_flight > c.bound;
+        }
+        w->breaches += bad;
+    }
+    return NULL;
+}
+
+int snapshot_watch_start(snapshot_watch *w)
+{
+    atomic_init(&w->stop, 0);
+    w->snapshots = w->breaches = w->failed_reads = w->max_live = w->max_permits_seen = 0;
+    w->min_permits = UINT64_MAX;
+    return pthread_create(&w->thread, NULL, watch, w);
+}
+
+void snapshot_watch_stop(snapshot_watch *w)
+{
+    atomic_store(&w->stop, 1);
+    pthread_join(w->thread, NULL);
+}
