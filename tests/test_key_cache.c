@@ -425,6 +425,55 @@ static void test_waiting_admitted_once_idle(void **state)
     rig_free(&r);
 }
 
+/* ---- two admissions waiting to load the same key ---- */
+
+/* Both ask for the key's bytes with their own; the first served loads it. The second's request
+ * for the key is then stale: it needs only its own units beside the resident key, and must get
+ * them (it never releases its own key, so waiting for the key's bytes again would never end). */
+static void test_second_admission_shares_the_load(void **state)
+{
+    (void)state;
+    rig r;
+    rig_cache(&r, 0);
+    hkey a, b;
+    hkey_add(&r, &a, 400, 0);
+    hkey_add(&r, &b, 500, 1);
+    rig_engine(&r, 600, 2, 1); /* b resident: 100 left, and a + two partitions fit once b goes */
+    void *h;
+    assert_int_equal(zkpipe_key_pin(b.key, &h, NULL, 0), ZKPIPE_OK);
+    hpart p1 = part(&r, 100, &a, NULL), p2 = part(&r, 100, &a, NULL);
+    zkpipe_job *j1 = submit(&r, &p1);
+    nap_ms(50);
+    zkpipe_job *j2 = submit(&r, &p2);
+    nap_ms(50);
+    assert_int_equal(atomic_load(&r.synths), 0); /* both wait for b */
+    zkpipe_key_unpin(b.key);
+    finish(j1, ZKPIPE_OK);
+    finish(j2, ZKPIPE_OK);
+    assert_int_equal(atomic_load(&a.loads), 1);
+    zkpipe_key_cache_counters k = kstats(&r);
+    assert_int_equal(k.releases, 1); /* b only */
+    assert_int_equal(k.charged_bytes, 400);
+    assert_int_equal(estats(&r).budget_available, 200);
+    rig_free(&r);
+}
+
+/* A partition that cannot fit beside its key is refused at once, never left waiting. */
+static void test_partition_and_key_too_big_together(void **state)
+{
+    (void)state;
+    rig r;
+    rig_cache(&r, 0);
+    hkey a;
+    hkey_add(&r, &a, 400, 1);
+    rig_engine(&r, 600, 1, 1);
+    hpart p = part(&r, 300, &a, NULL);
+    finish(submit(&r, &p), ZKPIPE_ETOOBIG);
+    assert_int_equal(atomic_load(&r.synths), 0);
+    assert_int_equal(kstats(&r).releases, 0);
+    rig_free(&r);
+}
+
 /* ---- the zkey fixtures: released, loaded again, proofs that verify ---- */
 
 typedef struct zfix {
@@ -685,6 +734,8 @@ int main(void)
         cmocka_unit_test(test_key_in_use_never_released),
         cmocka_unit_test(test_waiting_admitted_once_idle),
         cmocka_unit_test(test_zkey_reload_proofs_verify),
+        cmocka_unit_test(test_second_admission_shares_the_load),
+        cmocka_unit_test(test_partition_and_key_too_big_together),
         cmocka_unit_test(test_stress_conservation),
         cmocka_unit_test(test_no_budget),
     };

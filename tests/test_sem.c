@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include <cmocka.h>
@@ -14,6 +15,7 @@
 #include "fail_pthread.h"
 #include "nap.h"
 #include "sanitize.h"
+#include "sync/sem_internal.h"
 #include "zkpipe/sem.h"
 
 /* Waits (without a time limit) until `n` threads are queued on `s`. */
@@ -302,6 +304,156 @@ static void large_waiter_is_served_before_later_small_ones(void **state)
     zkpipe_sem_destroy(s);
 }
 
+/* ---- the looking wait and the split (sync/sem_internal.h) ---- */
+
+typedef struct looker {
+    zkpipe_sem *sem;
+    uint64_t units, lower_to; /* asked for; what look lowers it to once `lower` is set */
+    atomic_int lower, looks;
+    zkpipe_permit permit;
+    zkpipe_status status;
+    pthread_t thread;
+} looker;
+
+static uint64_t lower_on_demand(void *ctx, uint64_t *units)
+{
+    looker *l = ctx;
+    atomic_fetch_add(&l->looks, 1);
+    if (atomic_load(&l->lower))
+        *units = l->lower_to;
+    return 1000000; /* 1 ms */
+}
+
+static void *looker_main(void *arg)
+{
+    looker *l = arg;
+    l->status = zkpipe__sem_acquire_looking(l->sem, &l->permit, l->units, lower_on_demand, l);
+    return NULL;
+}
+
+static void start_looker(looker *l, zkpipe_sem *s, uint64_t units, uint64_t lower_to)
+{
+    memset(l, 0, sizeof *l);
+    l->sem = s;
+    l->units = units;
+    l->lower_to = lower_to;
+    l->status = ZKPIPE_EINVAL;
+    assert_int_equal(pthread_create(&l->thread, NULL, looker_main, l), 0);
+}
+
+/* A waiter whose look lowers its request is served for the lower amount, in its place: the
+ * smaller request queued behind it is not served first, and a higher value is ignored. */
+static void lowered_request_is_served_in_its_place(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 10, NULL), ZKPIPE_OK);
+    zkpipe_permit held;
+    assert_int_equal(zkpipe_sem_acquire(s, &held, 6), ZKPIPE_OK);
+    looker l;
+    start_looker(&l, s, 8, 3);
+    await_waiters(s, 1);
+    acquirer small;
+    start_acquirer(&small, s, 1, 0);
+    await_waiters(s, 2);
+    while (atomic_load(&l.looks) < 2) /* looked, and not lowered: still queued */
+        nap_ms(1);
+    assert_int_equal(zkpipe_sem_waiters(s), 2);
+    atomic_store(&l.lower, 1);
+    pthread_join(l.thread, NULL);
+    assert_int_equal(l.status, ZKPIPE_OK);
+    assert_int_equal(l.permit.units, 3);
+    pthread_join(small.thread, NULL); /* 1 left after 3: served once the head was */
+    assert_int_equal(small.status, ZKPIPE_OK);
+    assert_true(l.permit.ticket < small.permit.ticket);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+    assert_int_equal(zkpipe_permit_release(&l.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&small.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&held), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+
+    /* Raised by look: ignored, the waiter gets what it asked for. */
+    assert_int_equal(zkpipe_sem_acquire(s, &held, 7), ZKPIPE_OK);
+    start_looker(&l, s, 4, 9);
+    atomic_store(&l.lower, 1);
+    await_waiters(s, 1);
+    while (atomic_load(&l.looks) < 2)
+        nap_ms(1);
+    assert_int_equal(zkpipe_sem_waiters(s), 1);
+    assert_int_equal(zkpipe_permit_release(&held), ZKPIPE_OK);
+    pthread_join(l.thread, NULL);
+    assert_int_equal(l.status, ZKPIPE_OK);
+    assert_int_equal(l.permit.units, 4);
+    assert_int_equal(zkpipe_permit_release(&l.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+    assert_int_equal(zkpipe__sem_acquire_looking(s, &held, 1, NULL, NULL), ZKPIPE_EINVAL);
+    zkpipe_sem_destroy(s);
+}
+
+/* Lowered to nothing: the waiter leaves with an empty permit, and the one behind it, which
+ * fits, is served. */
+static void request_lowered_to_zero_leaves_the_queue(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 10, NULL), ZKPIPE_OK);
+    zkpipe_permit held;
+    assert_int_equal(zkpipe_sem_acquire(s, &held, 8), ZKPIPE_OK);
+    looker l;
+    start_looker(&l, s, 5, 0);
+    await_waiters(s, 1);
+    acquirer small;
+    start_acquirer(&small, s, 2, 0);
+    await_waiters(s, 2);
+    atomic_store(&l.lower, 1);
+    pthread_join(l.thread, NULL);
+    pthread_join(small.thread, NULL);
+    assert_int_equal(l.status, ZKPIPE_OK);
+    assert_false(zkpipe_permit_is_held(&l.permit));
+    assert_int_equal(zkpipe_permit_release(&l.permit), ZKPIPE_OK); /* empty: nothing to do */
+    assert_int_equal(small.status, ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+    assert_int_equal(zkpipe_sem_waiters(s), 0);
+    assert_int_equal(zkpipe_permit_release(&small.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&held), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+    zkpipe_sem_destroy(s);
+}
+
+/* A split moves units between holders without freeing them: no waiter is served between, each
+ * part is given back on its own, and the original's stale copy is refused. */
+static void split_moves_units_without_freeing_them(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 10, NULL), ZKPIPE_OK);
+    zkpipe_permit whole, part, stale, none;
+    memset(&none, 0, sizeof none);
+    assert_int_equal(zkpipe_sem_acquire(s, &whole, 9), ZKPIPE_OK);
+    stale = whole;
+    acquirer waiter;
+    start_acquirer(&waiter, s, 2, 0);
+    await_waiters(s, 1);
+    assert_int_equal(zkpipe__permit_split(&whole, &part, 0), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__permit_split(&whole, &part, 9), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__permit_split(&none, &part, 1), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__permit_split(&whole, &part, 6), ZKPIPE_OK);
+    assert_int_equal(whole.units, 3);
+    assert_int_equal(part.units, 6);
+    assert_int_equal(zkpipe_sem_available(s), 1);
+    assert_int_equal(zkpipe_sem_waiters(s), 1);
+    assert_int_equal(zkpipe_permit_release(&stale), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_permit_release(&whole), ZKPIPE_OK);
+    pthread_join(waiter.thread, NULL);
+    assert_int_equal(waiter.status, ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 2);
+    assert_int_equal(zkpipe__permit_split(&whole, &stale, 1), ZKPIPE_ESTATE);
+    assert_int_equal(zkpipe_permit_release(&part), ZKPIPE_OK);
+    assert_int_equal(zkpipe_permit_release(&waiter.permit), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+    zkpipe_sem_destroy(s);
+}
+
 /* A permit given back a part at a time: waiters are served in FIFO order as the parts come
  * back, the rest stays held, and the last part ends the permit. */
 static void partial_release_serves_waiters_in_order(void **state)
@@ -581,6 +733,9 @@ int main(void)
         cmocka_unit_test(stale_copy_is_refused_while_a_twin_is_outstanding),
         cmocka_unit_test(permits_past_the_tracked_ones_are_counted),
         cmocka_unit_test(large_waiter_is_served_before_later_small_ones),
+        cmocka_unit_test(lowered_request_is_served_in_its_place),
+        cmocka_unit_test(request_lowered_to_zero_leaves_the_queue),
+        cmocka_unit_test(split_moves_units_without_freeing_them),
         cmocka_unit_test(partial_release_serves_waiters_in_order),
         cmocka_unit_test(partial_release_refuses_what_is_not_held),
         cmocka_unit_test(limit_holds_back_and_raising_it_serves_waiters),

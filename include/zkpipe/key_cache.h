@@ -27,14 +27,18 @@
  * key costs nothing while nothing waits for its bytes). A waiting partition keeps its place in
  * the budget's FIFO queue and looks again when the next resident key can be released, and at
  * least every 20 ms (a key may be unpinned, or loaded by another admission, at any time).
+ * A partition that waited to load its key finds it loaded by another admission meanwhile: it
+ * then asks for its own units only, in the same place (it would otherwise wait for room for a
+ * second copy of a key it never releases).
  *
  * Reload: a released key is loaded again (its `load` operation, with the budget units taken
  * first, together with the partition's own in one FIFO request) by the next partition or pin
  * that needs it. A partition whose key cannot be loaded ends with the load's error.
  *
  * A key's bytes and a partition's together larger than the budget can never be admitted: the
- * partition fails with ZKPIPE_ETOOBIG. Keys pinned by the host count against the budget like
- * any other: a host that pins more than the budget leaves beside them admits nothing.
+ * partition fails with ZKPIPE_ETOOBIG at once, whether or not the key is resident. Keys pinned by
+ * the host count against the budget like any other: a host that pins more than the budget leaves
+ * beside them admits nothing.
  *
  * Threads: none. Every function may be called from any thread unless said otherwise; loads
  * run on the thread that needs the key (a synthesis worker, or the pinning host thread), with

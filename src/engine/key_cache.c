@@ -244,22 +244,28 @@ void zkpipe_key_remove(zkpipe_key *key)
     zkpipe__free(&c->allocator, key);
 }
 
-/* What a waiting admission looks at (take_units). */
+/* What a waiting admission looks at (take_units): its key, and its request without the key. */
 typedef struct looker {
     zkpipe_key_cache *cache;
     const zkpipe_key *own;
+    uint64_t units;
 } looker;
 
-/* Called by an admission waiting for the budget, in its place in the queue: releases one idle
+/* Called by an admission waiting for the budget, in its place in the queue. If its own key is
+ * no longer released (another admission loaded it meanwhile), the key's bytes it asked for are
+ * not needed: its request drops to its own units (waiting for a load that another has already
+ * paid for would hold it forever, since it never releases its own key). Then releases one idle
  * key other than its own if there is one (then it looks again at once); else asks to be called
  * again when the next resident key other than its own has been idle for idle_ns, and at least
  * every POLL_NS (a key may be unpinned, or loaded by another admission, at any time). */
-static uint64_t look(void *ctx)
+static uint64_t look(void *ctx, uint64_t *request)
 {
     looker *l = ctx;
     zkpipe_key_cache *c = l->cache;
     uint64_t now = zkpipe_trace_now(), wait = POLL_NS;
     pthread_mutex_lock(&c->lock);
+    if (l->own != NULL && l->own->state != KEY_RELEASED && *request > l->units)
+        *request = l->units;
     if (release_one(c, l->own, now)) {
         wait = 0;
     } else {
@@ -275,12 +281,13 @@ static uint64_t look(void *ctx)
     return wait;
 }
 
-/* Takes `units` of the budget into *p, releasing idle keys while they do not fit. */
+/* Takes `units` + `need` of the budget into *p (or only `units` if the key's load is paid for
+ * by another meanwhile: look), releasing idle keys while they do not fit. */
 static zkpipe_status take_units(zkpipe_key_cache *c, const zkpipe_key *own, zkpipe_sem *budget,
-                                uint64_t units, zkpipe_permit *p)
+                                uint64_t units, uint64_t need, zkpipe_permit *p)
 {
-    looker l = {c, own};
-    return zkpipe__sem_acquire_looking(budget, p, units, look, &l);
+    looker l = {c, own, units};
+    return zkpipe__sem_acquire_looking(budget, p, units + need, look, &l);
 }
 
 /* Loads `k` (KEY_LOADING, pinned once by the caller) with `kp` as its units. Called unlocked;
@@ -332,20 +339,24 @@ zkpipe_status zkpipe__key_admit(zkpipe_key_cache *cache, zkpipe_key *key, zkpipe
             zkpipe_permit_release(permit);
         return st;
     }
+    /* A key is charged to this budget while resident, and must be while its partition runs:
+     * if the two cannot fit together, waiting would never end. */
+    if (key != NULL &&
+        (units > UINT64_MAX - key->bytes || units + key->bytes > zkpipe_sem_capacity(budget)))
+        return ZKPIPE_ETOOBIG;
     for (;;) {
         pthread_mutex_lock(&c->lock);
         while (key != NULL && key->state == KEY_LOADING)
             pthread_cond_wait(&c->changed, &c->lock);
         uint64_t need = key != NULL && key->state == KEY_RELEASED ? key->bytes : 0;
         pthread_mutex_unlock(&c->lock);
-        if (units > UINT64_MAX - need)
-            return ZKPIPE_ETOOBIG;
         zkpipe_permit p;
         memset(&p, 0, sizeof p);
         zkpipe_status st =
-            units + need > 0 ? take_units(c, key, budget, units + need, &p) : ZKPIPE_OK;
+            units + need > 0 ? take_units(c, key, budget, units, need, &p) : ZKPIPE_OK;
         if (st != ZKPIPE_OK)
             return st;
+        uint64_t granted = zkpipe_permit_is_held(&p) ? p.units : 0;
         pthread_mutex_lock(&c->lock);
         if (key == NULL) {
             pthread_mutex_unlock(&c->lock);
@@ -359,11 +370,12 @@ zkpipe_status zkpipe__key_admit(zkpipe_key_cache *cache, zkpipe_key *key, zkpipe
             *handle = key->handle;
             refresh(key);
             pthread_mutex_unlock(&c->lock);
-            give_back(&p, need);
+            give_back(&p, granted - units);
             *permit = p;
             return ZKPIPE_OK;
         }
-        if (key->state == KEY_RELEASED && need > 0) {
+        if (key->state == KEY_RELEASED && granted == units + key->bytes) {
+            need = key->bytes;
             zkpipe_permit kp = p;
             if (units > 0 && (st = zkpipe__permit_split(&p, &kp, need)) != ZKPIPE_OK) {
                 pthread_mutex_unlock(&c->lock);

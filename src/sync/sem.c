@@ -212,9 +212,21 @@ static zkpipe_status wait_turn(zkpipe_sem *s, waiter *w, const struct timespec *
 static zkpipe_status wait_looking(zkpipe_sem *s, waiter *w, zkpipe__sem_look_fn look, void *ctx)
 {
     while (!w->done) {
+        uint64_t units = w->units;
         pthread_mutex_unlock(&s->lock);
-        uint64_t next = look(ctx);
+        uint64_t next = look(ctx, &units);
         pthread_mutex_lock(&s->lock);
+        if (!w->done && units < w->units) {
+            /* A smaller request in the same place: it may fit now. None at all: the waiter
+             * leaves with an empty permit, and those behind it may be served. */
+            w->units = units;
+            if (units == 0) {
+                unlink_waiter(s, w);
+                w->status = ZKPIPE_OK;
+                w->done = true;
+            }
+            grant_head(s);
+        }
         if (w->done || next == 0)
             continue;
         struct timespec deadline = zkpipe__deadline_after(next);
@@ -270,6 +282,7 @@ static zkpipe_status acquire_as(zkpipe_sem *s, zkpipe_permit *permit, uint64_t u
                      : wait_turn(s, &w, mode == ZKPIPE__WAIT_TIMED ? &deadline : NULL);
             ticket = w.ticket;
             slot = w.slot;
+            units = w.units; /* lowered by `look`, perhaps */
             pthread_cond_destroy(&w.cond);
         }
     }

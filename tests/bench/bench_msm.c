@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "bench_bases.h"
 #include "bench_stats.h"
 #include "msm/msm.h"
 #include "zkpipe/zkpipe.h"
@@ -31,26 +32,11 @@ typedef struct group_ops {
     int g2; /* runs up to max_log_n_g2 */
 } group_ops;
 
-/* n points start + i·step, in batches of 4096 so the Jacobian temporary stays small. */
 #define GROUP_OPS(G, FR, G2)                                                                       \
+    BENCH_DEFINE_BASES(G)                                                                          \
     static void G##_fill_bases(void *bases, size_t n)                                              \
     {                                                                                              \
-        enum { BATCH = 4096 };                                                                     \
-        static G jac[BATCH];                                                                       \
-        G##_affine *out = bases, g;                                                                \
-        G p, step;                                                                                 \
-        uint64_t k[LIMBS] = {0x1234567890abcdefu, 0x0fedcba987654321u, 7, 0};                      \
-        G##_generator(&g);                                                                         \
-        G##_from_affine(&step, &g);                                                                \
-        G##_mul_limbs(&p, &step, k, LIMBS);                                                        \
-        for (size_t i = 0; i < n; i += BATCH) {                                                    \
-            size_t m = n - i < BATCH ? n - i : BATCH;                                              \
-            for (size_t j = 0; j < m; j++) {                                                       \
-                jac[j] = p;                                                                        \
-                G##_add(&p, &p, &step);                                                            \
-            }                                                                                      \
-            G##_batch_to_affine(out + i, jac, m);                                                  \
-        }                                                                                          \
+        G##_bench_bases((G##_affine *)bases, n);                                                   \
     }                                                                                              \
     static int G##_run(void *out, const void *bases, const uint64_t *k, size_t n,                  \
                        zkpipe_pool *pool, unsigned flags)                                          \
@@ -73,18 +59,6 @@ GROUP_OPS(bn254_g2, bn254_fr, 1)
 static double clock_ms(clockid_t clock)
 {
     return bench_clock_ns(clock) / 1e6;
-}
-
-/* Random scalars below the modulus: random limbs with the top limb cut below r's. */
-static void fill_scalars(uint64_t *k, size_t n, const uint64_t *r)
-{
-    uint64_t s = 0x853c49e6748fea9bu;
-    for (size_t i = 0; i < n * LIMBS; i++) {
-        s = s * 6364136223846793005u + 1442695040888963407u;
-        k[i] = s ^ (s >> 29);
-        if (i % LIMBS == LIMBS - 1)
-            k[i] %= r[LIMBS - 1];
-    }
 }
 
 /* Median wall and CPU milliseconds over reps runs; the last sum is left in out. */
@@ -141,7 +115,7 @@ int main(int argc, char **argv)
         uint64_t r1[128], rn[128], rp[128]; /* room for any Jacobian point */
         unsigned top = g->g2 ? hi_g2 : hi;
         g->fill_bases(bases, (size_t)1 << top);
-        fill_scalars(k, (size_t)1 << top, g->modulus);
+        bench_fill_scalars(k, (size_t)1 << top, g->modulus);
         for (unsigned log_n = lo; log_n <= top; log_n++) {
             size_t n = (size_t)1 << log_n;
             double t1, c1, tn, cn, tp, cp;
