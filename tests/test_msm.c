@@ -15,11 +15,14 @@
 
 #include "fail_alloc.h"
 #include "msm/msm.h"
+#include "msm/plan.h"
 #include "points.h"
 #include "sanitize.h"
 #include "torsion.h"
 
 #define LIMBS ZKPIPE__MSM_SCALAR_LIMBS
+/* What a bucket of a window group costs (msm_impl.h: affine, XYZZ twin, state byte). */
+#define BUCKET_BYTES(G) (3 * sizeof(G##_affine) + 1) /* an XYZZ point is two affine ones */
 /* The largest random sums checked against the naive one, G1 and G2, with --large (a slow
  * test: the naive sum dominates), without, and slowed down (a sanitizer or valgrind). */
 #define LARGE_G1 (large ? 2000 : ZKPIPE_TEST_SANITIZED ? 128 : 255)
@@ -273,6 +276,89 @@ static void *alloc_or_fail(size_t bytes)
                 }                                                                                  \
             }                                                                                      \
         }                                                                                          \
+    }                                                                                              \
+    /* Small sums, where a task takes a group of windows sharing one batch: rounds where every     \
+     * point lands in the same buckets of every window (one scalar for all), boolean scalars       \
+     * (all in bucket 1 of window 0), repeats and P next to -P, four scalars repeated, then        \
+     * random ones; dense and Montgomery; 1 and 2 threads; forced windows 6..9. */                 \
+    static void G##_window_groups(void **state)                                                    \
+    {                                                                                              \
+        enum { N = 600, WORDS = (N + 63) / 64 };                                                   \
+        G##_affine *bases = (G##_affine *)alloc_or_fail(N * sizeof *bases);                        \
+        G##_affine *sub = (G##_affine *)alloc_or_fail(N * sizeof *sub);                            \
+        uint64_t *k = (uint64_t *)alloc_or_fail(N * LIMBS * sizeof *k);                            \
+        uint64_t *subk = (uint64_t *)alloc_or_fail(N * LIMBS * sizeof *subk);                      \
+        uint64_t density[WORDS], seed = 11;                                                        \
+        zkpipe__msm_config mont = {0, ZKPIPE__MSM_MONTGOMERY};                                     \
+        G want, got;                                                                               \
+        size_t n = ZKPIPE_TEST_SANITIZED ? N / 3 : N, nsub, grouped = 0;                           \
+        (void)state;                                                                               \
+        G##_test_points(bases, n, &seed);                                                          \
+        for (int round = 0; round < 6; round++) {                                                  \
+            if (round == 0 || round == 3 || round == 4)                                            \
+                rand_scalars(k, 1, &seed, 64);                                                     \
+            for (size_t i = 0; i < n * LIMBS; i++) {                                               \
+                if (round == 0 || round == 3) /* one scalar for all */                             \
+                    k[i] = k[i % LIMBS];                                                           \
+                else if (round == 1) /* booleans */                                                \
+                    k[i] = i % LIMBS == 0 ? (uint64_t)(i / LIMBS % 2) : 0;                         \
+                else if (round == 4 && i >= 4 * LIMBS) /* four scalars repeated */                 \
+                    k[i] = k[i % (4 * LIMBS)];                                                     \
+            }                                                                                      \
+            if (round == 2)                                                                        \
+                rand_scalars(k, n, &seed, 64);                                                     \
+            if (round == 3)                                                                        \
+                G##_spoil(bases, n);                                                               \
+            if (round == 5)                                                                        \
+                rand_scalars(k, n, &seed, 40);                                                     \
+            G##_reference(&want, bases, k, n);                                                     \
+            for (unsigned threads = 1; threads <= 2; threads++) {                                  \
+                zkpipe_pool *pool = threads == 2 ? pool2 : NULL;                                   \
+                for (unsigned c = round == 2 ? 6 : 0; c <= (round == 2 ? 9u : 0u); c++) {          \
+                    zkpipe__msm_config cfg = {c, 0};                                               \
+                    zkpipe__msm_plan plan;                                                         \
+                    zkpipe__msm_plan_make(&plan, 2 * n, 127, threads, c, 0);                       \
+                    zkpipe__msm_plan_group(&plan, threads, BUCKET_BYTES(G));                       \
+                    grouped += plan.group > 1;                                                     \
+                    assert_true(plan.group == 1 ||                                                 \
+                                (plan.parts == 1 && plan.batch >= ZKPIPE__MSM_MIN_BATCH &&         \
+                                 (plan.group << (plan.window - 1)) * BUCKET_BYTES(G) <=            \
+                                     ZKPIPE__MSM_MAX_GROUP_BYTES));                                \
+                    assert_int_equal(                                                              \
+                        zkpipe__msm_##G##_ex(&got, bases, k, NULL, n, &cfg, pool, NULL),           \
+                        ZKPIPE_OK);                                                                \
+                    assert_true(G##_eq(&got, &want));                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        assert_true(grouped >= 6); /* at least the default plan on one thread, every round */      \
+        /* Montgomery scalars: converted, the sum is the same as of the canonical ones. */         \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            FR e;                                                                                  \
+            assert_true(FR##_from_canonical(&e, k + i * LIMBS));                                   \
+            memcpy(subk + i * LIMBS, e.l, sizeof e.l);                                             \
+        }                                                                                          \
+        G##_reference(&want, bases, k, n);                                                         \
+        assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, subk, NULL, n, &mont, pool2, NULL),     \
+                         ZKPIPE_OK);                                                               \
+        assert_true(G##_eq(&got, &want));                                                          \
+        rand_scalars(k, n, &seed, 64);                                                             \
+        for (int w = 0; w < WORDS; w++)                                                            \
+            density[w] = test_splitmix64(&seed) | test_splitmix64(&seed);                          \
+        nsub = G##_dense_subset(sub, subk, bases, k, density, n);                                  \
+        G##_reference(&want, sub, subk, nsub);                                                     \
+        assert_int_equal(zkpipe__msm_##G##_ex(&got, sub, k, density, n, NULL, pool2, NULL),        \
+                         ZKPIPE_OK);                                                               \
+        assert_true(G##_eq(&got, &want));                                                          \
+        /* A large sum stays ungrouped. */                                                         \
+        zkpipe__msm_plan big;                                                                      \
+        zkpipe__msm_plan_make(&big, (size_t)1 << 17, 127, 2, 0, 0);                                \
+        zkpipe__msm_plan_group(&big, 2, BUCKET_BYTES(G));                                          \
+        assert_int_equal(big.group, 1);                                                            \
+        free(bases);                                                                               \
+        free(sub);                                                                                 \
+        free(k);                                                                                   \
+        free(subk);                                                                                \
     }                                                                                              \
     /* Dense against the plain MSM over the dense subset; Montgomery scalars; scratch sizes. */    \
     static void G##_dense_and_montgomery(void **state)                                             \
@@ -641,7 +727,8 @@ static int teardown(void **state)
     cmocka_unit_test(G##_edge_cases), cmocka_unit_test(G##_random_sums),                           \
         cmocka_unit_test(G##_batch_affine), cmocka_unit_test(G##_every_window),                    \
         cmocka_unit_test(G##_dense_and_montgomery), cmocka_unit_test(G##_endo_split),              \
-        cmocka_unit_test(G##_subgroup_batch), cmocka_unit_test(G##_errors)
+        cmocka_unit_test(G##_subgroup_batch), cmocka_unit_test(G##_window_groups),                 \
+        cmocka_unit_test(G##_errors)
 
 int main(int argc, char **argv)
 {

@@ -85,7 +85,9 @@ typedef struct zkpipe__msm_config {
  *
  * zkpipe__msm_G_scratch_bytes() : the bytes _ex allocates for nvars scalars of which nbases
  *   are dense, with `config` (NULL: default) on `threads` threads (zkpipe_pool_threads):
- *   per thread 2^(c-1) XYZZ buckets and state bytes and, when batching, 2^(c-1) affine buckets,
+ *   per thread g 2^(c-1) XYZZ buckets and state bytes and, when batching, g 2^(c-1) affine
+ *   buckets (g the windows a task takes: 1, or for a small sum a group of them whose buckets
+ *   fit ZKPIPE__MSM_MAX_GROUP_BYTES, msm/plan.h),
  *   the batch (two pointers, two field elements and 8 bytes per entry) and a queue of half a
  *   batch (two pointers and 8 bytes per entry); one partial sum per task; 32 nvars bytes of
  *   converted (split) scalars and the x coordinates of the nbases images phi(P_j) (one field

@@ -12,7 +12,9 @@
  * doublings per window.
  *
  * Large tasks accumulate into affine buckets in batches that share one inversion
- * (batch_affine.h); small ones, where a batch would not fill, into XYZZ buckets.
+ * (batch_affine.h). A small sum, whose windows have too few points to fill a batch, groups
+ * windows instead (plan.h): a task adds each point into the buckets of several windows, which
+ * share one batch; where even that would not fill one, XYZZ buckets.
  *
  * By default the sum takes the group's endomorphism phi (ec/glv.h; the .c file defines MSM_ENDO,
  * phi on affine points, and MSM_SPLIT, the curve's GLV split): each scalar, reduced mod r, is
@@ -96,9 +98,9 @@ static size_t count_dense(const uint64_t *density, size_t nvars)
     return count;
 }
 
-/* A worker's region: XYZZ buckets and their state bytes, then with batching the affine buckets,
- * the batch operations, denominators and prefix products, and the queue (half a batch). Each
- * part 64-byte aligned. */
+/* A worker's region: XYZZ buckets and their state bytes (2^(c-1) per window of a task), then with
+ * batching the affine buckets, the batch operations, denominators and prefix products, and the
+ * queue (half a batch). Each part 64-byte aligned. */
 static size_t queue_size(size_t batch)
 {
     return batch / 2;
@@ -106,7 +108,7 @@ static size_t queue_size(size_t batch)
 
 static size_t worker_bytes(const zkpipe__msm_plan *plan)
 {
-    size_t nbuckets = (size_t)1 << (plan->window - 1), b = plan->batch;
+    size_t nbuckets = (size_t)plan->group << (plan->window - 1), b = plan->batch;
     size_t bytes = round_up(nbuckets * sizeof(XYZZ)) + round_up(nbuckets);
     if (b > 0)
         bytes += round_up(nbuckets * sizeof(AFFINE)) + round_up(b * sizeof(batch_op)) +
@@ -116,7 +118,7 @@ static size_t worker_bytes(const zkpipe__msm_plan *plan)
 
 static void worker_carve(batch_ws *ws, unsigned char *region, const zkpipe__msm_plan *plan)
 {
-    size_t nbuckets = (size_t)1 << (plan->window - 1), b = plan->batch;
+    size_t nbuckets = (size_t)plan->group << (plan->window - 1), b = plan->batch;
     ws->xbuckets = (XYZZ *)region;
     region += round_up(nbuckets * sizeof(XYZZ));
     ws->state = region;
@@ -166,6 +168,16 @@ static size_t planned_points(size_t nbases, unsigned flags)
     return use_endo(flags) && nbases <= SIZE_MAX / 2 ? 2 * nbases : nbases;
 }
 
+/* The plan for nbases bases: windows grouped (plan.h) unless the bucket kind is forced. */
+static void make_plan(zkpipe__msm_plan *plan, size_t nbases, unsigned threads,
+                      const zkpipe__msm_config *cfg)
+{
+    zkpipe__msm_plan_make(plan, planned_points(nbases, cfg->flags), planned_bits(cfg->flags),
+                          threads, cfg->window, cfg->flags);
+    if (!(cfg->flags & (ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE)))
+        zkpipe__msm_plan_group(plan, threads, sizeof(AFFINE) + sizeof(XYZZ) + 1);
+}
+
 size_t API(_scratch_bytes)(size_t nvars, size_t nbases, const zkpipe__msm_config *config,
                            unsigned threads)
 {
@@ -176,8 +188,7 @@ size_t API(_scratch_bytes)(size_t nvars, size_t nbases, const zkpipe__msm_config
     if (nvars == 0 || nbases == 0 || cfg->window > ZKPIPE__MSM_MAX_WINDOW)
         return 0;
     threads = threads ? threads : 1;
-    zkpipe__msm_plan_make(&plan, planned_points(nbases, cfg->flags), planned_bits(cfg->flags),
-                          threads, cfg->window, cfg->flags);
+    make_plan(&plan, nbases, threads, cfg);
     if (!make_layout(&lay, &plan, nvars, nbases, cfg->flags, threads))
         return SIZE_MAX;
     return lay.total;
@@ -248,15 +259,16 @@ static void fill_bucket_sum(XYZZ *sum, const batch_ws *ws, size_t nbuckets)
 /* The point waiting for its bucket (see accumulate). */
 typedef struct pending {
     point_ref p;
-    int digit; /* 0: none */
+    size_t bucket;
+    int neg, any; /* any 0: none */
 } pending;
 
-/* Schedules bucket |d| += sign(d) p after the pending addition: the bucket is prefetched now and
- * added to one point later. */
-static void push(batch_ws *ws, pending *pend, point_ref p, int d)
+/* Schedules bucket off + |d| - 1 += sign(d) p after the pending addition: the bucket is
+ * prefetched now and added to one point later. d 0 with p.x NULL flushes the pending one. */
+static void push(batch_ws *ws, pending *pend, point_ref p, int d, size_t off)
 {
+    size_t b = off + (size_t)(d > 0 ? d : -d) - 1;
     if (d != 0) {
-        size_t b = (size_t)(d > 0 ? d : -d) - 1;
         const char *next =
             ws->cap ? (const char *)&ws->abuckets[b] : (const char *)&ws->xbuckets[b];
         size_t bytes = ws->cap ? sizeof(AFFINE) : sizeof(XYZZ);
@@ -265,28 +277,30 @@ static void push(batch_ws *ws, pending *pend, point_ref p, int d)
     } else if (p.x != NULL) {
         return; /* a zero digit adds nothing */
     }
-    if (pend->digit != 0) {
-        int pd = pend->digit;
-        size_t b = (size_t)(pd > 0 ? pd : -pd) - 1;
+    if (pend->any) {
         if (ws->cap)
-            batch_add(ws, b, pend->p, pd < 0);
+            batch_add(ws, pend->bucket, pend->p, pend->neg);
         else
-            twin_add(ws, b, pend->p, pd < 0);
+            twin_add(ws, pend->bucket, pend->p, pend->neg);
     }
     pend->p = p;
-    pend->digit = d;
+    pend->bucket = b;
+    pend->neg = d < 0;
+    pend->any = d != 0;
 }
 
 /* Adds each point of variables [v0, v1) (bases from index `base`) into the bucket of its
- * digit in `window` (with the endomorphism, P and phi(P) with the digits of k1 and k2): batched
- * when ws->cap > 0, else straight into the XYZZ buckets. The buckets outgrow the L2 cache at
- * large windows, so each addition waits one point while its bucket is prefetched. */
-static void accumulate(const task_ctx *ctx, batch_ws *ws, unsigned window, size_t v0, size_t v1,
-                       size_t base)
+ * digit in each window of [w0, w1), window w's buckets 2^(c-1) (w - w0) on (with the
+ * endomorphism, P and phi(P) with the digits of k1 and k2): batched when ws->cap > 0, else
+ * straight into the XYZZ buckets. The buckets outgrow the L2 cache at large windows, so each
+ * addition waits one point while its bucket is prefetched. */
+static void accumulate(const task_ctx *ctx, batch_ws *ws, unsigned w0, unsigned w1, size_t v0,
+                       size_t v1, size_t base)
 {
-    pending pend = {{NULL, NULL}, 0};
+    pending pend = {{NULL, NULL}, 0, 0, 0};
     point_ref none = {NULL, NULL};
     unsigned c = ctx->plan.window;
+    size_t per = (size_t)1 << (c - 1);
     for (size_t v = v0; v < v1; v++) {
         if (ctx->density && !(ctx->density[v / 64] >> (v % 64) & 1))
             continue;
@@ -298,16 +312,21 @@ static void accumulate(const task_ctx *ctx, batch_ws *ws, unsigned window, size_
             continue;
         if (ctx->images) {
             uint64_t h[LIMBS] = {k[0], k[1] & ~SIGN_BIT, k[2], k[3] & ~SIGN_BIT};
-            int d = booth_digit(h, window, c, 2);
-            push(ws, &pend, ref, k[1] & SIGN_BIT ? -d : d);
-            d = booth_digit(h + 2, window, c, 2);
+            for (unsigned w = w0; w < w1; w++) {
+                int d = booth_digit(h, w, c, 2);
+                push(ws, &pend, ref, k[1] & SIGN_BIT ? -d : d, per * (w - w0));
+            }
             ref.x = &ctx->images[j];
-            push(ws, &pend, ref, k[3] & SIGN_BIT ? -d : d);
+            for (unsigned w = w0; w < w1; w++) {
+                int d = booth_digit(h + 2, w, c, 2);
+                push(ws, &pend, ref, k[3] & SIGN_BIT ? -d : d, per * (w - w0));
+            }
         } else {
-            push(ws, &pend, ref, booth_digit(k, window, c, LIMBS));
+            for (unsigned w = w0; w < w1; w++)
+                push(ws, &pend, ref, booth_digit(k, w, c, LIMBS), per * (w - w0));
         }
     }
-    push(ws, &pend, none, 0);
+    push(ws, &pend, none, 0, 0);
     batch_drain(ws);
 }
 
@@ -321,29 +340,50 @@ static size_t window_buckets(unsigned bits, unsigned j, unsigned c)
     return bits - j * c >= c - 1 ? all : (size_t)1 << (bits - j * c);
 }
 
+/* A task: one window over one range of the points, or (plan.group > 1) a group of windows over
+ * every point; each window's buckets reduced to its sum. */
 static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
 {
     const task_ctx *ctx = (const task_ctx *)arg;
-    unsigned c = ctx->plan.window, parts = ctx->plan.parts;
+    unsigned c = ctx->plan.window, parts = ctx->plan.parts, group = ctx->plan.group;
+    size_t per = (size_t)1 << (c - 1);
     batch_ws ws;
     worker_carve(&ws, ctx->work + (size_t)worker * worker_bytes(&ctx->plan), &ctx->plan);
     for (size_t task = begin; task < end; task++) {
-        unsigned window = (unsigned)(task / parts), part = (unsigned)(task % parts);
-        size_t v0 = ctx->nvars / parts * part + ctx->nvars % parts * part / parts;
-        size_t v1 = ctx->nvars / parts * (part + 1) + ctx->nvars % parts * (part + 1) / parts;
-        size_t base = ctx->density ? count_dense(ctx->density, v0) : v0;
-        size_t nbuckets = window_buckets(ctx->bits, window, c);
+        unsigned w0, w1, part = 0;
+        size_t v0 = 0, v1 = ctx->nvars, base = 0, nbuckets;
+        if (group > 1) {
+            w0 = (unsigned)task * group;
+            w1 = w0 + group < ctx->plan.windows ? w0 + group : ctx->plan.windows;
+            nbuckets = per * (w1 - w0);
+        } else {
+            w0 = (unsigned)(task / parts);
+            w1 = w0 + 1;
+            part = (unsigned)(task % parts);
+            v0 = ctx->nvars / parts * part + ctx->nvars % parts * part / parts;
+            v1 = ctx->nvars / parts * (part + 1) + ctx->nvars % parts * (part + 1) / parts;
+            base = ctx->density ? count_dense(ctx->density, v0) : v0;
+            nbuckets = window_buckets(ctx->bits, w0, c);
+        }
         memset(ws.state, 0, nbuckets);
-        /* A batch spans a quarter of the buckets in reach (collisions stay rare); below 128
-         * additions per inversion the XYZZ twins are cheaper, unless batching is forced. */
+        /* A batch spans a quarter of the buckets in reach (collisions stay rare); below
+         * ZKPIPE__MSM_MIN_BATCH additions per inversion the XYZZ twins are cheaper, unless
+         * batching is forced. */
         ws.cap = ctx->plan.batch < nbuckets / 4 ? ctx->plan.batch : nbuckets / 4;
-        if (ws.cap < 128 && !(ctx->flags & ZKPIPE__MSM_BATCH_AFFINE))
+        if (ws.cap < ZKPIPE__MSM_MIN_BATCH && !(ctx->flags & ZKPIPE__MSM_BATCH_AFFINE))
             ws.cap = 0;
         else if (ws.cap == 0 && ctx->plan.batch > 0)
             ws.cap = 1;
         ws.qcap = queue_size(ws.cap);
-        accumulate(ctx, &ws, window, v0, v1, base);
-        fill_bucket_sum(&ctx->sums[task], &ws, nbuckets);
+        accumulate(ctx, &ws, w0, w1, v0, v1, base);
+        for (unsigned w = w0; w < w1; w++) {
+            batch_ws view = ws; /* window w's buckets */
+            view.abuckets += per * (w - w0);
+            view.xbuckets += per * (w - w0);
+            view.state += per * (w - w0);
+            fill_bucket_sum(&ctx->sums[(size_t)w * parts + part], &view,
+                            window_buckets(ctx->bits, w, c));
+        }
     }
 }
 
@@ -453,8 +493,7 @@ zkpipe_status API(_ex)(MSM_G *out, const AFFINE *bases, const uint64_t *scalars,
 
     task_ctx ctx;
     layout lay;
-    zkpipe__msm_plan_make(&ctx.plan, planned_points(nbases, cfg->flags), planned_bits(cfg->flags),
-                          threads, cfg->window, cfg->flags);
+    make_plan(&ctx.plan, nbases, threads, cfg);
     if (!make_layout(&lay, &ctx.plan, nvars, nbases, cfg->flags, threads))
         return ZKPIPE_EOVERFLOW;
     unsigned char *scratch = (unsigned char *)zkpipe__alloc(a, lay.total, SCRATCH_ALIGN);
@@ -486,8 +525,9 @@ zkpipe_status API(_ex)(MSM_G *out, const AFFINE *bases, const uint64_t *scalars,
     ctx.flags = cfg->flags;
     ctx.plan.windows = (bits + 1 + ctx.plan.window - 1) / ctx.plan.window;
     if (bits > 0) {
-        (void)zkpipe_pool_parallel_for(pool, (size_t)ctx.plan.windows * ctx.plan.parts, 1,
-                                       run_tasks, &ctx);
+        size_t tasks = ctx.plan.group > 1 ? (ctx.plan.windows + ctx.plan.group - 1) / ctx.plan.group
+                                          : (size_t)ctx.plan.windows * ctx.plan.parts;
+        (void)zkpipe_pool_parallel_for(pool, tasks, 1, run_tasks, &ctx);
         combine(out, &ctx);
     } else {
         GOP(set_infinity)(out);

@@ -22,10 +22,12 @@ static double task_rounds(unsigned tasks, unsigned threads)
  * in the batch and fall back to XYZZ, but the inversion is shared more widely; at 2^16 points
  * this measured a few percent faster than 1/16 or 1/8, and clearly faster than 1/16 at c = 11
  * (64-entry batches). The cap bounds the batch's memory. */
+#define MAX_BATCH 1024
+
 static size_t batch_size(unsigned window)
 {
     size_t b = ((size_t)1 << (window - 1)) / 4;
-    return b < 16 ? 16 : b > 1024 ? 1024 : b;
+    return b < 16 ? 16 : b > MAX_BATCH ? MAX_BATCH : b;
 }
 
 void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits, unsigned threads,
@@ -47,6 +49,7 @@ void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits,
             }
         }
     }
+    out->group = 1;
     /* Batching measured slower than XYZZ up to 2^12 points per task (the inversions and the
      * collisions are shared by too few additions) and faster from 2^14 on. */
     size_t batch = batch_size(out->window);
@@ -56,4 +59,29 @@ void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits,
         out->batch = 0;
     else
         out->batch = npoints / out->parts >= 8192 ? batch : 0;
+}
+
+/* A small sum has too few points per window for a batch of ZKPIPE__MSM_MIN_BATCH additions to
+ * fill often, but a task that adds each point into g windows' buckets at once sees g times as
+ * many additions per batch (and reads each point once for g windows). The windows are shared
+ * out over `threads` tasks first, and over more (in steps of `threads`) while the group's
+ * buckets exceed ZKPIPE__MSM_MAX_GROUP_BYTES. */
+void zkpipe__msm_plan_group(zkpipe__msm_plan *plan, unsigned threads, size_t bucket_bytes)
+{
+    size_t per = (size_t)1 << (plan->window - 1), batch;
+    unsigned tasks = threads < plan->windows ? threads : plan->windows, group;
+    if (plan->batch != 0 || tasks == 0)
+        return;
+    for (;;) {
+        group = (plan->windows + tasks - 1) / tasks;
+        if (group <= 1 || group * per * bucket_bytes <= ZKPIPE__MSM_MAX_GROUP_BYTES)
+            break;
+        tasks += threads;
+    }
+    batch = group * per / 4; /* a quarter of the buckets, as in batch_size */
+    if (group <= 1 || batch < ZKPIPE__MSM_MIN_BATCH)
+        return;
+    plan->group = group;
+    plan->parts = 1;
+    plan->batch = batch < MAX_BATCH ? batch : MAX_BATCH;
 }

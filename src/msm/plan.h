@@ -10,12 +10,27 @@ typedef struct zkpipe__msm_plan {
     unsigned windows; /* ceil((bits + 1) / c): the extra bit absorbs the top digit's carry */
     unsigned parts;   /* point ranges per window; tasks = windows * parts */
     size_t batch;     /* batch-affine additions per inversion; 0: XYZZ buckets only */
+    unsigned group;   /* windows per task, each with its own buckets, sharing one batch; above 1
+                         only with parts 1: tasks = ceil(windows / group) */
 } zkpipe__msm_plan;
+
+/* The fewest additions per inversion worth a batch: below it the XYZZ buckets are cheaper. */
+#define ZKPIPE__MSM_MIN_BATCH 128
+/* The most bytes of buckets (affine, XYZZ twin, state byte) a task of several windows holds
+ * (zkpipe__msm_plan_group): about an L2 cache; past it a wider group stops paying. */
+#define ZKPIPE__MSM_MAX_GROUP_BYTES (1024u << 10)
 
 /* Plans a sum of `npoints` points with scalars of at most `bits` bits on `threads` threads.
  * `window` 0 picks c by the cost model in plan.c, else forces it (1..ZKPIPE__MSM_MAX_WINDOW).
  * `flags` (zkpipe__msm_config's) may force the bucket kind. npoints > 0, threads > 0. */
 void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits, unsigned threads,
                            unsigned window, unsigned flags);
+
+/* Turns a plan of XYZZ buckets (batch 0, too few points per task to fill a batch) into one where
+ * each task takes several windows over every point, so that one batch is fed by all of them;
+ * leaves it as it is when the group would stay at one window or its batch below
+ * ZKPIPE__MSM_MIN_BATCH. Tasks come in multiples of `threads`; `bucket_bytes` is what one
+ * bucket costs. */
+void zkpipe__msm_plan_group(zkpipe__msm_plan *plan, unsigned threads, size_t bucket_bytes);
 
 #endif
