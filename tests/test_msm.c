@@ -153,6 +153,26 @@ static void *alloc_or_fail(size_t bytes)
         }                                                                                          \
         return nsub;                                                                               \
     }                                                                                              \
+    /* Random scalars for the n variables of `bases` and a random density (about 3/4 dense):       \
+     * the dense MSM with `cfg` on two threads against the reference over the dense subset. sub    \
+     * and subk have room for n. */                                                                \
+    static void G##_check_density(const G##_affine *bases, G##_affine *sub, uint64_t *k,           \
+                                  uint64_t *subk, size_t n, const zkpipe__msm_config *cfg,         \
+                                  uint64_t *seed)                                                  \
+    {                                                                                              \
+        size_t words = (n + 63) / 64, nsub;                                                        \
+        uint64_t *density = (uint64_t *)alloc_or_fail(words * sizeof *density);                    \
+        G want, got;                                                                               \
+        rand_scalars(k, n, seed, 64);                                                              \
+        for (size_t w = 0; w < words; w++)                                                         \
+            density[w] = test_splitmix64(seed) | test_splitmix64(seed);                            \
+        nsub = G##_dense_subset(sub, subk, bases, k, density, n);                                  \
+        G##_reference(&want, sub, subk, nsub);                                                     \
+        assert_int_equal(zkpipe__msm_##G##_ex(&got, sub, k, density, n, cfg, pool2, NULL),         \
+                         ZKPIPE_OK);                                                               \
+        assert_true(G##_eq(&got, &want));                                                          \
+        free(density);                                                                             \
+    }                                                                                              \
     /* The MSM with the default config (the endomorphism split) on 1 and 2 threads, batch-affine   \
      * buckets on 1 and XYZZ buckets on 2, and the plain MSM, each equal to the naive sum. */      \
     static void G##_check(const G##_affine *bases, const uint64_t *k, size_t n)                    \
@@ -283,15 +303,15 @@ static void *alloc_or_fail(size_t bytes)
      * random ones; dense and Montgomery; 1 and 2 threads; forced windows 6..9. */                 \
     static void G##_window_groups(void **state)                                                    \
     {                                                                                              \
-        enum { N = 600, WORDS = (N + 63) / 64 };                                                   \
+        enum { N = 600 };                                                                          \
         G##_affine *bases = (G##_affine *)alloc_or_fail(N * sizeof *bases);                        \
         G##_affine *sub = (G##_affine *)alloc_or_fail(N * sizeof *sub);                            \
         uint64_t *k = (uint64_t *)alloc_or_fail(N * LIMBS * sizeof *k);                            \
         uint64_t *subk = (uint64_t *)alloc_or_fail(N * LIMBS * sizeof *subk);                      \
-        uint64_t density[WORDS], seed = 11;                                                        \
+        uint64_t seed = 11;                                                                        \
         zkpipe__msm_config mont = {0, ZKPIPE__MSM_MONTGOMERY};                                     \
         G want, got;                                                                               \
-        size_t n = ZKPIPE_TEST_SANITIZED ? N / 3 : N, nsub, grouped = 0;                           \
+        size_t n = ZKPIPE_TEST_SANITIZED ? N / 3 : N, grouped = 0;                                 \
         (void)state;                                                                               \
         G##_test_points(bases, n, &seed);                                                          \
         for (int round = 0; round < 6; round++) {                                                  \
@@ -342,14 +362,7 @@ static void *alloc_or_fail(size_t bytes)
         assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, subk, NULL, n, &mont, pool2, NULL),     \
                          ZKPIPE_OK);                                                               \
         assert_true(G##_eq(&got, &want));                                                          \
-        rand_scalars(k, n, &seed, 64);                                                             \
-        for (int w = 0; w < WORDS; w++)                                                            \
-            density[w] = test_splitmix64(&seed) | test_splitmix64(&seed);                          \
-        nsub = G##_dense_subset(sub, subk, bases, k, density, n);                                  \
-        G##_reference(&want, sub, subk, nsub);                                                     \
-        assert_int_equal(zkpipe__msm_##G##_ex(&got, sub, k, density, n, NULL, pool2, NULL),        \
-                         ZKPIPE_OK);                                                               \
-        assert_true(G##_eq(&got, &want));                                                          \
+        G##_check_density(bases, sub, k, subk, n, NULL, &seed);                                    \
         /* A large sum stays ungrouped. */                                                         \
         zkpipe__msm_plan big;                                                                      \
         zkpipe__msm_plan_make(&big, (size_t)1 << 17, 127, 2, 0, 0);                                \
@@ -425,15 +438,14 @@ static void *alloc_or_fail(size_t bytes)
      * collide (XYZZ twins); and a density filter. */                                              \
     static void G##_batch_affine(void **state)                                                     \
     {                                                                                              \
-        enum { N = 300, WORDS = (N + 63) / 64 };                                                   \
+        enum { N = 300 };                                                                          \
         G##_affine *bases = (G##_affine *)alloc_or_fail(N * sizeof *bases);                        \
         G##_affine *sub = (G##_affine *)alloc_or_fail(N * sizeof *sub);                            \
         uint64_t *k = (uint64_t *)alloc_or_fail(N * LIMBS * sizeof *k);                            \
         uint64_t *subk = (uint64_t *)alloc_or_fail(N * LIMBS * sizeof *subk);                      \
-        uint64_t density[WORDS], seed = 6;                                                         \
+        uint64_t seed = 6;                                                                         \
         zkpipe__msm_config cfg = {10, ZKPIPE__MSM_BATCH_AFFINE};                                   \
         G want, got;                                                                               \
-        size_t nsub;                                                                               \
         (void)state;                                                                               \
         G##_test_points(bases, N, &seed);                                                          \
         rand_scalars(k, N, &seed, 64);                                                             \
@@ -450,14 +462,7 @@ static void *alloc_or_fail(size_t bytes)
                 assert_true(G##_eq(&got, &want));                                                  \
             }                                                                                      \
         }                                                                                          \
-        rand_scalars(k, N, &seed, 64);                                                             \
-        for (int w = 0; w < WORDS; w++)                                                            \
-            density[w] = test_splitmix64(&seed) | test_splitmix64(&seed);                          \
-        nsub = G##_dense_subset(sub, subk, bases, k, density, N);                                  \
-        G##_reference(&want, sub, subk, nsub);                                                     \
-        assert_int_equal(zkpipe__msm_##G##_ex(&got, sub, k, density, N, &cfg, pool2, NULL),        \
-                         ZKPIPE_OK);                                                               \
-        assert_true(G##_eq(&got, &want));                                                          \
+        G##_check_density(bases, sub, k, subk, N, &cfg, &seed);                                    \
         free(bases);                                                                               \
         free(sub);                                                                                 \
         free(k);                                                                                   \

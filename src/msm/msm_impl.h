@@ -350,21 +350,13 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
     batch_ws ws;
     worker_carve(&ws, ctx->work + (size_t)worker * worker_bytes(&ctx->plan), &ctx->plan);
     for (size_t task = begin; task < end; task++) {
-        unsigned w0, w1, part = 0;
-        size_t v0 = 0, v1 = ctx->nvars, base = 0, nbuckets;
-        if (group > 1) {
-            w0 = (unsigned)task * group;
-            w1 = w0 + group < ctx->plan.windows ? w0 + group : ctx->plan.windows;
-            nbuckets = per * (w1 - w0);
-        } else {
-            w0 = (unsigned)(task / parts);
-            w1 = w0 + 1;
-            part = (unsigned)(task % parts);
-            v0 = ctx->nvars / parts * part + ctx->nvars % parts * part / parts;
-            v1 = ctx->nvars / parts * (part + 1) + ctx->nvars % parts * (part + 1) / parts;
-            base = ctx->density ? count_dense(ctx->density, v0) : v0;
-            nbuckets = window_buckets(ctx->bits, w0, c);
-        }
+        unsigned part = (unsigned)(task % parts), w0 = (unsigned)(task / parts) * group;
+        unsigned w1 = w0 + group < ctx->plan.windows ? w0 + group : ctx->plan.windows;
+        size_t v0 = ctx->nvars / parts * part + ctx->nvars % parts * part / parts;
+        size_t v1 = ctx->nvars / parts * (part + 1) + ctx->nvars % parts * (part + 1) / parts;
+        size_t base = ctx->density ? count_dense(ctx->density, v0) : v0;
+        /* the buckets in reach: all of every window but the last, which may reach fewer */
+        size_t nbuckets = per * (w1 - 1 - w0) + window_buckets(ctx->bits, w1 - 1, c);
         memset(ws.state, 0, nbuckets);
         /* A batch spans a quarter of the buckets in reach (collisions stay rare); below
          * ZKPIPE__MSM_MIN_BATCH additions per inversion the XYZZ twins are cheaper, unless
@@ -525,8 +517,8 @@ zkpipe_status API(_ex)(MSM_G *out, const AFFINE *bases, const uint64_t *scalars,
     ctx.flags = cfg->flags;
     ctx.plan.windows = (bits + 1 + ctx.plan.window - 1) / ctx.plan.window;
     if (bits > 0) {
-        size_t tasks = ctx.plan.group > 1 ? (ctx.plan.windows + ctx.plan.group - 1) / ctx.plan.group
-                                          : (size_t)ctx.plan.windows * ctx.plan.parts;
+        size_t tasks =
+            (size_t)(ctx.plan.windows + ctx.plan.group - 1) / ctx.plan.group * ctx.plan.parts;
         (void)zkpipe_pool_parallel_for(pool, tasks, 1, run_tasks, &ctx);
         combine(out, &ctx);
     } else {
