@@ -86,14 +86,12 @@ extern int zkpipe__ff_x86_adx;
             ZKPIPE__X86_MULADD(p, 32, T4, T5)                                                      \
                 ZKPIPE__X86_MULADD(p, 40, T5, T6) "adcxq %[" #T0 "], %[" #T6 "]\n\t"
 
-/* r = t - p when t >= p, else t, for t < 2p (branching, as in zkpipe__mont_mul). */
-ZKPIPE__FF_INLINE void zkpipe__mont_x86_finish(uint64_t *r, uint64_t *t, const uint64_t *p, int n)
-{
-    if (!zkpipe__limbs_lt(t, p, n))
-        zkpipe__limbs_sub(t, t, p, n);
-    for (int i = 0; i < n; i++)
-        r[i] = t[i];
-}
+/* Each routine below ends with zkpipe__limbs_reduce_once (t - p when t >= p, for t < 2p):
+ * a subtraction and conditional moves, so the result goes from registers to r. Comparing the
+ * limbs one by one with branches kept them in a stack array that was copied out with 16-byte
+ * loads, which cannot be forwarded from the 8-byte stores before them, and the top limbs'
+ * comparison was hard to predict: a dependent chain of multiplications took a third longer
+ * that way on 4 limbs and a sixth longer on 6. */
 
 /* The asm reads a, b and p through its pointer operands, which the "memory" clobber declares:
  * naming the arrays as memory operands too took more registers than clang's TSan build has
@@ -115,7 +113,7 @@ ZKPIPE__FF_INLINE void zkpipe__mont_mul4_x86(uint64_t *r, const uint64_t *a, con
             : [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "m"(inv)
             : "rdx", "cc", "memory");
     uint64_t t[4] = {t4, t0, t1, t2};
-    zkpipe__mont_x86_finish(r, t, p, 4);
+    zkpipe__limbs_reduce_once(r, t, p, 4);
 }
 
 /* r = a b / 2^384 mod p for 6-limb a, b < p; r may alias a or b. Needs BMI2 and ADX. */
@@ -139,7 +137,7 @@ ZKPIPE__FF_INLINE void zkpipe__mont_mul6_x86(uint64_t *r, const uint64_t *a, con
             : [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "m"(inv)
             : "rdx", "cc", "memory");
     uint64_t t[6] = {t6, t0, t1, t2, t3, t4};
-    zkpipe__mont_x86_finish(r, t, p, 6);
+    zkpipe__limbs_reduce_once(r, t, p, 6);
 }
 
 /* The halves of the multiplier for lazy reduction (limbs.h's zkpipe__limbs_mul_wide and
@@ -212,7 +210,7 @@ ZKPIPE__FF_INLINE void zkpipe__mont_reduce4_x86(uint64_t *r, const uint64_t *t, 
             : "rdx", "cc", "memory");
     uint64_t u[4] = {t4, t0, t1, t2};
     zkpipe__limbs_add(u, u, t + 4, 4);
-    zkpipe__mont_x86_finish(r, u, p, 4);
+    zkpipe__limbs_reduce_once(r, u, p, 4);
 }
 
 /* r = t / 2^384 mod p for a 12-limb t < p 2^384. Needs BMI2 and ADX. */
@@ -234,7 +232,7 @@ ZKPIPE__FF_INLINE void zkpipe__mont_reduce6_x86(uint64_t *r, const uint64_t *t, 
             : "rdx", "cc", "memory");
     uint64_t u[6] = {t6, t0, t1, t2, t3, t4};
     zkpipe__limbs_add(u, u, t + 6, 6);
-    zkpipe__mont_x86_finish(r, u, p, 6);
+    zkpipe__limbs_reduce_once(r, u, p, 6);
 }
 
 /* Squaring: each product a_i a_j (i < j) appears twice in a^2, so the triangle of them is
@@ -331,7 +329,7 @@ ZKPIPE__FF_INLINE void zkpipe__mont_sqr4_x86(uint64_t *r, const uint64_t *a, con
             : "rdx", "cc", "memory");
     uint64_t t[4] = {z, t0, t1, t2}; /* below 2p, as in zkpipe__mont_reduce */
     (void)t3;
-    zkpipe__mont_x86_finish(r, t, p, 4);
+    zkpipe__limbs_reduce_once(r, t, p, 4);
 }
 
 /* r = a^2 / 2^384 mod p for a 6-limb a < p; r may alias a. Needs BMI2 and ADX. The triangle's
@@ -386,7 +384,7 @@ ZKPIPE__FF_INLINE void zkpipe__mont_sqr6_x86(uint64_t *r, const uint64_t *a, con
             : "rdx", "cc", "memory");
     uint64_t u[6] = {r6, r0, r1, r2, r3, r4};
     (void)r5;
-    zkpipe__mont_x86_finish(r, u, p, 6);
+    zkpipe__limbs_reduce_once(r, u, p, 6);
 }
 
 #endif
