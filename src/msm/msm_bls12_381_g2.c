@@ -7,4 +7,5 @@
 #define MSM_ENDO bls12_381_g2_endo
 #define MSM_SPLIT bls12_381_glv_split
 #define MSM_COFACTOR 1
+#define MSM_INV_F bls12_381_fq
 #include "msm/msm_impl.h"

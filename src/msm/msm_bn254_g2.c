@@ -7,4 +7,5 @@
 #define MSM_ENDO bn254_g2_endo
 #define MSM_SPLIT bn254_glv_split
 #define MSM_COFACTOR 1
+#define MSM_INV_F bn254_fq
 #include "msm/msm_impl.h"

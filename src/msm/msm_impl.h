@@ -99,12 +99,19 @@ static size_t count_dense(const uint64_t *density, size_t nvars)
 }
 
 /* A worker's region: XYZZ buckets and their state bytes (2^(c-1) per window of a task), then with
- * batching the affine buckets, the batch operations, denominators and prefix products, and the
- * queue (half a batch). Each part 64-byte aligned. */
+ * batching the affine buckets, the batch operations, the denominators (and over Fq2 their
+ * norms), the prefix products and the queue (half a batch). Each part 64-byte aligned. */
 static size_t queue_size(size_t batch)
 {
     return batch / 2;
 }
+
+/* Arrays of BATCH_INV in a region: the prefix products, and the norms over Fq2. */
+#ifdef MSM_INV_F
+#define NORM_ARRAYS 2
+#else
+#define NORM_ARRAYS 1
+#endif
 
 static size_t worker_bytes(const zkpipe__msm_plan *plan)
 {
@@ -112,7 +119,8 @@ static size_t worker_bytes(const zkpipe__msm_plan *plan)
     size_t bytes = round_up(nbuckets * sizeof(XYZZ)) + round_up(nbuckets);
     if (b > 0)
         bytes += round_up(nbuckets * sizeof(AFFINE)) + round_up(b * sizeof(batch_op)) +
-                 2 * round_up(b * sizeof(MSM_F)) + round_up(queue_size(b) * sizeof(batch_op));
+                 round_up(b * sizeof(MSM_F)) + NORM_ARRAYS * round_up(b * sizeof(BATCH_INV)) +
+                 round_up(queue_size(b) * sizeof(batch_op));
     return bytes;
 }
 
@@ -129,8 +137,14 @@ static void worker_carve(batch_ws *ws, unsigned char *region, const zkpipe__msm_
     region += round_up(b * sizeof(batch_op));
     ws->den = (MSM_F *)region;
     region += round_up(b * sizeof(MSM_F));
-    ws->prefix = (MSM_F *)region;
-    region += round_up(b * sizeof(MSM_F));
+#ifdef MSM_INV_F
+    ws->norm = (BATCH_INV *)region;
+    region += round_up(b * sizeof(BATCH_INV));
+#else
+    ws->norm = ws->den;
+#endif
+    ws->prefix = (BATCH_INV *)region;
+    region += round_up(b * sizeof(BATCH_INV));
     ws->queue = (batch_op *)region;
     ws->nops = ws->nqueue = 0;
     ws->cap = b;
