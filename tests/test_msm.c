@@ -432,6 +432,51 @@ static void *alloc_or_fail(size_t bytes)
         assert_int_equal(zkpipe__msm_##G##_scratch_bytes(10, 0, NULL, 2), 0);                      \
         assert_int_equal(zkpipe__msm_##G##_scratch_bytes(SIZE_MAX / 16, 1, &cfg, 2), SIZE_MAX);    \
     }                                                                                              \
+    /* The batched bucket reduction (c = 10: 512 buckets in 64 segments) where its sums meet:      \
+     * every base a small multiple of the generator, each bucket one or two of them, so that a     \
+     * running sum equals the next bucket (doubling) or its negation (the sum vanishes), and a     \
+     * segment's total does the same with its running sum; with and without the endomorphism.      \
+     * Round 0: every base G; round 1: G and -G alternating; round 2: random in ±G, ±2G. */      \
+    static void G##_batch_reduce(void **state)                                                     \
+    {                                                                                              \
+        enum { N = 1000 };                                                                         \
+        G##_affine *bases = (G##_affine *)alloc_or_fail(N * sizeof *bases), mult[4];               \
+        uint64_t *k = (uint64_t *)alloc_or_fail(N * LIMBS * sizeof *k), seed = 8;                  \
+        G jm[4], want, got;                                                                        \
+        G##_affine g;                                                                              \
+        (void)state;                                                                               \
+        G##_generator(&g);                                                                         \
+        for (int m = 0; m < 4; m++) { /* mult: -2G, -G, G, 2G */                                   \
+            uint64_t e[LIMBS] = {m == 0 || m == 3 ? 2u : 1u};                                      \
+            G##_from_affine(&jm[m], &g);                                                           \
+            G##_mul_limbs(&jm[m], &jm[m], e, LIMBS);                                               \
+            if (m < 2)                                                                             \
+                G##_neg(&jm[m], &jm[m]);                                                           \
+        }                                                                                          \
+        G##_batch_to_affine(mult, jm, 4);                                                          \
+        memset(k, 0, N *LIMBS * sizeof *k);                                                        \
+        for (size_t i = 0; i < N; i++)                                                             \
+            k[i * LIMBS] = i % 511 + 1;                                                            \
+        for (int round = 0; round < 3; round++) {                                                  \
+            for (size_t i = 0; i < N; i++)                                                         \
+                bases[i] = mult[round == 0   ? 2                                                   \
+                                : round == 1 ? (i % 2 ? 1 : 2)                                     \
+                                             : test_splitmix64(&seed) % 4];                        \
+            G##_reference(&want, bases, k, N);                                                     \
+            for (unsigned endo = 0; endo < 2; endo++) {                                            \
+                zkpipe__msm_config cfg = {10, ZKPIPE__MSM_BATCH_AFFINE |                           \
+                                                  (endo ? 0u : ZKPIPE__MSM_NO_ENDO)};              \
+                for (unsigned threads = 1; threads <= 2; threads++) {                              \
+                    assert_int_equal(zkpipe__msm_##G##_ex(&got, bases, k, NULL, N, &cfg,           \
+                                                          threads == 2 ? pool2 : NULL, NULL),      \
+                                     ZKPIPE_OK);                                                   \
+                    assert_true(G##_eq(&got, &want));                                              \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+        free(bases);                                                                               \
+        free(k);                                                                                   \
+    }                                                                                              \
     /* Batch-affine buckets where batches fill (c = 10: 512 buckets, batches of 128): random       \
      * points; repeated points, P next to -P and infinity; then small scalars, so that the same    \
      * point meets itself in a bucket (doublings), sums vanish mid-batch and scheduled buckets     \
@@ -730,10 +775,10 @@ static int teardown(void **state)
 
 #define GROUP_ENTRIES(G)                                                                           \
     cmocka_unit_test(G##_edge_cases), cmocka_unit_test(G##_random_sums),                           \
-        cmocka_unit_test(G##_batch_affine), cmocka_unit_test(G##_every_window),                    \
-        cmocka_unit_test(G##_dense_and_montgomery), cmocka_unit_test(G##_endo_split),              \
-        cmocka_unit_test(G##_subgroup_batch), cmocka_unit_test(G##_window_groups),                 \
-        cmocka_unit_test(G##_errors)
+        cmocka_unit_test(G##_batch_affine), cmocka_unit_test(G##_batch_reduce),                    \
+        cmocka_unit_test(G##_every_window), cmocka_unit_test(G##_dense_and_montgomery),            \
+        cmocka_unit_test(G##_endo_split), cmocka_unit_test(G##_subgroup_batch),                    \
+        cmocka_unit_test(G##_window_groups), cmocka_unit_test(G##_errors)
 
 int main(int argc, char **argv)
 {

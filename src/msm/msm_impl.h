@@ -7,9 +7,9 @@
  * jc - 1 .. jc + c - 1, so no carry runs between windows and a task can recode any window
  * alone). A task takes one window over one range of the points, adds each point into bucket
  * |digit| (negated for a negative digit; zero digits and points at infinity are skipped),
- * then reduces the 2^(c-1) buckets with a running sum to Σ b·bucket_b. The caller combines
- * the task sums: per window, the ranges are added; across windows, Horner's rule with c
- * doublings per window.
+ * then reduces the 2^(c-1) buckets to Σ b·bucket_b with running sums (in affine batches where
+ * the task batched, batch_affine.h's reduce_affine). The caller combines the task sums: per
+ * window, the ranges are added; across windows, Horner's rule with c doublings per window.
  *
  * Large tasks accumulate into affine buckets in batches that share one inversion
  * (batch_affine.h). A small sum, whose windows have too few points to fill a batch, groups
@@ -113,6 +113,12 @@ static size_t queue_size(size_t batch)
 #define NORM_ARRAYS 1
 #endif
 
+/* The most segments of a batched bucket reduction (reduce_affine) in a plan's regions. */
+static size_t plan_segments(const zkpipe__msm_plan *plan)
+{
+    return plan->batch > 0 ? reduce_segments((size_t)1 << (plan->window - 1), plan->batch) : 0;
+}
+
 static size_t worker_bytes(const zkpipe__msm_plan *plan)
 {
     size_t nbuckets = (size_t)plan->group << (plan->window - 1), b = plan->batch;
@@ -120,7 +126,9 @@ static size_t worker_bytes(const zkpipe__msm_plan *plan)
     if (b > 0)
         bytes += round_up(nbuckets * sizeof(AFFINE)) + round_up(b * sizeof(batch_op)) +
                  round_up(b * sizeof(MSM_F)) + NORM_ARRAYS * round_up(b * sizeof(BATCH_INV)) +
-                 round_up(queue_size(b) * sizeof(batch_op));
+                 round_up(queue_size(b) * sizeof(batch_op)) +
+                 round_up(REDUCE_POINTS * plan_segments(plan) * sizeof(AFFINE)) +
+                 round_up(REDUCE_STATES * plan_segments(plan));
     return bytes;
 }
 
@@ -146,6 +154,10 @@ static void worker_carve(batch_ws *ws, unsigned char *region, const zkpipe__msm_
     ws->prefix = (BATCH_INV *)region;
     region += round_up(b * sizeof(BATCH_INV));
     ws->queue = (batch_op *)region;
+    region += round_up(queue_size(b) * sizeof(batch_op));
+    ws->acc = (AFFINE *)region;
+    region += round_up(REDUCE_POINTS * plan_segments(plan) * sizeof(AFFINE));
+    ws->acc_state = region;
     ws->nops = ws->nqueue = 0;
     ws->cap = b;
     ws->qcap = queue_size(b);
@@ -244,17 +256,19 @@ static void add_multiple(XYZZ *sum, const XYZZ *p, size_t g)
 
 /* Σ b·bucket_b as Σ_b running_b with running_b = Σ_{b' >= b} bucket_b': two additions per
  * bucket. Bucket b is its affine part and its XYZZ twin, each where its state bit says it holds
- * a point. running only changes at non-empty buckets, so a run of g equal terms is added as
- * g·running, which keeps wide windows over few points (sparse buckets) cheap. */
-static void fill_bucket_sum(XYZZ *sum, const batch_ws *ws, size_t nbuckets)
+ * a point and `kinds` (BUCKET_AFFINE, BUCKET_TWIN or both) takes it. running only changes at
+ * non-empty buckets, so a run of g equal terms is added as g·running, which keeps wide windows
+ * over few points (sparse buckets) cheap. */
+static void fill_bucket_sum(XYZZ *sum, const batch_ws *ws, size_t nbuckets, unsigned kinds)
 {
     XYZZ running;
     size_t run = 0;
     GOP(xyzz_set_infinity)(&running);
     GOP(xyzz_set_infinity)(sum);
     for (size_t b = nbuckets; b-- > 0;) {
-        int has_a = (ws->state[b] & BUCKET_AFFINE) != 0;
-        int has_x = (ws->state[b] & BUCKET_TWIN) && !GOP(xyzz_is_infinity)(&ws->xbuckets[b]);
+        int has_a = (ws->state[b] & kinds & BUCKET_AFFINE) != 0;
+        int has_x =
+            (ws->state[b] & kinds & BUCKET_TWIN) && !GOP(xyzz_is_infinity)(&ws->xbuckets[b]);
         if (has_a || has_x) {
             if (run > 0 && !GOP(xyzz_is_infinity)(&running))
                 add_multiple(sum, &running, run);
@@ -268,6 +282,22 @@ static void fill_bucket_sum(XYZZ *sum, const batch_ws *ws, size_t nbuckets)
     }
     if (!GOP(xyzz_is_infinity)(&running))
         add_multiple(sum, &running, run);
+}
+
+/* Σ b·bucket_b over a window's nbuckets buckets (a power of two): the affine parts in batches
+ * (reduce_affine) where the task batched and there are enough of them, the rest by
+ * fill_bucket_sum. */
+static void bucket_sum(XYZZ *sum, batch_ws *ws, size_t nbuckets)
+{
+    size_t k = ws->cap > 0 ? reduce_segments(nbuckets, ws->cap) : 0;
+    XYZZ twins;
+    if (k == 0) {
+        fill_bucket_sum(sum, ws, nbuckets, BUCKET_AFFINE | BUCKET_TWIN);
+        return;
+    }
+    reduce_affine(sum, ws, nbuckets, k);
+    fill_bucket_sum(&twins, ws, nbuckets, BUCKET_TWIN);
+    GOP(xyzz_add)(sum, sum, &twins);
 }
 
 /* The point waiting for its bucket (see accumulate). */
@@ -387,8 +417,8 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
             view.abuckets += per * (w - w0);
             view.xbuckets += per * (w - w0);
             view.state += per * (w - w0);
-            fill_bucket_sum(&ctx->sums[(size_t)w * parts + part], &view,
-                            window_buckets(ctx->bits, w, c));
+            bucket_sum(&ctx->sums[(size_t)w * parts + part], &view,
+                       window_buckets(ctx->bits, w, c));
         }
     }
 }
