@@ -52,7 +52,7 @@ typedef struct batch_ws {
     unsigned char *state;     /* BUCKET_* bits per bucket */
     batch_op *ops;            /* the batch, capacity `cap` */
     MSM_F *den;               /* denominators */
-    BATCH_INV *norm;          /* what is inverted: their norms with MSM_INV_F, else den itself */
+    BATCH_INV *norm;          /* what is inverted: den, or with MSM_INV_F its norms */
     BATCH_INV *prefix;        /* running products of norm */
     batch_op *queue;          /* points whose bucket was scheduled, capacity `qcap` < cap */
     AFFINE *acc;              /* reduce_affine's sums: REDUCE_POINTS per segment */
@@ -88,10 +88,6 @@ static void batch_finish(batch_ws *ws)
     MSM_F num, lambda, x3, t;
     if (n == 0)
         return;
-#ifdef MSM_INV_F
-    for (size_t i = 0; i < n; i++)
-        FOP(norm)(&ws->norm[i], &ws->den[i]);
-#endif
     acc = ws->norm[0];
     for (size_t i = 1; i < n; i++) {
         ws->prefix[i] = acc;
@@ -168,6 +164,9 @@ static void batch_schedule(batch_ws *ws, size_t b, point_ref p, int neg)
     ws->ops[ws->nops].flags = flags;
     ws->ops[ws->nops].p = p;
     ws->den[ws->nops] = d;
+#ifdef MSM_INV_F
+    FOP(norm)(&ws->norm[ws->nops], &d);
+#endif
     ws->state[b] |= BUCKET_SCHEDULED;
     ws->nops++;
 }
