@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 char *cli_read_file(const char *path, size_t max, size_t *len)
@@ -99,7 +100,8 @@ static const int fatal_signals[] = {SIGHUP,  SIGINT,  SIGQUIT, SIGTERM,   SIGUSR
 static struct sigaction saved_fatal[NFATAL], saved_pipe, saved_xfsz;
 static int installed[NFATAL];
 
-void cli_outputs_abandon(void)
+/* Removes the new files of the set being written, if there is one. */
+static void abandon(void)
 {
     plan *p = active;
     for (size_t i = 0; p != NULL && i < active_n; i++)
@@ -124,7 +126,7 @@ static void on_fatal(int sig)
             pending = sig; /* the writer is in a step that must not be cut */
         return;            /* 2: another thread is already cleaning up */
     }
-    cli_outputs_abandon();
+    abandon();
     die_by(sig);
 }
 
@@ -147,10 +149,26 @@ static void step_end(void)
     if (sig != 0) {
         int open = 0;
         if (atomic_compare_exchange_strong(&gate, &open, 2)) {
-            cli_outputs_abandon();
+            abandon();
             die_by(sig);
         }
     }
+}
+
+void cli_outputs_stop(void)
+{
+    int open = 0;
+    while (!atomic_compare_exchange_weak(&gate, &open, 2)) {
+        if (open == 2) /* another thread is cleaning up and about to end the process */
+            for (;;)
+                pause();
+        if (open == 1) { /* the writer is in a step (a create or the renames): let it end */
+            struct timespec ms = {0, 1000000};
+            nanosleep(&ms, NULL);
+        }
+        open = 0;
+    }
+    abandon();
 }
 
 static void handlers_install(plan *p, size_t n)
@@ -515,7 +533,7 @@ int cli_outputs_write(const cli_output *outs, size_t n, cli_error *e)
         if (rc == 0)
             rc = commit(p, n, e);
         step_begin();
-        cli_outputs_abandon(); /* the new files left after a failure */
+        abandon(); /* the new files left after a failure */
         step_end();
         handlers_restore();
         if (rc == 0)

@@ -74,8 +74,13 @@ int cli_outputs_write(const cli_output *outs, size_t n, cli_error *e);
  * instead of after it. @return 0, or -1 with *e filled in. */
 int cli_outputs_check(const cli_output *outs, size_t n, cli_error *e);
 
-/*! cli_outputs_abandon() : removes the new files of a set being written, if there is one.
- * Async-signal-safe: for a handler that ends the process (see cli_mapped.h). */
-void cli_outputs_abandon(void);
+/*! cli_outputs_stop() : for a handler that ends the process (see cli_mapped.h), on any
+ * thread: waits until the writer of a set, if one is writing, is out of a step that must not
+ * be cut (creating a new file, the renames), removes the set's new files and keeps the writer
+ * from starting another step; the caller must then end the process. A second thread that calls
+ * it meanwhile, or a handler of cli_outputs_write's, waits for the first to end the process.
+ * Async-signal-safe. Without the wait, a handler on another thread could miss a new file that
+ * the writer had just created and not yet recorded. */
+void cli_outputs_stop(void);
 
 #endif

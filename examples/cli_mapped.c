@@ -1,6 +1,8 @@
 /* See cli_mapped.h. The guard's handler uses only async-signal-safe calls (stat, write, unlink,
- * _exit), and builds its line in a static buffer; the recovering one reads /proc/self/maps into
- * its own stack and records damaged files in a ring of lock-free atomics. */
+ * nanosleep, pause, _exit) and lock-free atomics, and builds its line in a static buffer, which
+ * only the first faulting thread reaches (cli_outputs_stop); the recovering one reads
+ * /proc/self/maps into its own stack and records damaged files in a ring of lock-free
+ * atomics. */
 #define _GNU_SOURCE /* MAP_ANONYMOUS, BUS_ADRALN */
 #include "cli_mapped.h"
 
@@ -47,6 +49,7 @@ static int shrunk(size_t i)
 static void on_sigbus(int sig)
 {
     (void)sig;
+    cli_outputs_stop(); /* first: one thread goes on, and no output set is mid-step */
     int any = 0;
     for (size_t i = 0; i < guard_n && !any; i++)
         any = shrunk(i);
@@ -63,7 +66,6 @@ static void on_sigbus(int sig)
               "until the program ends) (ZKPIPE_EIO)\n"
             : ": I/O error reading a mapped input: its storage failed, or it was changed "
               "(ZKPIPE_EIO)\n");
-    cli_outputs_abandon();
     ssize_t w = write(2, line, line_len);
     (void)w;
     _exit(1);

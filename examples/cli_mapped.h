@@ -16,7 +16,7 @@
  * the signal: it writes one line on stderr, "<prog>: <file>: I/O error: ...", naming the
  * inputs whose size is now smaller than when the guard was set (every input when none is:
  * then its storage failed, or it was replaced), removes the new files of an output set being
- * written (cli_outputs_abandon), and exits.
+ * written once its writer is out of a step that must not be cut (cli_outputs_stop), and exits.
  * Call it once in a process, before opening the inputs.
  * `prog` and the array `paths` of n inputs (NULL entries are skipped) must stay valid for the
  * rest of the process; the guard keeps one size per input.
