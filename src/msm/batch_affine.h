@@ -218,19 +218,7 @@ static void batch_drain(batch_ws *ws)
     ws->nqueue = 0;
 }
 
-/* The bucket reduction in batches. Σ b·bucket_b over m buckets by one running sum is two XYZZ
- * additions per bucket (8M + 2S and 12M + 2S), in one chain of dependent additions. Cut into k
- * segments of len = m / k buckets, the k running sums are independent: each step adds the next
- * bucket of every segment into its running sum R_s and the previous R_s into the segment's total
- * T_s, 2k affine additions that share one inversion. Bucket b = s len + i (digit b + 1) gets
- * weight i + 1 in T_s, and the rest of its weight, s len, comes from
- *   Σ b·bucket_b = Σ_s T_s + len Σ_s s R_s,
- * whose second sum is a running sum over the k segments (2k XYZZ additions, then log2(len)
- * doublings). Each step costs an inversion and the combination 3k XYZZ additions: more segments,
- * fewer inversions, a longer combination. At m = 4096 buckets k = 256 (16 inversions, 768 XYZZ
- * additions) measured faster than 64 or 128 and level with 512, and the reduction took about
- * two thirds of the single running sum's time (bench_msm at 2^16, both curves' G1), not the
- * half the multiplication counts suggest. */
+/* The sizes of the batched bucket reduction (msm_impl.h's reduce_affine). */
 enum { REDUCE_POINTS = 3, REDUCE_STATES = 2 }; /* R_s, T_s and a copy of R_s; their states */
 /* Fewer segments share an inversion among too few additions to pay. */
 #define REDUCE_MIN_SEGMENTS 16
@@ -243,50 +231,4 @@ static size_t reduce_segments(size_t m, size_t cap)
     while (4 * k * k <= 16 * m && 4 * k <= cap)
         k *= 2;
     return k >= REDUCE_MIN_SEGMENTS ? k : 0;
-}
-
-/* *sum = Σ b·bucket_b over the affine parts of ws's m buckets (m a power of two, k segments of
- * reduce_segments(m, ws->cap)); the twins are left to the caller. Uses ws's batch arrays, which
- * must be empty, and ws->acc. */
-static void reduce_affine(XYZZ *sum, const batch_ws *ws, size_t m, size_t k)
-{
-    size_t len = m / k;
-    AFFINE *run = ws->acc, *total = ws->acc + k, *prev = ws->acc + 2 * k;
-    batch_ws red = *ws; /* its buckets: R_s at s, T_s at k + s */
-    XYZZ u, v;
-    red.abuckets = ws->acc;
-    red.state = ws->acc_state;
-    red.cap = 2 * k;
-    red.nops = red.nqueue = red.qcap = 0;
-    memset(red.state, 0, 2 * k);
-    for (size_t t = 0; t <= len; t++) {
-        /* T_s += R_s as it was after step t - 1: from a copy, since R_s moves in this batch */
-        for (size_t s = 0; t > 0 && s < k; s++) {
-            if (!(red.state[s] & BUCKET_AFFINE))
-                continue;
-            point_ref p = {&prev[s].x, &prev[s].y};
-            prev[s] = run[s];
-            batch_schedule(&red, k + s, p, 0);
-        }
-        for (size_t s = 0; t < len && s < k; s++) {
-            size_t b = s * len + len - 1 - t;
-            point_ref p = {&ws->abuckets[b].x, &ws->abuckets[b].y};
-            if (ws->state[b] & BUCKET_AFFINE)
-                batch_schedule(&red, s, p, 0);
-        }
-        batch_finish(&red);
-    }
-    GOP(xyzz_set_infinity)(&u);
-    GOP(xyzz_set_infinity)(&v);
-    for (size_t s = k; s-- > 1;) {
-        if (red.state[s] & BUCKET_AFFINE)
-            GOP(xyzz_add_affine)(&u, &u, &run[s], 0);
-        GOP(xyzz_add)(&v, &v, &u);
-    }
-    for (size_t l = len; l > 1; l /= 2)
-        GOP(xyzz_dbl)(&v, &v);
-    for (size_t s = 0; s < k; s++)
-        if (red.state[k + s] & BUCKET_AFFINE)
-            GOP(xyzz_add_affine)(&v, &v, &total[s], 0);
-    *sum = v;
 }
