@@ -300,9 +300,9 @@ static void host_partitions_are_conserved(void **state)
     host_free(&h);
 }
 
-/* A reader checking invariant 2 on every snapshot while provers are held at the gate. */
-/* It runs on a thread of its own, so it counts what it finds wrong (see host) and the test
- * asserts on the counts after joining it. */
+/* A reader checking invariant 2 on every snapshot while provers are held at the gate. It runs
+ * on a thread of its own, so it counts what it finds wrong (see host) and the test asserts on
+ * the counts after joining it. */
 typedef struct reader {
     zkpipe_acct *acct;
     uint64_t bound, resident_bound;
