@@ -1,7 +1,8 @@
 #!/bin/sh
 # One node of a fleet (zkpipe-pipeline --queue, $1) and the submitter (zkpipe-submit, $2) on a
 # real redis-server, the proofs checked with zkpipe-verify ($3); $4 is the test probe (free
-# ports, HTTP), $5 the LD_PRELOAD shim that truncates a file as it is mapped.
+# ports, HTTP), $5 the LD_PRELOAD shim that truncates a file as it is mapped, $6 the one that
+# maps files slowly.
 #
 # 1. SIGTERM while a node holds jobs (Redis stopped, so that it cannot acknowledge them): it
 #    takes no more, finishes exactly the jobs it held, hands back at once any delivered after
@@ -21,8 +22,11 @@
 # Skips (exit 77) with one line when redis-server is not installed or the binaries were built
 # without hiredis ("-" for $1 and $2).
 set -eu
-[ $# -eq 5 ] || { echo "usage: test_fleet_node.sh PIPELINE SUBMIT VERIFY PROBE SHIM" >&2; exit 2; }
-pipe=$1 submit=$2 verify=$3 probe=$4 shim=$5
+[ $# -eq 6 ] || {
+    echo "usage: test_fleet_node.sh PIPELINE SUBMIT VERIFY PROBE SHIM DELAY_SHIM" >&2
+    exit 2
+}
+pipe=$1 submit=$2 verify=$3 probe=$4 shim=$5 delay_shim=$6
 . "$(dirname "$0")/fleet_common.sh"
 fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
 node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json"
@@ -41,9 +45,19 @@ submit_json() { # the counts line of submitter $2's output $1, once it has ended
     json=$(tail -n 1 "$1")
 }
 
+# The nodes of 1. and 2. take 4 jobs at a time (--permits 4, --synth-workers 2: two in
+# synthesis, two waiting for a worker) and map each witness 300 ms late, so that, stopped at
+# intervals, they are found holding 4. With the multiplier's proofs at a few ms each, a fast
+# machine could prove and acknowledge every job between two stops, and the node was rarely
+# found holding 3.
+slow_env="LD_PRELOAD=$delay_shim ZKPIPE_TEST_DELAY_ON_MMAP_SUFFIX=.wtns"
+slow_env="$slow_env ZKPIPE_TEST_DELAY_ON_MMAP_MS=300"
+
 # ---- 1. SIGTERM while holding jobs: finish them, take no more ----
 hport=$("$probe" freeport)
-node_start redis://127.0.0.1:$port/term term --listen 127.0.0.1:$hport
+node_env=$slow_env
+node_start redis://127.0.0.1:$port/term term --listen 127.0.0.1:$hport --synth-workers 2 --permits 4
+node_env=
 term=$node
 nterm=12
 copies "$d/witness.wtns" "$tmp/term" t $nterm
@@ -56,7 +70,6 @@ wait_until 1200 jobs_in term $nterm || fail "the jobs were not submitted"
 # The node stopped once Redis has handed it three jobs, then Redis stopped and the node resumed:
 # it cannot acknowledge them, so they stay held. It sends one job's result at a time, and one
 # sent before the node stopped may still be answered: one job at least is held at the signal.
-# (Polling the node while it runs freely lets a fast machine prove every job between polls.)
 hold_stopped "$term" term term 3
 kill -STOP "$redis_pid"
 kill -CONT "$term"
@@ -94,7 +107,9 @@ verify_all "$vk" "$tmp/term" $(cd "$tmp/term" && ls t*.wtns | sed 's/\.wtns$//')
 echo "SIGTERM holding $finishing jobs: finished them, handed back $handed, exit 0"
 
 # ---- 2. SIGTERM twice: stop now, the jobs held left pending, taken over ----
-node_start redis://127.0.0.1:$port/now now
+node_env=$slow_env
+node_start redis://127.0.0.1:$port/now now --synth-workers 2 --permits 4
+node_env=
 now=$node
 copies "$d/witness.wtns" "$tmp/now" n 20
 submit_bg now "$tmp/now"
