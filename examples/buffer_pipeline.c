@@ -29,6 +29,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_args.h"
 #include "cli_memory.h"
 #include "cli_observe.h"
 #include "zkpipe/http.h"
@@ -83,19 +84,6 @@ static void usage(FILE *f)
     fprintf(f, "  --help              this text\n");
 }
 
-/* Parses a decimal in [min, max]; returns false when `s` is not one. */
-static bool parse_num(const char *s, unsigned long min, unsigned long max, unsigned long *out)
-{
-    if (s == NULL || *s < '0' || *s > '9')
-        return false;
-    char *end;
-    unsigned long v = strtoul(s, &end, 10);
-    if (*end != '\0' || v < min || v > max)
-        return false;
-    *out = v;
-    return true;
-}
-
 /* Accepts "--name value" and "--name=value"; returns 0 to run, 1 after --help, 2 on error. */
 static int parse_args(int argc, char **argv, options *o)
 {
@@ -148,7 +136,7 @@ static int parse_args(int argc, char **argv, options *o)
             if (strlen(nums[k].name) != name_len || strncmp(arg, nums[k].name, name_len) != 0)
                 continue;
             unsigned long *field = (unsigned long *)((char *)o + nums[k].offset);
-            if (!parse_num(value, nums[k].min, nums[k].max, field))
+            if (!cli_parse_ulong(value, nums[k].min, nums[k].max, field))
                 return 2;
             known = true;
         }
