@@ -6,12 +6,12 @@
 //!
 //!   cargo run --example engine_pipeline -- [--partitions N] [--synth-workers W]
 //!       [--permits P] [--capacity C] [--prover-workers R] [--abc-mib A] [--aux-mib X]
-//!       [--synth-ms S] [--prove-ms T] [--budget-mib B] [--auto 1] [--json 1]
+//!       [--synth-ms S] [--prove-ms T] [--budget-mib B] [--auto] [--json]
 //!
-//! With `--auto 1` the engine chooses how many partitions it admits (starting at --permits, up
+//! With `--auto` the engine chooses how many partitions it admits (starting at --permits, up
 //! to --synth-workers); the permits it ended on are printed (`permits_final` in the JSON).
 //!
-//! At the end it prints the counters (as JSON with --json 1) and checks that every partition
+//! At the end it prints the counters (as JSON with --json) and checks that every partition
 //! was proved with the right checksum, nothing stays charged, at most permits + capacity
 //! partitions were ever in flight, and the accounted peak stayed within what the partitions
 //! the engine lets hold buffers at once can charge.
@@ -54,7 +54,7 @@ fn options() -> Result<Options, String> {
         auto: false,
         json: false,
     };
-    cli::parse(|flag, n| {
+    cli::parse(&["--auto", "--json"], |flag, n| {
         match flag {
             "--partitions" => o.partitions = n,
             "--synth-workers" => o.synth_workers = cli::small(flag, n)?,
@@ -66,8 +66,8 @@ fn options() -> Result<Options, String> {
             "--synth-ms" => o.synth_ms = n,
             "--prove-ms" => o.prove_ms = n,
             "--budget-mib" => o.budget_mib = n,
-            "--auto" => o.auto = n != 0,
-            "--json" => o.json = n != 0,
+            "--auto" => o.auto = true,
+            "--json" => o.json = true,
             _ => return Ok(false),
         }
         Ok(true)

@@ -3,9 +3,9 @@
 //! permit, and provers consume them; a reporter prints the counters as they move.
 //!
 //!   cargo run --example host_pipeline -- [--partitions N] [--synth-workers W] [--permits P]
-//!       [--capacity C] [--provers R] [--mib M] [--prove-ms T] [--json 1]
+//!       [--capacity C] [--provers R] [--mib M] [--prove-ms T] [--json]
 //!
-//! At the end it prints the final counters (as JSON with --json 1) and checks that every
+//! At the end it prints the final counters (as JSON with --json) and checks that every
 //! partition was proved, everything released, at most permits + capacity partitions were ever
 //! held before the provers, and the accounted peak stayed within that plus the provers' own.
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -39,7 +39,7 @@ fn options() -> Result<Options, String> {
         prove_ms: 5,
         json: false,
     };
-    cli::parse(|flag, n| {
+    cli::parse(&["--json"], |flag, n| {
         match flag {
             "--partitions" => o.partitions = n as usize,
             "--synth-workers" => o.synth_workers = n as usize,
@@ -48,7 +48,7 @@ fn options() -> Result<Options, String> {
             "--provers" => o.provers = n as usize,
             "--mib" => o.mib = n as usize,
             "--prove-ms" => o.prove_ms = n,
-            "--json" => o.json = n != 0,
+            "--json" => o.json = true,
             _ => return Ok(false),
         }
         Ok(true)

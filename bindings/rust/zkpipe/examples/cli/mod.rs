@@ -1,11 +1,22 @@
-//! The examples' command lines: `--flag N` pairs, every value a number (a directory of its
-//! own, so that cargo does not take it for an example).
+//! The examples' command lines: `--flag N` pairs, every value a number, and switches that
+//! take no value, as the C examples' (a directory of its own, so that cargo does not take it
+//! for an example).
 
 /// Hands each `--flag N` pair of the command line to `take`, which stores `N` and returns
-/// `Ok(true)`, or returns `Ok(false)` for a flag that is not its own.
-pub fn parse(mut take: impl FnMut(&str, u64) -> Result<bool, String>) -> Result<(), String> {
+/// `Ok(true)`, or returns `Ok(false)` for a flag that is not its own; a flag named in
+/// `switches` takes no value and reaches `take` with `N` = 1.
+pub fn parse(
+    switches: &[&str],
+    mut take: impl FnMut(&str, u64) -> Result<bool, String>,
+) -> Result<(), String> {
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
+        if switches.contains(&flag.as_str()) {
+            if !take(&flag, 1)? {
+                return Err(format!("unknown flag {flag}"));
+            }
+            continue;
+        }
         let value = args.next().ok_or(format!("{flag} needs a value"))?;
         let n: u64 = value
             .parse()
