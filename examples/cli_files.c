@@ -482,8 +482,12 @@ static int commit(plan *p, size_t n, cli_error *e)
         }
         p[i].staged = 0;
     }
-    for (size_t i = 0; i < n; i++) { /* the renames themselves, on disk */
-        int fd = p[i].file ? open(p[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    for (size_t i = 0; i < n; i++) { /* the renames themselves, on disk: each folder once */
+        int seen = 0;
+        for (size_t k = 0; k < i && !seen && p[i].file; k++)
+            seen = p[k].file && p[k].dir_st.st_dev == p[i].dir_st.st_dev &&
+                   p[k].dir_st.st_ino == p[i].dir_st.st_ino;
+        int fd = p[i].file && !seen ? open(p[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
         if (fd >= 0) {
             fsync(fd);
             close(fd);
