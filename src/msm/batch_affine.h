@@ -29,21 +29,15 @@
 #define IOP(op) FOP(op)
 #endif
 
-enum { BATCH_NEG = 1, BATCH_DBL = 2 };
+enum { BATCH_NEG = ZKPIPE__MSM_BATCH_NEG, BATCH_DBL = ZKPIPE__MSM_BATCH_DBL };
 /* A bucket's state bits. */
 enum { BUCKET_SCHEDULED = 1, BUCKET_TWIN = 2, BUCKET_AFFINE = 4 };
 
 /* A point added into a bucket, by its coordinates: a base, or with the endomorphism the image
- * phi(P) = (beta x, y), whose x is stored apart and whose y is P's. */
-typedef struct point_ref {
-    const MSM_F *x, *y;
-} point_ref;
-
-typedef struct batch_op {
-    uint32_t bucket;
-    uint32_t flags; /* BATCH_NEG: add -P; BATCH_DBL: the bucket equals the point */
-    point_ref p;
-} batch_op;
+ * phi(P) = (beta x, y), whose x is stored apart and whose y is P's; and a scheduled addition
+ * (msm/batch_op.h). */
+typedef MSM_CAT(MSM_G, _point_ref) point_ref;
+typedef MSM_CAT(MSM_G, _batch_op) batch_op;
 
 /* One worker's buckets, pending batch and queue, carved from the scratch block. */
 typedef struct batch_ws {

@@ -28,6 +28,7 @@
 
 #include "core/alloc_internal.h"
 #include "ec/glv.h"
+#include "msm/batch_op.h"
 #include "msm/msm.h"
 #include "msm/plan.h"
 #include "msm/xyzz.h"
