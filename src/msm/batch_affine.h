@@ -19,7 +19,12 @@
  * prefix products and their inversion run in Fq, one norm and one product by an Fq element
  * replace Fq2 products: ten products in Fq per denominator (two of them squarings) instead of
  * the twelve of four Fq2 products, and the batch's one inversion is in Fq. N(d) is non-zero for
- * non-zero d since -1 is not a square in Fq. */
+ * non-zero d since -1 is not a square in Fq.
+ *
+ * Where the .c file defines MSM_BATCH_X8 (a G1 group on x86-64, msm/batch_x8.h), a batch of at
+ * least ZKPIPE__MSM_X8_MIN additions goes to that kernel when the CPU has AVX-512 IFMA: the same
+ * additions, eight at a time, with the prefix products in the lanes' layout (ws->prefix is sized
+ * for them). */
 
 #ifdef MSM_INV_F
 #define BATCH_INV MSM_INV_F
@@ -82,6 +87,15 @@ static void batch_finish(batch_ws *ws)
     MSM_F num, lambda, x3, t;
     if (n == 0)
         return;
+#ifdef MSM_BATCH_X8
+    if (n >= ZKPIPE__MSM_X8_MIN && zkpipe__ff_x86_ifma) {
+        MSM_BATCH_X8(ws->abuckets, ws->ops, ws->den, n, ws->prefix);
+        for (size_t i = 0; i < n; i++)
+            ws->state[ws->ops[i].bucket] &= (unsigned char)~BUCKET_SCHEDULED;
+        ws->nops = 0;
+        return;
+    }
+#endif
     acc = ws->norm[0];
     for (size_t i = 1; i < n; i++) {
         ws->prefix[i] = acc;

@@ -114,6 +114,17 @@ static size_t queue_size(size_t batch)
 #define NORM_ARRAYS 1
 #endif
 
+/* The prefix products' bytes: with an 8-lane kernel, the most of its layout and the scalar one. */
+static size_t prefix_bytes(size_t batch)
+{
+    size_t bytes = batch * sizeof(BATCH_INV);
+#ifdef MSM_BATCH_X8
+    size_t lanes = ZKPIPE__MSM_X8_BYTES(batch, MSM_BATCH_X8_LIMBS);
+    bytes = lanes > bytes ? lanes : bytes;
+#endif
+    return bytes;
+}
+
 /* The most segments of a batched bucket reduction (reduce_affine) in a plan's regions. */
 static size_t plan_segments(const zkpipe__msm_plan *plan)
 {
@@ -126,8 +137,8 @@ static size_t worker_bytes(const zkpipe__msm_plan *plan)
     size_t bytes = round_up(nbuckets * sizeof(XYZZ)) + round_up(nbuckets);
     if (b > 0)
         bytes += round_up(nbuckets * sizeof(AFFINE)) + round_up(b * sizeof(batch_op)) +
-                 round_up(b * sizeof(MSM_F)) + NORM_ARRAYS * round_up(b * sizeof(BATCH_INV)) +
-                 round_up(queue_size(b) * sizeof(batch_op)) +
+                 round_up(b * sizeof(MSM_F)) + (NORM_ARRAYS - 1) * round_up(b * sizeof(BATCH_INV)) +
+                 round_up(prefix_bytes(b)) + round_up(queue_size(b) * sizeof(batch_op)) +
                  round_up(REDUCE_POINTS * plan_segments(plan) * sizeof(AFFINE)) +
                  round_up(REDUCE_STATES * plan_segments(plan));
     return bytes;
@@ -153,7 +164,7 @@ static void worker_carve(batch_ws *ws, unsigned char *region, const zkpipe__msm_
     ws->norm = ws->den;
 #endif
     ws->prefix = (BATCH_INV *)region;
-    region += round_up(b * sizeof(BATCH_INV));
+    region += round_up(prefix_bytes(b));
     ws->queue = (batch_op *)region;
     region += round_up(queue_size(b) * sizeof(batch_op));
     ws->acc = (AFFINE *)region;

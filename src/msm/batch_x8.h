@@ -1,0 +1,33 @@
+/* Batch-affine additions eight at a time on AVX-512 IFMA lanes (batch_x8_impl.h), for the G1
+ * groups: batch_affine.h's batch_finish hands a batch to them when zkpipe__ff_x86_ifma is set.
+ * x86-64 hosts only; nothing is declared elsewhere. */
+#ifndef ZKPIPE_MSM_BATCH_X8_H
+#define ZKPIPE_MSM_BATCH_X8_H
+
+#include <stddef.h>
+
+#include "ff/mont_x86.h"
+#include "ff/fp_x8.h"
+#include "msm/batch_op.h"
+
+#if ZKPIPE__FF_X86
+/* The fewest additions a batch hands to the lanes: below it the fixed cost (the eight chains'
+ * products brought back to fp.h's form and inverted together, partial groups of lanes) is shared
+ * by too few additions. */
+#define ZKPIPE__MSM_X8_MIN 32
+
+/* Scratch for a batch of n additions on lanes of `limbs` 52-bit limbs: the prefix products,
+ * one lane vector per group of eight; 64-byte aligned. */
+#define ZKPIPE__MSM_X8_BYTES(n, limbs) (((n) + 7) / 8 * (size_t)(limbs)*64)
+
+/* For i < n, bucket ops[i].bucket += ±ops[i].p (ZKPIPE__MSM_BATCH_NEG), or doubled
+ * (ZKPIPE__MSM_BATCH_DBL: the bucket equals p), given den[i], the addition's non-zero
+ * denominator (x_p - x_q, or 2 y_q), as batch_finish does: the results reduced as fp.h leaves
+ * them. The ops' buckets are distinct and no op's p lies in a bucket. `lanes` holds
+ * ZKPIPE__MSM_X8_BYTES(n, F_X8_LIMBS) bytes (F the group's field), 64-byte aligned. n >= 1. Needs
+ * AVX-512F and IFMA (zkpipe__ff_x86_ifma). */
+void zkpipe__msm_bn254_g1_batch_x8(bn254_g1_affine *buckets, const bn254_g1_batch_op *ops,
+                                   const bn254_fq *den, size_t n, void *lanes);
+#endif
+
+#endif
