@@ -12,6 +12,7 @@
 
 #include <cmocka.h>
 
+#include "ff/bls12_381_fq_x8.h"
 #include "ff/bn254_fq_x8.h"
 
 #if ZKPIPE__FF_X86
@@ -382,11 +383,15 @@ static int has_ifma(void)
         }                                                                                          \
     }
 
+X8_TESTS(bls12_381_fq, ZKPIPE__BLS12_381_FQ, bls12_381_fq_X8_LIMBS)
 X8_TESTS(bn254_fq, ZKPIPE__BN254_FQ, bn254_fq_X8_LIMBS)
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(bls12_381_fq_x8_products),
+        cmocka_unit_test(bls12_381_fq_x8_product_edges),
+        cmocka_unit_test(bls12_381_fq_x8_lane_ops),
         cmocka_unit_test(bn254_fq_x8_products),
         cmocka_unit_test(bn254_fq_x8_product_edges),
         cmocka_unit_test(bn254_fq_x8_lane_ops),

@@ -26,6 +26,9 @@
  * them. The ops' buckets are distinct and no op's p lies in a bucket. `lanes` holds
  * ZKPIPE__MSM_X8_BYTES(n, F_X8_LIMBS) bytes (F the group's field), 64-byte aligned. n >= 1. Needs
  * AVX-512F and IFMA (zkpipe__ff_x86_ifma). */
+void zkpipe__msm_bls12_381_g1_batch_x8(bls12_381_g1_affine *buckets,
+                                       const bls12_381_g1_batch_op *ops, const bls12_381_fq *den,
+                                       size_t n, void *lanes);
 void zkpipe__msm_bn254_g1_batch_x8(bn254_g1_affine *buckets, const bn254_g1_batch_op *ops,
                                    const bn254_fq *den, size_t n, void *lanes);
 #endif

@@ -1,5 +1,6 @@
 list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/plan.c
+    ${CMAKE_CURRENT_LIST_DIR}/batch_x8_bls12_381_g1.c
     ${CMAKE_CURRENT_LIST_DIR}/batch_x8_bn254_g1.c
     ${CMAKE_CURRENT_LIST_DIR}/msm_bls12_381_g1.c
     ${CMAKE_CURRENT_LIST_DIR}/msm_bls12_381_g2.c
