@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "fail_alloc.h"
+#include "ff/fp_x8.h"
 #include "sanitize.h"
 #include "poly/ntt.h"
 #include "zkpipe/zkpipe.h"
@@ -54,7 +55,7 @@ static int pool_teardown(void **state)
         cmocka_unit_test(F##_round_trips), cmocka_unit_test(F##_threads_give_identical_results),   \
         cmocka_unit_test(F##_transforms_inside_pool_bodies),                                       \
         cmocka_unit_test(F##_vanishing_on_cosets), cmocka_unit_test(F##_invalid_arguments),        \
-        cmocka_unit_test(F##_allocation_failures)
+        cmocka_unit_test(F##_allocation_failures), cmocka_unit_test(F##_lanes_match_scalar)
 
 int main(int argc, char **argv)
 {
@@ -69,5 +70,19 @@ int main(int argc, char **argv)
         max_log_n = 19;
         return cmocka_run_group_tests(large, pool_setup, pool_teardown);
     }
-    return cmocka_run_group_tests(tests, pool_setup, pool_teardown);
+    int failed = cmocka_run_group_tests(tests, pool_setup, pool_teardown);
+#if ZKPIPE__FF_X86
+    if (zkpipe__ff_x86_ifma) { /* the scalar butterflies too, which the first round skipped */
+        zkpipe__ff_x86_ifma = 0;
+        const struct CMUnitTest scalar[] = {
+            cmocka_unit_test(bls12_381_fr_matches_naive_dft),
+            cmocka_unit_test(bls12_381_fr_round_trips),
+            cmocka_unit_test(bn254_fr_matches_naive_dft),
+            cmocka_unit_test(bn254_fr_round_trips),
+        };
+        failed += cmocka_run_group_tests_name("IFMA lanes off", scalar, pool_setup, pool_teardown);
+        zkpipe__ff_x86_ifma = 1;
+    }
+#endif
+    return failed;
 }

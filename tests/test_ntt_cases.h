@@ -218,6 +218,44 @@ static void T(threads_give_identical_results)(void **state)
     API(domain_destroy)(d);
 }
 
+/* Where the CPU has the IFMA lanes, every transform with them equals the one without (every
+ * group of stages takes the lanes at 2^12 and above). */
+static void T(lanes_match_scalar)(void **state)
+{
+    zkpipe_pool *pool = *state;
+#if ZKPIPE__FF_X86
+    if (!zkpipe__ff_x86_ifma)
+        skip();
+    for (unsigned log_n = 3; log_n <= max_log_n; log_n += log_n < 12 ? 3 : 4) {
+        size_t n = (size_t)1 << log_n;
+        DOMAIN *d = T(domain)(log_n);
+        FE *coeffs = T(random_vector)(n, 500 + log_n), g;
+        uint64_t rng = 501 + log_n;
+        T(random)(&g, &rng);
+        for (int op = 0; op < 4; op++) {
+            FE *v[2] = {T(copy)(coeffs, n), T(copy)(coeffs, n)};
+            for (int lanes = 0; lanes < 2; lanes++) {
+                zkpipe__ff_x86_ifma = lanes;
+                zkpipe_status st = op == 0   ? API(ntt)(v[lanes], d, pool)
+                                   : op == 1 ? API(intt)(v[lanes], d, pool)
+                                   : op == 2 ? API(coset_ntt)(v[lanes], d, &g, pool)
+                                             : API(coset_intt)(v[lanes], d, &g, pool);
+                zkpipe__ff_x86_ifma = 1;
+                assert_int_equal(st, ZKPIPE_OK);
+            }
+            T(assert_vectors_equal)(v[1], v[0], n);
+            free(v[0]);
+            free(v[1]);
+        }
+        free(coeffs);
+        API(domain_destroy)(d);
+    }
+#else
+    (void)pool;
+    skip();
+#endif
+}
+
 struct T(nested_job) {
     FE **vectors;
     const DOMAIN *d;

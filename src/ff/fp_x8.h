@@ -39,6 +39,7 @@
  *   void F_x8_to_r(F_x8 *r, const F_x8 *a) : r = the R-form of the R'-form a < 2^S p, fully
  *       reduced (one product by R mod p and one subtraction).
  *   void F_x8_add3(F_x8 *r, const F_x8 *a) : r = 3 a, for a < 2 p.
+ *   void F_x8_add(F_x8 *r, const F_x8 *a, const F_x8 *b) : r = a + b, for a + b < 2^(52 L).
  *   void F_x8_sub(F_x8 *r, const F_x8 *a, const F_x8 *b, int k) : r = a - b + k p for
  *       a, b < 2^(52 L) with a + k p > b (k 1 or 2).
  *   void F_x8_neg(F_x8 *r, const F_x8 *a) : r = p - a for a <= p.
@@ -356,6 +357,11 @@ ZKPIPE__X8_INLINE void zkpipe__x8_scatter(uint64_t *const *e, const __m512i *x, 
             o[j] = _mm512_set1_epi64((long long)zkpipe__x8_limb(one, C##_LIMBS, j, 0));            \
         zkpipe__x8_mont_mul(r->l, a->l, o, p, C##_INV, C##_LIMBS, L);                              \
         zkpipe__x8_sub_if(r->l, r->l, p, 1, C##_LIMBS, L);                                         \
+    }                                                                                              \
+    ZKPIPE__X8_INLINE void F##_x8_add(F##_x8 *r, const F##_x8 *a, const F##_x8 *b)                 \
+    {                                                                                              \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        zkpipe__x8_lincomb(r->l, a->l, b->l, 1, b->l, 0, p, 0, C##_LIMBS, L);                      \
     }                                                                                              \
     ZKPIPE__X8_INLINE void F##_x8_add3(F##_x8 *r, const F##_x8 *a)                                 \
     {                                                                                              \

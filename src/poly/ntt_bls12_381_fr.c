@@ -2,4 +2,8 @@
 #include "ff/bls12_381_fr.h"
 
 #define NTT_F bls12_381_fr
+#if ZKPIPE__FF_X86
+#include "poly/ntt_x8.h"
+#define NTT_X8 zkpipe__ntt_bls12_381_fr_butterflies_x8
+#endif
 #include "poly/ntt_impl.h"

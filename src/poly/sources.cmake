@@ -1,3 +1,5 @@
 list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/ntt_bls12_381_fr.c
-    ${CMAKE_CURRENT_LIST_DIR}/ntt_bn254_fr.c)
+    ${CMAKE_CURRENT_LIST_DIR}/ntt_bn254_fr.c
+    ${CMAKE_CURRENT_LIST_DIR}/ntt_x8_bls12_381_fr.c
+    ${CMAKE_CURRENT_LIST_DIR}/ntt_x8_bn254_fr.c)

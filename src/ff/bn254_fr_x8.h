@@ -1,0 +1,14 @@
+/* BN254's scalar field Fr on eight lanes of five 52-bit limbs (fp_x8.h): bn254_fr_x8 and
+ * its functions, with R' = 2^260 and S = 4. x86-64 hosts only (empty elsewhere). */
+#ifndef ZKPIPE_FF_BN254_FR_X8_H
+#define ZKPIPE_FF_BN254_FR_X8_H
+
+#include "bn254_fr.h"
+#include "fp_x8.h"
+
+#if ZKPIPE__FF_X86
+#define bn254_fr_X8_LIMBS 5
+ZKPIPE__FP_X8_DEFINE(bn254_fr, ZKPIPE__BN254_FR, bn254_fr_X8_LIMBS)
+#endif
+
+#endif
