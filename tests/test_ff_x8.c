@@ -2,8 +2,11 @@
  * products of random and edge inputs (0, 1, p - 1, R mod p, each redundant by up to the
  * largest multiples of p the kernels allow: R-form factors below 4 p, R'-form ones below
  * 2^(S+1) p), checked against F_mul and against the stated bound a b / 2^(52 L) + p; the
- * conversions in and out of the lanes; the additions and reductions. On a CPU (or under an
- * emulator) without AVX-512 IFMA, and off x86-64, every test skips. */
+ * conversions in and out of the lanes; the additions and reductions; sums of two products with
+ * one reduction (F_x8_mul2). Then Fq2 on the lanes (fp2_x8.h) against fp2.h: products, products
+ * by an Fq element and squares, with their factors at the largest redundancy the batch kernels
+ * give them. On a CPU (or under an emulator) without AVX-512 IFMA, and off x86-64, every test
+ * skips. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -12,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "ff/bls12_381_fq_x8.h"
-#include "ff/bn254_fq_x8.h"
+#include "ff/bls12_381_fq2_x8.h"
+#include "ff/bn254_fq2_x8.h"
 
 #if ZKPIPE__FF_X86
 
@@ -287,6 +290,90 @@ static int has_ifma(void)
                     }                                                                              \
                 }                                                                                  \
     }                                                                                              \
+    /* r = a 2^S (shifted) or a, plus k p: k = 0 (mode 0), at random (1) or the largest (2) that   \
+     * keeps den r below num p (num 2^S p when shifted); num / den >= 1, num < 2^(40 - S). */      \
+    static void F##_bounded(big *r, const F *a, uint64_t num, uint64_t den, int shifted, int mode) \
+    {                                                                                              \
+        big p, bound, zero, t, u;                                                                  \
+        memset(&zero, 0, sizeof zero);                                                             \
+        F##_big_p(&p);                                                                             \
+        big_addmul(&bound, &zero, &p, shifted ? num << F##_S : num);                               \
+        big_from64(r, a->l, C##_LIMBS, shifted ? F##_S : 0);                                       \
+        /* k from the top limbs, then down to the exact largest */                                 \
+        double q = (double)a->l[C##_LIMBS - 1] / (double)F##_MODULUS[C##_LIMBS - 1];               \
+        double scale = shifted ? (double)(UINT64_C(1) << F##_S) : 1.0;                             \
+        int64_t k = (int64_t)(((double)num / (double)den - q) * scale) + 2;                        \
+        for (k = k < 0 ? 0 : k;; k--) {                                                            \
+            assert_true(k >= 0);                                                                   \
+            big_addmul(&t, r, &p, (uint64_t)k);                                                    \
+            big_addmul(&u, &zero, &t, den);                                                        \
+            if (big_cmp(&u, &bound) < 0)                                                           \
+                break;                                                                             \
+        }                                                                                          \
+        if (mode == 0)                                                                             \
+            k = 0;                                                                                 \
+        else if (mode == 1)                                                                        \
+            k = (int64_t)(rng_next() % ((uint64_t)k + 1));                                         \
+        big_addmul(r, r, &p, (uint64_t)k);                                                         \
+    }                                                                                              \
+    /* Sums of two products, one reduction: against F_mul and F_add, and below                     \
+     * floor(a b / 2^(52 L)) + floor(c d / 2^(52 L)) + 1 + p, with factors exact, redundant at     \
+     * random and at their largest (R-form below 4 p, R'-form below 2^(S+1) p). */                 \
+    ZKPIPE__X8_TARGET static void F##_lane_mul2(lanes r, lanes a, lanes b, lanes c, lanes d)       \
+    {                                                                                              \
+        F##_x8 x, y, z, w;                                                                         \
+        F##_in(&x, a);                                                                             \
+        F##_in(&y, b);                                                                             \
+        F##_in(&z, c);                                                                             \
+        F##_in(&w, d);                                                                             \
+        F##_x8_mul2(&x, &x, &y, &z, &w);                                                           \
+        F##_out(r, &x);                                                                            \
+    }                                                                                              \
+    static void F##_x8_products2(void **state)                                                     \
+    {                                                                                              \
+        (void)state;                                                                               \
+        if (!has_ifma())                                                                           \
+            skip();                                                                                \
+        rng_state = 3;                                                                             \
+        for (int it = 0; it < ITERS; it++) {                                                       \
+            lanes la = {{0}}, lb = {{0}}, lc = {{0}}, ld = {{0}}, lr;                              \
+            big a[8], b[8], c[8], d[8];                                                            \
+            F ea[8], eb[8], ec[8], ed[8];                                                          \
+            int mode = it % 3;                                                                     \
+            for (int i = 0; i < 8; i++) {                                                          \
+                F##_rand(&ea[i]);                                                                  \
+                F##_rand(&eb[i]);                                                                  \
+                F##_rand(&ec[i]);                                                                  \
+                F##_rand(&ed[i]);                                                                  \
+                F##_bounded(&a[i], &ea[i], 4, 1, 0, mode);                                         \
+                F##_bounded(&b[i], &eb[i], 2, 1, 1, mode);                                         \
+                F##_bounded(&c[i], &ec[i], 4, 1, 0, mode);                                         \
+                F##_bounded(&d[i], &ed[i], 2, 1, 1, mode);                                         \
+                F##_put(la, &a[i], i);                                                             \
+                F##_put(lb, &b[i], i);                                                             \
+                F##_put(lc, &c[i], i);                                                             \
+                F##_put(ld, &d[i], i);                                                             \
+            }                                                                                      \
+            F##_lane_mul2(lr, la, lb, lc, ld);                                                     \
+            for (int i = 0; i < 8; i++) {                                                          \
+                big r, bound, t, p, one = {{1}};                                                   \
+                F want, got, u;                                                                    \
+                F##_big_p(&p);                                                                     \
+                F##_get(&r, lr, i);                                                                \
+                big_mul_shift(&bound, &a[i], &b[i], L);                                            \
+                big_mul_shift(&t, &c[i], &d[i], L);                                                \
+                big_addmul(&bound, &bound, &t, 1);                                                 \
+                big_addmul(&bound, &bound, &p, 1);                                                 \
+                big_addmul(&bound, &bound, &one, 1);                                               \
+                assert_true(big_cmp(&r, &bound) <= 0);                                             \
+                F##_big_reduce(&got, &r);                                                          \
+                F##_mul(&want, &ea[i], &eb[i]);                                                    \
+                F##_mul(&u, &ec[i], &ed[i]);                                                       \
+                F##_add(&want, &want, &u);                                                         \
+                assert_true(F##_eq(&got, &want));                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }                                                                                              \
     /* Loads, stores and the conversions: R-form in and out unchanged, shift against a shifted     \
      * load, to_r of a shifted load back to the element; the additions against fp.h's. */          \
     ZKPIPE__X8_TARGET static int F##_lane_ops(const F *a, const F *b, const F *c, unsigned count)  \
@@ -386,15 +473,148 @@ static int has_ifma(void)
 X8_TESTS(bls12_381_fq, ZKPIPE__BLS12_381_FQ, bls12_381_fq_X8_LIMBS)
 X8_TESTS(bn254_fq, ZKPIPE__BN254_FQ, bn254_fq_X8_LIMBS)
 
+/* Fq2 on the lanes, E over F (X8_TESTS(F) above). E_x8_mul's factors: R-form below 2 p,
+ * R'-form below 3/2 2^S p (the batch kernels give it x_q - x3 + p < 2 p, the numerators below
+ * 2 p, the shifted lambda below 1.35 2^S p); E_x8_mul_by_fp's: R-form below 2 p and R'-form
+ * below 2^S p; E_x8_sqr's: below 3/2 p. Each coefficient exact, redundant at random or at the
+ * largest its bound allows; the first iterations put the edges 0, 1, p - 1 and R mod p in every
+ * pair of coefficients. */
+#define X8_FQ2_TESTS(E, F, C, L)                                                                   \
+    static void E##_pick(E *r, int it, int i)                                                      \
+    {                                                                                              \
+        F edge[4];                                                                                 \
+        F##_rand(&r->c0);                                                                          \
+        F##_rand(&r->c1);                                                                          \
+        if (it >= 6)                                                                               \
+            return;                                                                                \
+        memset(edge, 0, sizeof edge);                                                              \
+        edge[1].l[0] = 1;                                                                          \
+        for (int j = 0; j < C##_LIMBS; j++)                                                        \
+            edge[2].l[j] = F##_MODULUS[j] - (j == 0);                                              \
+        F##_set_one(&edge[3]);                                                                     \
+        r->c0 = edge[i % 4];                                                                       \
+        r->c1 = edge[(i / 4 + 2 * (it % 2)) % 4];                                                  \
+    }                                                                                              \
+    /* out: a b, a f, q^2, each as two coefficients' lanes */                                      \
+    ZKPIPE__X8_TARGET static void E##_lane_run(lanes *out, lanes *in)                              \
+    {                                                                                              \
+        E##_x8 a, b, q, qs, r;                                                                     \
+        F##_x8 f;                                                                                  \
+        F##_in(&a.c0, in[0]);                                                                      \
+        F##_in(&a.c1, in[1]);                                                                      \
+        F##_in(&b.c0, in[2]);                                                                      \
+        F##_in(&b.c1, in[3]);                                                                      \
+        F##_in(&f, in[4]);                                                                         \
+        F##_in(&q.c0, in[5]);                                                                      \
+        F##_in(&q.c1, in[6]);                                                                      \
+        E##_x8_mul(&r, &a, &b);                                                                    \
+        F##_out(out[0], &r.c0);                                                                    \
+        F##_out(out[1], &r.c1);                                                                    \
+        E##_x8_mul_by_fp(&r, &a, &f);                                                              \
+        F##_out(out[2], &r.c0);                                                                    \
+        F##_out(out[3], &r.c1);                                                                    \
+        E##_x8_shift(&qs, &q);                                                                     \
+        E##_x8_sqr(&r, &q, &qs);                                                                   \
+        F##_out(out[4], &r.c0);                                                                    \
+        F##_out(out[5], &r.c1);                                                                    \
+    }                                                                                              \
+    /* floor(x y / 2^(52 L)) + floor(z w / 2^(52 L)) + 1 + p (z NULL: floor(x y / ..) + p) */      \
+    static void E##_bound(big *r, const big *x, const big *y, const big *z, const big *w)          \
+    {                                                                                              \
+        big t, p, one = {{1}};                                                                     \
+        F##_big_p(&p);                                                                             \
+        big_mul_shift(r, x, y, L);                                                                 \
+        if (z) {                                                                                   \
+            big_mul_shift(&t, z, w, L);                                                            \
+            big_addmul(r, r, &t, 1);                                                               \
+            big_addmul(r, r, &one, 1);                                                             \
+        }                                                                                          \
+        big_addmul(r, r, &p, 1);                                                                   \
+    }                                                                                              \
+    static void E##_x8_products(void **state)                                                      \
+    {                                                                                              \
+        (void)state;                                                                               \
+        if (!has_ifma())                                                                           \
+            skip();                                                                                \
+        rng_state = 4;                                                                             \
+        for (int it = 0; it < ITERS; it++) {                                                       \
+            lanes in[7], out[6];                                                                   \
+            big v[8][7]; /* a0 a1 b0 b1 f q0 q1 */                                                 \
+            E ea[8], eb[8], eq[8];                                                                 \
+            F ef[8];                                                                               \
+            int mode = it % 3;                                                                     \
+            memset(in, 0, sizeof in);                                                              \
+            for (int i = 0; i < 8; i++) {                                                          \
+                E##_pick(&ea[i], it, i);                                                           \
+                E##_pick(&eb[i], it, i + 1);                                                       \
+                E##_pick(&eq[i], it, i + 2);                                                       \
+                F##_rand(&ef[i]);                                                                  \
+                F##_bounded(&v[i][0], &ea[i].c0, 2, 1, 0, mode);                                   \
+                F##_bounded(&v[i][1], &ea[i].c1, 2, 1, 0, mode);                                   \
+                F##_bounded(&v[i][2], &eb[i].c0, 3, 2, 1, mode);                                   \
+                F##_bounded(&v[i][3], &eb[i].c1, 3, 2, 1, mode);                                   \
+                F##_bounded(&v[i][4], &ef[i], 1, 1, 1, mode);                                      \
+                F##_bounded(&v[i][5], &eq[i].c0, 3, 2, 0, mode);                                   \
+                F##_bounded(&v[i][6], &eq[i].c1, 3, 2, 0, mode);                                   \
+                for (int k = 0; k < 7; k++)                                                        \
+                    F##_put(in[k], &v[i][k], i);                                                   \
+            }                                                                                      \
+            E##_lane_run(out, in);                                                                 \
+            for (int i = 0; i < 8; i++) {                                                          \
+                big r, bound, p, m1, zero;                                                         \
+                E want, got;                                                                       \
+                F##_big_p(&p);                                                                     \
+                memset(&zero, 0, sizeof zero);                                                     \
+                big_addmul(&m1, &zero, &p, 2); /* 2 p - a1, as E_x8_mul takes -a1 */               \
+                big_sub(&m1, &m1, &v[i][1]);                                                       \
+                /* a b: c0 = a0 b0 + (2 p - a1) b1, c1 = a0 b1 + a1 b0, each reduced once */       \
+                E##_mul(&want, &ea[i], &eb[i]);                                                    \
+                F##_get(&r, out[0], i);                                                            \
+                E##_bound(&bound, &v[i][0], &v[i][2], &m1, &v[i][3]);                              \
+                assert_true(big_cmp(&r, &bound) <= 0);                                             \
+                F##_big_reduce(&got.c0, &r);                                                       \
+                F##_get(&r, out[1], i);                                                            \
+                E##_bound(&bound, &v[i][0], &v[i][3], &v[i][1], &v[i][2]);                         \
+                assert_true(big_cmp(&r, &bound) <= 0);                                             \
+                F##_big_reduce(&got.c1, &r);                                                       \
+                assert_true(E##_eq(&got, &want));                                                  \
+                /* a f */                                                                          \
+                E##_mul_by_fq(&want, &ea[i], &ef[i]);                                              \
+                for (int c = 0; c < 2; c++) {                                                      \
+                    F##_get(&r, out[2 + c], i);                                                    \
+                    E##_bound(&bound, &v[i][c], &v[i][4], NULL, NULL);                             \
+                    assert_true(big_cmp(&r, &bound) <= 0);                                         \
+                    F##_big_reduce(c ? &got.c1 : &got.c0, &r);                                     \
+                }                                                                                  \
+                assert_true(E##_eq(&got, &want));                                                  \
+                /* q^2, fully reduced */                                                           \
+                E##_sqr(&want, &eq[i]);                                                            \
+                for (int c = 0; c < 2; c++) {                                                      \
+                    F##_get(&r, out[4 + c], i);                                                    \
+                    assert_true(big_cmp(&r, &p) < 0);                                              \
+                    F##_big_reduce(c ? &got.c1 : &got.c0, &r);                                     \
+                }                                                                                  \
+                assert_true(E##_eq(&got, &want));                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+X8_FQ2_TESTS(bls12_381_fq2, bls12_381_fq, ZKPIPE__BLS12_381_FQ, bls12_381_fq_X8_LIMBS)
+X8_FQ2_TESTS(bn254_fq2, bn254_fq, ZKPIPE__BN254_FQ, bn254_fq_X8_LIMBS)
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bls12_381_fq_x8_products),
         cmocka_unit_test(bls12_381_fq_x8_product_edges),
         cmocka_unit_test(bls12_381_fq_x8_lane_ops),
+        cmocka_unit_test(bls12_381_fq_x8_products2),
+        cmocka_unit_test(bls12_381_fq2_x8_products),
         cmocka_unit_test(bn254_fq_x8_products),
         cmocka_unit_test(bn254_fq_x8_product_edges),
         cmocka_unit_test(bn254_fq_x8_lane_ops),
+        cmocka_unit_test(bn254_fq_x8_products2),
+        cmocka_unit_test(bn254_fq2_x8_products),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

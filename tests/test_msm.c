@@ -781,9 +781,9 @@ static int teardown(void **state)
         cmocka_unit_test(G##_endo_split), cmocka_unit_test(G##_subgroup_batch),                    \
         cmocka_unit_test(G##_window_groups), cmocka_unit_test(G##_errors)
 
-/* Where the CPU has AVX-512 IFMA, the G1 groups' batches run on its lanes (msm/batch_x8.h):
- * their tests run once more with the lanes switched off, so that both paths meet the same
- * checks against the naive sum and the plain MSM. */
+/* Where the CPU has AVX-512 IFMA, every group's batches run on its lanes (msm/batch_x8.h): the
+ * tests run once more with the lanes switched off, so that both paths meet the same checks
+ * against the naive sum and the plain MSM. */
 #if ZKPIPE__FF_X86
 static int setup_lanes_off(void **state)
 {
@@ -819,9 +819,11 @@ int main(int argc, char **argv)
     if (zkpipe__ff_x86_ifma) { /* else one path only, which the first round took */
         const struct CMUnitTest lanes_off[] = {
             LANES_OFF_ENTRIES(bls12_381_g1),
+            LANES_OFF_ENTRIES(bls12_381_g2),
             LANES_OFF_ENTRIES(bn254_g1),
+            LANES_OFF_ENTRIES(bn254_g2),
         };
-        failed += cmocka_run_group_tests_name("G1, IFMA lanes off", lanes_off, setup_lanes_off,
+        failed += cmocka_run_group_tests_name("IFMA lanes off", lanes_off, setup_lanes_off,
                                               teardown_lanes_off);
     }
 #endif

@@ -35,6 +35,9 @@
  *       : e[i] = lane i for i < count (e[i] for i >= count is not read); a fully reduced.
  *   void F_x8_mul(F_x8 *r, const F_x8 *a, const F_x8 *b) : r = a b / 2^(52 L) mod p, below
  *       a b / 2^(52 L) + p; r may alias a or b.
+ *   void F_x8_mul2(F_x8 *r, const F_x8 *a, const F_x8 *b, const F_x8 *c, const F_x8 *d)
+ *       : r = (a b + c d) / 2^(52 L) mod p, below (a b + c d) / 2^(52 L) + p, with one
+ *       reduction; r may alias any factor.
  *   void F_x8_shift(F_x8 *r, const F_x8 *a) : r = a 2^S, for a < 4 p (R-form to R'-form).
  *   void F_x8_to_r(F_x8 *r, const F_x8 *a) : r = the R-form of the R'-form a < 2^S p, fully
  *       reduced (one product by R mod p and one subtraction).
@@ -55,6 +58,7 @@
 #ifndef ZKPIPE_FF_FP_X8_H
 #define ZKPIPE_FF_FP_X8_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mont_x86.h"
@@ -138,15 +142,20 @@ ZKPIPE__X8_INLINE void zkpipe__x8_normalize(__m512i *t, int n)
     }
 }
 
-/* r = a b / 2^(52 n) mod p, below a b / 2^(52 n) + p, for p of n64 64-bit limbs and
- * inv = -1/p mod 2^64. Operand scanning: per limb b_i, t += a b_i 2^(52 i), then
- * t += m p 2^(52 i) with m = t_i inv mod 2^52, which clears limb i; the low halves of the
- * products go into limb i + j, the high halves into limb i + j + 1, and the carry out of t_i
- * into t_(i+1), so nothing propagates until the end. Row i's limbs are t[i..i+n]: indexing
- * them so, rather than shifting t down a limb per row, keeps every index a constant, and the
- * accumulators in registers (clang 14 copied a shifted array through memory). */
+/* r = (a b + c d) / 2^(52 n) mod p, below (a b + c d) / 2^(52 n) + p, for p of n64 64-bit
+ * limbs and inv = -1/p mod 2^64; with c NULL (a constant where it is inlined) r = a b / 2^(52 n)
+ * mod p, below a b / 2^(52 n) + p. Operand scanning: per limb b_i, t += a b_i 2^(52 i) (and
+ * c d_i 2^(52 i)), then t += m p 2^(52 i) with m = t_i inv mod 2^52, which clears limb i; the
+ * low halves of the products go into limb i + j, the high halves into limb i + j + 1, and the
+ * carry out of t_i into t_(i+1), so nothing propagates until the end: each limb collects at
+ * most 4 n words below 2^52 for one product, 6 n for two (below 2^58 for n = 8), and the two
+ * products share one reduction (an Fq2 coefficient costs one and a half products, not two).
+ * Row i's limbs are t[i..i+n]: indexing them so, rather than shifting t down a limb per row,
+ * keeps every index a constant, and the accumulators in registers (clang 14 copied a shifted
+ * array through memory). */
 ZKPIPE__X8_INLINE void zkpipe__x8_mont_mul(__m512i *r, const __m512i *a, const __m512i *b,
-                                           const uint64_t *p, uint64_t inv, int n64, int n)
+                                           const __m512i *c, const __m512i *d, const uint64_t *p,
+                                           uint64_t inv, int n64, int n)
 {
     __m512i t[2 * ZKPIPE__X8_MAX_LIMBS + 1], pl[ZKPIPE__X8_MAX_LIMBS];
     const __m512i vinv = _mm512_set1_epi64((long long)(inv & ZKPIPE__X8_MASK52));
@@ -160,6 +169,11 @@ ZKPIPE__X8_INLINE void zkpipe__x8_mont_mul(__m512i *r, const __m512i *a, const _
             t[i + j] = _mm512_madd52lo_epu64(t[i + j], a[j], b[i]);
             t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], a[j], b[i]);
         }
+        if (c)
+            for (int j = 0; j < n; j++) {
+                t[i + j] = _mm512_madd52lo_epu64(t[i + j], c[j], d[i]);
+                t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], c[j], d[i]);
+            }
         __m512i m = _mm512_madd52lo_epu64(zero, t[i], vinv);
         for (int j = 0; j < n; j++) {
             t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, pl[j]);
@@ -337,7 +351,13 @@ ZKPIPE__X8_INLINE void zkpipe__x8_scatter(uint64_t *const *e, const __m512i *x, 
     ZKPIPE__X8_INLINE void F##_x8_mul(F##_x8 *r, const F##_x8 *a, const F##_x8 *b)                 \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
-        zkpipe__x8_mont_mul(r->l, a->l, b->l, p, C##_INV, C##_LIMBS, L);                           \
+        zkpipe__x8_mont_mul(r->l, a->l, b->l, NULL, NULL, p, C##_INV, C##_LIMBS, L);               \
+    }                                                                                              \
+    ZKPIPE__X8_INLINE void F##_x8_mul2(F##_x8 *r, const F##_x8 *a, const F##_x8 *b,                \
+                                       const F##_x8 *c, const F##_x8 *d)                           \
+    {                                                                                              \
+        const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
+        zkpipe__x8_mont_mul(r->l, a->l, b->l, c->l, d->l, p, C##_INV, C##_LIMBS, L);               \
     }                                                                                              \
     ZKPIPE__X8_INLINE void F##_x8_shift(F##_x8 *r, const F##_x8 *a)                                \
     {                                                                                              \
@@ -355,7 +375,7 @@ ZKPIPE__X8_INLINE void zkpipe__x8_scatter(uint64_t *const *e, const __m512i *x, 
         __m512i o[L];                                                                              \
         for (int j = 0; j < L; j++)                                                                \
             o[j] = _mm512_set1_epi64((long long)zkpipe__x8_limb(one, C##_LIMBS, j, 0));            \
-        zkpipe__x8_mont_mul(r->l, a->l, o, p, C##_INV, C##_LIMBS, L);                              \
+        zkpipe__x8_mont_mul(r->l, a->l, o, NULL, NULL, p, C##_INV, C##_LIMBS, L);                  \
         zkpipe__x8_sub_if(r->l, r->l, p, 1, C##_LIMBS, L);                                         \
     }                                                                                              \
     ZKPIPE__X8_INLINE void F##_x8_add(F##_x8 *r, const F##_x8 *a, const F##_x8 *b)                 \

@@ -21,7 +21,7 @@
  * the twelve of four Fq2 products, and the batch's one inversion is in Fq. N(d) is non-zero for
  * non-zero d since -1 is not a square in Fq.
  *
- * Where the .c file defines MSM_BATCH_X8 (a G1 group on x86-64, msm/batch_x8.h), a batch of at
+ * Where the .c file defines MSM_BATCH_X8 (every group on x86-64, msm/batch_x8.h), a batch of at
  * least ZKPIPE__MSM_X8_MIN additions goes to that kernel when the CPU has AVX-512 IFMA: the same
  * additions, eight at a time, with the prefix products in the lanes' layout (ws->prefix is sized
  * for them). */
@@ -89,7 +89,7 @@ static void batch_finish(batch_ws *ws)
         return;
 #ifdef MSM_BATCH_X8
     if (n >= ZKPIPE__MSM_X8_MIN && zkpipe__ff_x86_ifma) {
-        MSM_BATCH_X8(ws->abuckets, ws->ops, ws->den, n, ws->prefix);
+        MSM_BATCH_X8(ws->abuckets, ws->ops, ws->den, ws->norm, n, ws->prefix);
         for (size_t i = 0; i < n; i++)
             ws->state[ws->ops[i].bucket] &= (unsigned char)~BUCKET_SCHEDULED;
         ws->nops = 0;

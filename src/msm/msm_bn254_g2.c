@@ -8,4 +8,10 @@
 #define MSM_SPLIT bn254_glv_split
 #define MSM_COFACTOR 1
 #define MSM_INV_F bn254_fq
+#if ZKPIPE__FF_X86
+#include "ff/bn254_fq2_x8.h"
+#include "msm/batch_x8.h"
+#define MSM_BATCH_X8 zkpipe__msm_bn254_g2_batch_x8
+#define MSM_BATCH_X8_LIMBS bn254_fq_X8_LIMBS
+#endif
 #include "msm/msm_impl.h"
