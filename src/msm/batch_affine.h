@@ -24,7 +24,8 @@
  * Where the .c file defines MSM_BATCH_X8 (every group on x86-64, msm/batch_x8.h), a batch of at
  * least ZKPIPE__MSM_X8_MIN additions goes to that kernel when the CPU has AVX-512 IFMA: the same
  * additions, eight at a time, with the prefix products in the lanes' layout (ws->prefix is sized
- * for them). */
+ * for them). Over Fq2 the kernel makes the norms on its lanes, so batch_schedule leaves them
+ * then, and a smaller batch, which the scalar code finishes, takes them in batch_finish. */
 
 #ifdef MSM_INV_F
 #define BATCH_INV MSM_INV_F
@@ -35,6 +36,12 @@
 #endif
 
 enum { BATCH_NEG = ZKPIPE__MSM_BATCH_NEG, BATCH_DBL = ZKPIPE__MSM_BATCH_DBL };
+/* Whether a batch of ZKPIPE__MSM_X8_MIN or more goes to the lanes. */
+#ifdef MSM_BATCH_X8
+#define BATCH_LANES zkpipe__ff_x86_ifma
+#else
+#define BATCH_LANES 0
+#endif
 /* A bucket's state bits. */
 enum { BUCKET_SCHEDULED = 1, BUCKET_TWIN = 2, BUCKET_AFFINE = 4 };
 
@@ -88,13 +95,18 @@ static void batch_finish(batch_ws *ws)
     if (n == 0)
         return;
 #ifdef MSM_BATCH_X8
-    if (n >= ZKPIPE__MSM_X8_MIN && zkpipe__ff_x86_ifma) {
-        MSM_BATCH_X8(ws->abuckets, ws->ops, ws->den, ws->norm, n, ws->prefix);
+    if (n >= ZKPIPE__MSM_X8_MIN && BATCH_LANES) {
+        MSM_BATCH_X8(ws->abuckets, ws->ops, ws->den, n, ws->prefix);
         for (size_t i = 0; i < n; i++)
             ws->state[ws->ops[i].bucket] &= (unsigned char)~BUCKET_SCHEDULED;
         ws->nops = 0;
         return;
     }
+#endif
+#ifdef MSM_INV_F
+    if (BATCH_LANES) /* batch_schedule left the norms to the lanes */
+        for (size_t i = 0; i < n; i++)
+            FOP(norm)(&ws->norm[i], &ws->den[i]);
 #endif
     acc = ws->norm[0];
     for (size_t i = 1; i < n; i++) {
@@ -173,7 +185,8 @@ static void batch_schedule(batch_ws *ws, size_t b, point_ref p, int neg)
     ws->ops[ws->nops].p = p;
     ws->den[ws->nops] = d;
 #ifdef MSM_INV_F
-    FOP(norm)(&ws->norm[ws->nops], &d);
+    if (!BATCH_LANES)
+        FOP(norm)(&ws->norm[ws->nops], &d);
 #endif
     ws->state[b] |= BUCKET_SCHEDULED;
     ws->nops++;

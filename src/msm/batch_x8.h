@@ -22,23 +22,21 @@
 
 /* For i < n, bucket ops[i].bucket += ±ops[i].p (ZKPIPE__MSM_BATCH_NEG), or doubled
  * (ZKPIPE__MSM_BATCH_DBL: the bucket equals p), given den[i], the addition's non-zero
- * denominator (x_p - x_q, or 2 y_q), and norm[i], what the batch inverts for it: den[i] itself
- * on G1 (the same array), its norm in Fq on G2; as batch_finish does: the results reduced as
- * fp.h leaves them. The ops' buckets are distinct and no op's p lies in a bucket. `lanes` holds
- * ZKPIPE__MSM_X8_BYTES(n, Fq_X8_LIMBS) bytes (Fq the group's base field), 64-byte aligned.
- * n >= 1. Needs AVX-512F and IFMA (zkpipe__ff_x86_ifma). */
+ * denominator (x_p - x_q, or 2 y_q), as batch_finish does: the results reduced as fp.h leaves
+ * them. On G2 the kernel inverts the denominators' norms, which it makes itself (batch_affine.h
+ * leaves ws->norm unset where the lanes run). The ops' buckets are distinct and no op's p lies
+ * in a bucket. `lanes` holds ZKPIPE__MSM_X8_BYTES(n, Fq_X8_LIMBS) bytes (Fq the group's base
+ * field), 64-byte aligned. n >= 1. Needs AVX-512F and IFMA (zkpipe__ff_x86_ifma). */
 void zkpipe__msm_bls12_381_g1_batch_x8(bls12_381_g1_affine *buckets,
                                        const bls12_381_g1_batch_op *ops, const bls12_381_fq *den,
-                                       const bls12_381_fq *norm, size_t n, void *lanes);
+                                       size_t n, void *lanes);
 void zkpipe__msm_bn254_g1_batch_x8(bn254_g1_affine *buckets, const bn254_g1_batch_op *ops,
-                                   const bn254_fq *den, const bn254_fq *norm, size_t n,
-                                   void *lanes);
+                                   const bn254_fq *den, size_t n, void *lanes);
 void zkpipe__msm_bls12_381_g2_batch_x8(bls12_381_g2_affine *buckets,
                                        const bls12_381_g2_batch_op *ops, const bls12_381_fq2 *den,
-                                       const bls12_381_fq *norm, size_t n, void *lanes);
+                                       size_t n, void *lanes);
 void zkpipe__msm_bn254_g2_batch_x8(bn254_g2_affine *buckets, const bn254_g2_batch_op *ops,
-                                   const bn254_fq2 *den, const bn254_fq *norm, size_t n,
-                                   void *lanes);
+                                   const bn254_fq2 *den, size_t n, void *lanes);
 #endif
 
 #endif

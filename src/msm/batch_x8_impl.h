@@ -42,13 +42,26 @@
 #define ES(op) X8_CAT(X8_E, _##op)
 #define EX(op) X8_CAT(X8_E, _x8_##op)
 
-/* Group g's inverted values shifted into R'-form, one past n. */
-ZKPIPE__X8_INLINE void load_norm(X8_LANES *r, const X8_F *norm, size_t g, size_t n, const X8_F *one)
+/* Group g's denominators (one past n) as lanes: on G1 dl unset and r the denominators in
+ * R'-form; on G2 dl the denominators (R-form) and r their norms N(d) = d0^2 + d1^2 in R'-form,
+ * made here with one F_x8_mul2 (below (2 kappa + 1) p < 1.4 p, shifted: the chain's factors stay
+ * below 2^S p, fp_x8.h) rather than with two scalar squares each. */
+ZKPIPE__X8_INLINE void load_den(X8_LANES *r, X8_ELANES *dl, const X8_E *den, size_t g, size_t n,
+                                const X8_E *one)
 {
-    const X8_F *e[8];
+    const X8_E *e[8];
     for (size_t i = 0; i < 8; i++)
-        e[i] = 8 * g + i < n ? &norm[8 * g + i] : one;
+        e[i] = 8 * g + i < n ? &den[8 * g + i] : one;
+#ifdef X8_F2
+    X8_ELANES ds;
+    EX(load)(dl, e, 0);
+    EX(shift)(&ds, dl);
+    FX(mul2)(r, &dl->c0, &ds.c0, &dl->c1, &ds.c1);
+    FX(shift)(r, r);
+#else
+    (void)dl;
     FX(load)(r, e, 1);
+#endif
 }
 
 /* r = a^2 (R-form) given a and its R'-form as: below 1.4 p on G1 (a < 1.4 p), reduced on G2. */
@@ -61,31 +74,30 @@ ZKPIPE__X8_INLINE void coord_sqr(X8_ELANES *r, const X8_ELANES *a, const X8_ELAN
 #endif
 }
 
-/* lambda = num / d for num < 2 p, given inv = 1 / d (G1) or 1 / N(d) (G2), R'-form; den holds
- * the denominators d on G2 (not read on G1). */
-ZKPIPE__X8_INLINE void slope(X8_ELANES *lambda, const X8_ELANES *num, const X8_E *const *den,
+/* lambda = num / d for num < 2 p, given inv = 1 / d (G1) or 1 / N(d) (G2), R'-form; dl holds
+ * the denominators d on G2 (load_den; not read on G1). */
+ZKPIPE__X8_INLINE void slope(X8_ELANES *lambda, const X8_ELANES *num, const X8_ELANES *dl,
                              const X8_LANES *inv)
 {
 #ifdef X8_F2
     X8_ELANES conj; /* conj(d) = d0 - d1 u in R'-form, so num conj(d) is R-form */
-    EX(load)(&conj, den, 0);
-    FX(neg)(&conj.c1, &conj.c1);
-    EX(shift)(&conj, &conj);
+    FX(shift)(&conj.c0, &dl->c0);
+    FX(neg)(&conj.c1, &dl->c1);
+    FX(shift)(&conj.c1, &conj.c1);
     EX(mul)(lambda, num, &conj);
     EX(mul_by_fp)(lambda, lambda, inv);
 #else
-    (void)den;
+    (void)dl;
     FX(mul)(lambda, num, inv);
 #endif
 }
 
 /* The additions ops[0..count) (count <= 8), given their inverse denominators (or norms) inv in
- * R'-form. */
-ZKPIPE__X8_INLINE void add_lanes(X8_AFFINE *buckets, const X8_OP *ops, const X8_E *den,
-                                 unsigned count, const X8_LANES *inv, const X8_E *zero,
-                                 const X8_E *one)
+ * R'-form and on G2 the denominators dl. */
+ZKPIPE__X8_INLINE void add_lanes(X8_AFFINE *buckets, const X8_OP *ops, unsigned count,
+                                 const X8_ELANES *dl, const X8_LANES *inv, const X8_E *zero)
 {
-    const X8_E *qx[8], *qy[8], *px[8], *py[8], *d[8];
+    const X8_E *qx[8], *qy[8], *px[8], *py[8];
     X8_E *ox[8], *oy[8];
     __mmask8 neg = 0, dbl = 0;
     X8_ELANES xq, yq, xp, yp, num, t, lambda, shifted, x3, y3;
@@ -96,12 +108,10 @@ ZKPIPE__X8_INLINE void add_lanes(X8_AFFINE *buckets, const X8_OP *ops, const X8_
             qy[i] = oy[i] = &q->y;
             px[i] = ops[i].p.x;
             py[i] = ops[i].p.y;
-            d[i] = &den[i];
             neg |= (__mmask8)((ops[i].flags & ZKPIPE__MSM_BATCH_NEG ? 1u : 0u) << i);
             dbl |= (__mmask8)((ops[i].flags & ZKPIPE__MSM_BATCH_DBL ? 1u : 0u) << i);
         } else {
             qx[i] = qy[i] = px[i] = py[i] = zero;
-            d[i] = one;
             ox[i] = oy[i] = NULL; /* not written */
         }
     }
@@ -122,7 +132,7 @@ ZKPIPE__X8_INLINE void add_lanes(X8_AFFINE *buckets, const X8_OP *ops, const X8_
         EX(reduce4)(&t, &t);
         EX(blend)(&num, dbl, &num, &t);
     }
-    slope(&lambda, &num, d, inv);
+    slope(&lambda, &num, dl, inv);
     EX(shift)(&shifted, &lambda);
     coord_sqr(&x3, &lambda, &shifted);
     EX(sub2)(&x3, &x3, &xq, &xp);
@@ -137,22 +147,22 @@ ZKPIPE__X8_INLINE void add_lanes(X8_AFFINE *buckets, const X8_OP *ops, const X8_
 
 ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__msm_, X8_G),
                               _batch_x8)(X8_AFFINE *buckets, const X8_OP *ops, const X8_E *den,
-                                         const X8_F *norm, size_t n, void *lanes)
+                                         size_t n, void *lanes)
 {
     X8_LANES *prefix = (X8_LANES *)lanes; /* prefix[g - 1]: the chains before group g */
     size_t groups = (n + 7) / 8;
     X8_LANES acc, d;
-    X8_F one, tot[8], inv[8], scratch[8];
-    X8_E ezero, eone;
+    X8_ELANES dl;
+    X8_F tot[8], inv[8], scratch[8];
+    X8_E zero, one;
     const X8_F *in[8];
     X8_F *out[8];
-    FS(set_one)(&one);
-    ES(set_zero)(&ezero);
-    ES(set_one)(&eone);
-    load_norm(&acc, norm, 0, n, &one);
+    ES(set_zero)(&zero);
+    ES(set_one)(&one);
+    load_den(&acc, &dl, den, 0, n, &one);
     for (size_t g = 1; g < groups; g++) {
         prefix[g - 1] = acc;
-        load_norm(&d, norm, g, n, &one);
+        load_den(&d, &dl, den, g, n, &one);
         FX(mul)(&acc, &acc, &d);
     }
     for (int i = 0; i < 8; i++) {
@@ -165,12 +175,12 @@ ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__msm_, X8_G),
     FX(load)(&acc, in, 1);
     for (size_t g = groups; g-- > 0;) {
         X8_LANES inv8 = acc;
+        load_den(&d, &dl, den, g, n, &one);
         if (g > 0) {
-            load_norm(&d, norm, g, n, &one);
             FX(mul)(&inv8, &acc, &prefix[g - 1]);
             FX(mul)(&acc, &acc, &d);
         }
-        add_lanes(buckets, ops + 8 * g, den + 8 * g, n - 8 * g < 8 ? (unsigned)(n - 8 * g) : 8,
-                  &inv8, &ezero, &eone);
+        add_lanes(buckets, ops + 8 * g, n - 8 * g < 8 ? (unsigned)(n - 8 * g) : 8, &dl, &inv8,
+                  &zero);
     }
 }
