@@ -16,7 +16,7 @@
  * Every zkey point is checked to be on the curve; subgroup checks of the query points are left
  * to --full-check, since the proof's own points are checked for subgroup membership before the
  * proof is verified. They are batched (zkpipe_zkey_open), yet still cost more than a tenth of a
- * proof: at 2^16 constraints on 2 threads they add about a third (BN254) and a half
+ * proof: at 2^16 constraints on 2 threads they add about a fifth (BN254) and three fifths
  * (BLS12-381) to the whole run (tests/bench/bench_zkey_open, README), so they stay opt-in.
  *
  * On a terminal (or with --progress) a line on stderr shows the phase and the time spent; the
@@ -56,7 +56,7 @@ static void usage(FILE *f)
             "  --metrics FILE  write the accounting snapshot and phase timings as JSON\n"
             "  --r1cs FILE     check every constraint against the witness first\n"
             "  --full-check    also check every zkey point's subgroup at open (batched: a\n"
-            "                  third to a half of a proof's time more)\n"
+            "                  fifth to three fifths of a proof's time more)\n"
             "  --progress      a progress line on stderr even when it is not a terminal\n",
             prog);
 }
