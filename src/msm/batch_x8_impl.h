@@ -44,8 +44,9 @@
 
 /* Group g's denominators (one past n) as lanes: on G1 dl unset and r the denominators in
  * R'-form; on G2 dl the denominators (R-form) and r their norms N(d) = d0^2 + d1^2 in R'-form,
- * made here with one F_x8_mul2 (below (2 kappa + 1) p < 1.4 p, shifted: the chain's factors stay
- * below 2^S p, fp_x8.h) rather than with two scalar squares each. */
+ * made here with one F_x8_mul2 rather than with two scalar squares each: below
+ * (2 kappa + 1) p < 1.4 p, so below 1.4 2^S p shifted, and the chain's products of two such
+ * factors stay below (1.96 kappa + 2^-S) 2^S p < 2^S p (fp_x8.h). */
 ZKPIPE__X8_INLINE void load_den(X8_LANES *r, X8_ELANES *dl, const X8_E *den, size_t g, size_t n,
                                 const X8_E *one)
 {
@@ -175,7 +176,7 @@ ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__msm_, X8_G),
     FX(load)(&acc, in, 1);
     for (size_t g = groups; g-- > 0;) {
         X8_LANES inv8 = acc;
-        load_den(&d, &dl, den, g, n, &one);
+        load_den(&d, &dl, den, g, n, &one); /* on G1 needed for g > 0 only: one load a batch */
         if (g > 0) {
             FX(mul)(&inv8, &acc, &prefix[g - 1]);
             FX(mul)(&acc, &acc, &d);
