@@ -22,8 +22,6 @@
 #include "torsion.h"
 
 #define LIMBS ZKPIPE__MSM_SCALAR_LIMBS
-/* What a bucket of a window group costs (msm_impl.h: affine, XYZZ twin, state byte). */
-#define BUCKET_BYTES(G) (3 * sizeof(G##_affine) + 1) /* an XYZZ point is two affine ones */
 /* The largest random sums checked against the naive one, G1 and G2, with --large (a slow
  * test: the naive sum dominates), without, and slowed down (a sanitizer or valgrind). */
 #define LARGE_G1 (large ? 2000 : ZKPIPE_TEST_SANITIZED ? 128 : 255)
@@ -339,11 +337,13 @@ static void *alloc_or_fail(size_t bytes)
                     zkpipe__msm_config cfg = {c, 0};                                               \
                     zkpipe__msm_plan plan;                                                         \
                     zkpipe__msm_plan_make(&plan, 2 * n, 127, threads, c, 0);                       \
-                    zkpipe__msm_plan_group(&plan, threads, BUCKET_BYTES(G));                       \
+                    zkpipe__msm_plan_group(&plan, threads,                                         \
+                                           ZKPIPE__MSM_BUCKET_BYTES(G##_affine, F));               \
                     grouped += plan.group > 1;                                                     \
                     assert_true(plan.group == 1 ||                                                 \
                                 (plan.parts == 1 && plan.batch >= ZKPIPE__MSM_MIN_BATCH &&         \
-                                 (plan.group << (plan.window - 1)) * BUCKET_BYTES(G) <=            \
+                                 (plan.group << (plan.window - 1)) *                               \
+                                         ZKPIPE__MSM_BUCKET_BYTES(G##_affine, F) <=                \
                                      ZKPIPE__MSM_MAX_GROUP_BYTES));                                \
                     assert_int_equal(                                                              \
                         zkpipe__msm_##G##_ex(&got, bases, k, NULL, n, &cfg, pool, NULL),           \
@@ -367,7 +367,7 @@ static void *alloc_or_fail(size_t bytes)
         /* A large sum stays ungrouped. */                                                         \
         zkpipe__msm_plan big;                                                                      \
         zkpipe__msm_plan_make(&big, (size_t)1 << 17, 127, 2, 0, 0);                                \
-        zkpipe__msm_plan_group(&big, 2, BUCKET_BYTES(G));                                          \
+        zkpipe__msm_plan_group(&big, 2, ZKPIPE__MSM_BUCKET_BYTES(G##_affine, F));                  \
         assert_int_equal(big.group, 1);                                                            \
         free(bases);                                                                               \
         free(sub);                                                                                 \

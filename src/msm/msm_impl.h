@@ -44,6 +44,8 @@
 #define DEFINE_XYZZ(G, F) ZKPIPE__MSM_DEFINE_XYZZ(G, F)
 
 DEFINE_XYZZ(MSM_G, MSM_F)
+_Static_assert(sizeof(XYZZ) == 4 * sizeof(MSM_F),
+               "ZKPIPE__MSM_BUCKET_BYTES counts four coordinates");
 
 #define LIMBS ZKPIPE__MSM_SCALAR_LIMBS
 /* A split half is below 2^127: its top bit holds its sign. */
@@ -213,7 +215,7 @@ static void make_plan(zkpipe__msm_plan *plan, size_t nbases, unsigned threads,
     zkpipe__msm_plan_make(plan, planned_points(nbases, cfg->flags), planned_bits(cfg->flags),
                           threads, cfg->window, cfg->flags);
     if (!(cfg->flags & (ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE)))
-        zkpipe__msm_plan_group(plan, threads, sizeof(AFFINE) + sizeof(XYZZ) + 1);
+        zkpipe__msm_plan_group(plan, threads, ZKPIPE__MSM_BUCKET_BYTES(AFFINE, MSM_F));
 }
 
 size_t API(_scratch_bytes)(size_t nvars, size_t nbases, const zkpipe__msm_config *config,

@@ -19,6 +19,10 @@ typedef struct zkpipe__msm_plan {
 /* The most bytes of buckets (affine, XYZZ twin, state byte) a task of several windows holds
  * (zkpipe__msm_plan_group): about an L2 cache; past it a wider group stops paying. */
 #define ZKPIPE__MSM_MAX_GROUP_BYTES (1024u << 10)
+/* What one bucket of a window group costs, zkpipe__msm_plan_group's `bucket_bytes`, for a group
+ * of affine type A over the field F: the affine point, its XYZZ twin (four coordinates,
+ * msm/xyzz.h) and its state byte. */
+#define ZKPIPE__MSM_BUCKET_BYTES(A, F) (sizeof(A) + 4 * sizeof(F) + 1)
 
 /* Plans a sum of `npoints` points with scalars of at most `bits` bits on `threads` threads.
  * `window` 0 picks c by the cost model in plan.c, else forces it (1..ZKPIPE__MSM_MAX_WINDOW).
