@@ -177,32 +177,31 @@ static int has_ifma(void)
         } while (!zkpipe__limbs_lt(t, F##_MODULUS, C##_LIMBS));                                    \
         memcpy(r->l, t, sizeof t); /* any limbs below p: an element in R-form */                   \
     }                                                                                              \
-    /* a + k p (R-form, k <= 3) and 2^S b + j p (R'-form), the largest j below 2^(S+1) p when      \
-     * j_max is set, else a random j that keeps it there. */                                       \
-    static void F##_redundant(big *ra, big *rb, const F *a, const F *b, uint64_t k, int j_max)     \
+    /* r = a 2^S (shifted) or a, plus k p: k = 0 (mode 0), at random (1) or the largest (2) that   \
+     * keeps den r below num p (num 2^S p when shifted); num / den >= 1, num < 2^(40 - S). */      \
+    static void F##_bounded(big *r, const F *a, uint64_t num, uint64_t den, int shifted, int mode) \
     {                                                                                              \
-        big p, bound, one = {{1}};                                                                 \
-        uint64_t j = 0;                                                                            \
+        big p, bound, zero, t, u;                                                                  \
+        memset(&zero, 0, sizeof zero);                                                             \
         F##_big_p(&p);                                                                             \
-        big_from64(ra, a->l, C##_LIMBS, 0);                                                        \
-        big_addmul(ra, ra, &p, k);                                                                 \
-        big_from64(rb, b->l, C##_LIMBS, F##_S);                                                    \
-        memset(&bound, 0, sizeof bound);                                                           \
-        big_addmul(&bound, &bound, &p, UINT64_C(2) << F##_S); /* 2^(S+1) p */                      \
-        big_sub(&bound, &bound, &one);                                                             \
-        /* 2^S b / p from the top limbs, then corrected: j_max = 2^(S+1) - 1 - ceil(2^S b / p) */  \
-        double q = (double)b->l[C##_LIMBS - 1] / (double)F##_MODULUS[C##_LIMBS - 1];               \
-        int64_t jm =                                                                               \
-            (int64_t)((double)(UINT64_C(2) << F##_S) - q * (double)(UINT64_C(1) << F##_S)) + 2;    \
-        big t;                                                                                     \
-        for (;; jm--) {                                                                            \
-            assert_true(jm >= 0);                                                                  \
-            big_addmul(&t, rb, &p, (uint64_t)jm);                                                  \
-            if (big_cmp(&t, &bound) <= 0)                                                          \
+        big_addmul(&bound, &zero, &p, shifted ? num << F##_S : num);                               \
+        big_from64(r, a->l, C##_LIMBS, shifted ? F##_S : 0);                                       \
+        /* k from the top limbs, then down to the exact largest */                                 \
+        double q = (double)a->l[C##_LIMBS - 1] / (double)F##_MODULUS[C##_LIMBS - 1];               \
+        double scale = shifted ? (double)(UINT64_C(1) << F##_S) : 1.0;                             \
+        int64_t k = (int64_t)(((double)num / (double)den - q) * scale) + 2;                        \
+        for (k = k < 0 ? 0 : k;; k--) {                                                            \
+            assert_true(k >= 0);                                                                   \
+            big_addmul(&t, r, &p, (uint64_t)k);                                                    \
+            big_addmul(&u, &zero, &t, den);                                                        \
+            if (big_cmp(&u, &bound) < 0)                                                           \
                 break;                                                                             \
         }                                                                                          \
-        j = j_max ? (uint64_t)jm : rng_next() % ((uint64_t)jm + 1);                                \
-        big_addmul(rb, rb, &p, j);                                                                 \
+        if (mode == 0)                                                                             \
+            k = 0;                                                                                 \
+        else if (mode == 1)                                                                        \
+            k = (int64_t)(rng_next() % ((uint64_t)k + 1));                                         \
+        big_addmul(r, r, &p, (uint64_t)k);                                                         \
     }                                                                                              \
     /* Eight products of the given inputs against F_mul and the bound. */                          \
     static void F##_check_products(const big *a, const big *b, const F *ea, const F *eb)           \
@@ -238,14 +237,10 @@ static int has_ifma(void)
             for (int i = 0; i < 8; i++) {                                                          \
                 F##_rand(&ea[i]);                                                                  \
                 F##_rand(&eb[i]);                                                                  \
-                /* a third exact, a third redundant at random, a third at the largest */           \
-                uint64_t k = it % 3 == 0 ? 0 : it % 3 == 1 ? rng_next() % 4 : 3;                   \
-                if (it % 3 == 0) {                                                                 \
-                    big_from64(&a[i], ea[i].l, C##_LIMBS, 0);                                      \
-                    big_from64(&b[i], eb[i].l, C##_LIMBS, F##_S);                                  \
-                } else {                                                                           \
-                    F##_redundant(&a[i], &b[i], &ea[i], &eb[i], k, it % 3 == 2);                   \
-                }                                                                                  \
+                /* a third exact, a third redundant at random, a third at the largest: R-form      \
+                 * below 4 p, R'-form below 2^(S+1) p */                                           \
+                F##_bounded(&a[i], &ea[i], 4, 1, 0, it % 3);                                       \
+                F##_bounded(&b[i], &eb[i], 2, 1, 1, it % 3);                                       \
             }                                                                                      \
             F##_check_products(a, b, ea, eb);                                                      \
         }                                                                                          \
@@ -272,49 +267,15 @@ static int has_ifma(void)
         for (int x = 0; x < 4; x++)                                                                \
             for (int y = 0; y < 4; y++)                                                            \
                 for (int red = 0; red < 4; red++) { /* exact, a redundant, b redundant, both */    \
-                    big ta, tb;                                                                    \
                     ea[lane] = edge[x];                                                            \
                     eb[lane] = edge[y];                                                            \
-                    F##_redundant(&ta, &tb, &edge[x], &edge[y], 3, 1);                             \
-                    if (red & 1)                                                                   \
-                        a[lane] = ta;                                                              \
-                    else                                                                           \
-                        big_from64(&a[lane], edge[x].l, C##_LIMBS, 0);                             \
-                    if (red & 2)                                                                   \
-                        b[lane] = tb;                                                              \
-                    else                                                                           \
-                        big_from64(&b[lane], edge[y].l, C##_LIMBS, F##_S);                         \
+                    F##_bounded(&a[lane], &edge[x], 4, 1, 0, red & 1 ? 2 : 0);                     \
+                    F##_bounded(&b[lane], &edge[y], 2, 1, 1, red & 2 ? 2 : 0);                     \
                     if (++lane == 8) {                                                             \
                         F##_check_products(a, b, ea, eb);                                          \
                         lane = 0;                                                                  \
                     }                                                                              \
                 }                                                                                  \
-    }                                                                                              \
-    /* r = a 2^S (shifted) or a, plus k p: k = 0 (mode 0), at random (1) or the largest (2) that   \
-     * keeps den r below num p (num 2^S p when shifted); num / den >= 1, num < 2^(40 - S). */      \
-    static void F##_bounded(big *r, const F *a, uint64_t num, uint64_t den, int shifted, int mode) \
-    {                                                                                              \
-        big p, bound, zero, t, u;                                                                  \
-        memset(&zero, 0, sizeof zero);                                                             \
-        F##_big_p(&p);                                                                             \
-        big_addmul(&bound, &zero, &p, shifted ? num << F##_S : num);                               \
-        big_from64(r, a->l, C##_LIMBS, shifted ? F##_S : 0);                                       \
-        /* k from the top limbs, then down to the exact largest */                                 \
-        double q = (double)a->l[C##_LIMBS - 1] / (double)F##_MODULUS[C##_LIMBS - 1];               \
-        double scale = shifted ? (double)(UINT64_C(1) << F##_S) : 1.0;                             \
-        int64_t k = (int64_t)(((double)num / (double)den - q) * scale) + 2;                        \
-        for (k = k < 0 ? 0 : k;; k--) {                                                            \
-            assert_true(k >= 0);                                                                   \
-            big_addmul(&t, r, &p, (uint64_t)k);                                                    \
-            big_addmul(&u, &zero, &t, den);                                                        \
-            if (big_cmp(&u, &bound) < 0)                                                           \
-                break;                                                                             \
-        }                                                                                          \
-        if (mode == 0)                                                                             \
-            k = 0;                                                                                 \
-        else if (mode == 1)                                                                        \
-            k = (int64_t)(rng_next() % ((uint64_t)k + 1));                                         \
-        big_addmul(r, r, &p, (uint64_t)k);                                                         \
     }                                                                                              \
     /* Sums of two products, one reduction: against F_mul and F_add, and below                     \
      * floor(a b / 2^(52 L)) + floor(c d / 2^(52 L)) + 1 + p, with factors exact, redundant at     \
