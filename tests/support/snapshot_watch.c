@@ -1,15 +1,18 @@
 /* The concurrent snapshot reader (snapshot_watch.h). */
 #include "snapshot_watch.h"
 
+#include <sched.h>
+
 static void *watch(void *arg)
 {
     snapshot_watch *w = arg;
-    while (!atomic_load(&w->stop)) {
+    do {
         zkpipe_snapshot s;
         zkpipe_engine_counters c;
         if (zkpipe_acct_snapshot(w->acct, &s) != ZKPIPE_OK ||
             (w->e != NULL && zkpipe_engine_stats(w->e, &c) != ZKPIPE_OK)) {
             w->failed_reads++;
+            atomic_store(&w->running, 1);
             continue;
         }
         w->snapshots++;
@@ -24,16 +27,26 @@ static void *watch(void *arg)
                   c.peak_in_flight > c.bound;
         }
         w->breaches += bad;
-    }
+        atomic_store(&w->running, 1);
+    } while (!atomic_load(&w->stop));
     return NULL;
 }
 
 int snapshot_watch_start(snapshot_watch *w)
 {
     atomic_init(&w->stop, 0);
+    atomic_init(&w->running, 0);
     w->snapshots = w->breaches = w->failed_reads = w->max_live = w->max_permits_seen = 0;
     w->min_permits = UINT64_MAX;
-    return pthread_create(&w->thread, NULL, watch, w);
+    int rc = pthread_create(&w->thread, NULL, watch, w);
+    if (rc != 0)
+        return rc;
+    /* On a loaded machine a new thread may wait longer to run than a test's traffic lasts
+     * (a sanitized stress run can be over in tens of milliseconds): only a reader that has
+     * already made a read is sure to be reading while the traffic runs. */
+    while (!atomic_load(&w->running))
+        sched_yield();
+    return 0;
 }
 
 void snapshot_watch_stop(snapshot_watch *w)

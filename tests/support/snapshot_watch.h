@@ -19,13 +19,15 @@ typedef struct snapshot_watch {
     uint64_t max_permits; /*   1 <= permits_admitted <= max_permits, the waist within `bound` */
     /* The reader's. */
     pthread_t thread;
-    atomic_int stop;
+    atomic_int stop, running; /* running: its first read is made */
     uint64_t snapshots, breaches, failed_reads;
     uint64_t max_live;                      /* the most accounted bytes a snapshot showed */
     uint64_t min_permits, max_permits_seen; /* of permits_admitted (with an engine) */
 } snapshot_watch;
 
-/* Starts the reader. Returns 0, or pthread_create's error. */
+/* Starts the reader and returns once it has made its first read, so snapshots + failed_reads
+ * is at least 1 and the reader is reading whatever the caller does next. Returns 0, or
+ * pthread_create's error. */
 int snapshot_watch_start(snapshot_watch *w);
 
 /* Stops and joins it; its figures are final after this. */
