@@ -21,7 +21,7 @@ pub enum Backend {
 }
 
 impl Backend {
-    fn raw(self) -> sys::zkpipe_backend {
+    pub(crate) fn raw(self) -> sys::zkpipe_backend {
         match self {
             Backend::Auto => sys::ZKPIPE_BACKEND_AUTO,
             Backend::Cpu => sys::ZKPIPE_BACKEND_CPU,

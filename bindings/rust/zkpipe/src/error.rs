@@ -27,6 +27,15 @@ impl Error {
     pub const CANCELED: Error = Error(sys::ZKPIPE_ECANCELED);
     pub const UNSUPPORTED: Error = Error(sys::ZKPIPE_EUNSUPPORTED);
     pub const THREAD: Error = Error(sys::ZKPIPE_ETHREAD);
+    pub const IO: Error = Error(sys::ZKPIPE_EIO);
+    pub const FORMAT: Error = Error(sys::ZKPIPE_EFORMAT);
+    pub const NOTONCURVE: Error = Error(sys::ZKPIPE_ENOTONCURVE);
+    pub const NOTINSUBGROUP: Error = Error(sys::ZKPIPE_ENOTINSUBGROUP);
+    pub const NONCANONICAL: Error = Error(sys::ZKPIPE_ENONCANONICAL);
+    pub const FLAGS: Error = Error(sys::ZKPIPE_EFLAGS);
+    pub const UNSATISFIED: Error = Error(sys::ZKPIPE_EUNSATISFIED);
+    pub const VERIFY: Error = Error(sys::ZKPIPE_EVERIFY);
+    pub const MISMATCH: Error = Error(sys::ZKPIPE_EMISMATCH);
 
     /// The error of a status, `Ok` for `ZKPIPE_OK`.
     pub fn check(status: sys::zkpipe_status) -> Result<()> {

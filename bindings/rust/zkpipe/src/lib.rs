@@ -9,6 +9,9 @@
 //!   Prometheus exporters.
 //! - [`Engine`]: the two-phase engine running a host's stage operations (the [`Stages`]
 //!   trait): synthesis workers, the narrow waist, prover workers, [`Job`]s with their results.
+//! - [`Zkey`], [`Witness`], [`Proof`], [`VerifyingKey`] and [`Pool`]: Groth16 proofs from
+//!   circom/snarkjs files (`.zkey`, `.wtns`), with snarkjs's JSON for keys, proofs and public
+//!   signals; failures carry the library's detail line ([`DetailedError`]).
 //!
 //! Everything here is a thin layer over the C library (see `zkpipe-sys`); each type's C header
 //! documents the guarantees. Errors are the library's status codes ([`Error`]).
@@ -20,6 +23,7 @@ mod acct;
 mod chan;
 mod engine;
 mod error;
+mod groth16;
 mod sem;
 mod snapshot;
 
@@ -30,6 +34,10 @@ pub use engine::{
     Reservation, StageError, Stages,
 };
 pub use error::{Error, Result};
+pub use groth16::{
+    public_from_snarkjs_json, public_to_snarkjs_json, Curve, DetailedError, Pool, Proof, Scalar,
+    VerifyingKey, Witness, Zkey, ZkeyInfo, ZkeyOptions,
+};
 pub use sem::{Permit, Semaphore};
 pub use snapshot::{KindCounters, Snapshot, StageCounters};
 pub use zkpipe_sys as sys;
