@@ -245,6 +245,34 @@ pub trait Stages: Send + Sync + 'static {
     }
 }
 
+/// The stage operations of an engine that runs only the library's built-in partitions
+/// ([`Engine::submit_zkey`]): it has no input, so [`Engine::submit`] can be given none.
+#[derive(Copy, Clone, Debug, Default)]
+pub struct NoStages;
+
+impl Stages for NoStages {
+    type Input = std::convert::Infallible;
+    type Item = std::convert::Infallible;
+    type Output = std::convert::Infallible;
+
+    fn synthesize(
+        &self,
+        _call: &mut Call,
+        input: &Self::Input,
+    ) -> std::result::Result<Self::Item, StageError> {
+        match *input {}
+    }
+
+    fn prove(
+        &self,
+        _call: &mut Call,
+        input: &Self::Input,
+        _item: Self::Item,
+    ) -> std::result::Result<Self::Output, StageError> {
+        match *input {}
+    }
+}
+
 /// The C table of a `Stages` type and the value it calls; shared by the engine and its jobs,
 /// since a job may outlive its engine.
 struct Shared<S: Stages> {
@@ -514,6 +542,10 @@ impl<S: Stages> Engine<S> {
         (Backend::from_raw(b), text)
     }
 
+    pub(crate) fn raw(&self) -> NonNull<sys::zkpipe_engine> {
+        self.raw
+    }
+
     /// The stage operations the engine calls.
     pub fn stages(&self) -> &S {
         &self.shared.stages
@@ -555,7 +587,10 @@ impl<S: Stages> Engine<S> {
             )
         })?;
         let raw = NonNull::new(raw).ok_or(Error::NOMEM)?;
-        Ok(Job { raw, ctxs })
+        Ok(Job {
+            handle: JobHandle(raw),
+            ctxs,
+        })
     }
 
     /// Later submissions fail with CLOSED; jobs already submitted go on.
@@ -621,10 +656,64 @@ pub struct PartitionResult {
     pub prove_s: f64,
 }
 
+/// Partition `index`'s result, and the C struct it came from (its proof, for the built-in
+/// stages). Errors: INVAL (out of range), STATE (the job has not finished).
+pub(crate) fn job_result(
+    job: NonNull<sys::zkpipe_job>,
+    index: usize,
+) -> Result<(PartitionResult, sys::zkpipe_partition_result)> {
+    // SAFETY: plain data, filled by zkpipe_job_result.
+    let mut r: sys::zkpipe_partition_result = unsafe { std::mem::zeroed() };
+    // SAFETY: a live job (the caller's).
+    Error::check(unsafe { sys::zkpipe_job_result(job.as_ptr(), index, &mut r) })?;
+    // SAFETY: the engine NUL-terminates the detail line within its array.
+    let detail = unsafe { CStr::from_ptr(r.detail.as_ptr()) }
+        .to_string_lossy()
+        .into_owned();
+    let result = PartitionResult {
+        status: Error::check(r.status),
+        detail,
+        synth_s: r.synth_s,
+        wait_s: r.wait_s,
+        prove_s: r.prove_s,
+    };
+    Ok((result, r))
+}
+
 /// A submitted job. Dropping it cancels it if it has not finished, waits for it and frees it.
 pub struct Job<S: Stages> {
-    raw: NonNull<sys::zkpipe_job>,
+    // First: dropped (the job destroyed, every partition ended) before the contexts.
+    handle: JobHandle,
     ctxs: Box<[PartCtx<S>]>,
+}
+
+/// A C job, destroyed on drop: what [`Job`] and [`crate::ZkeyJob`] share.
+pub(crate) struct JobHandle(pub(crate) NonNull<sys::zkpipe_job>);
+
+impl JobHandle {
+    pub(crate) fn wait(&self) {
+        // SAFETY: a live job; not on an engine thread (stage operations get no job).
+        unsafe { sys::zkpipe_job_wait(self.0.as_ptr()) };
+    }
+
+    pub(crate) fn wait_timeout(&self, timeout: Duration) -> Result<()> {
+        let ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
+        // SAFETY: as for wait.
+        Error::check(unsafe { sys::zkpipe_job_wait_timed(self.0.as_ptr(), ns) })
+    }
+
+    pub(crate) fn cancel(&self) {
+        // SAFETY: a live job.
+        unsafe { sys::zkpipe_job_cancel(self.0.as_ptr()) }
+    }
+}
+
+impl Drop for JobHandle {
+    fn drop(&mut self) {
+        // SAFETY: ours; it cancels and waits for every partition, so no operation uses what
+        // the partitions point at after this.
+        unsafe { sys::zkpipe_job_destroy(self.0.as_ptr()) }
+    }
 }
 
 // SAFETY: job functions may run from any thread (zkpipe/engine.h); outputs are taken under
@@ -644,41 +733,23 @@ impl<S: Stages> Job<S> {
 
     /// Blocks until every partition has ended.
     pub fn wait(&self) {
-        // SAFETY: a live job; not on an engine thread (stage operations get no Job).
-        unsafe { sys::zkpipe_job_wait(self.raw.as_ptr()) };
+        self.handle.wait()
     }
 
     /// `wait` giving up after `timeout`: TIMEDOUT.
     pub fn wait_timeout(&self, timeout: Duration) -> Result<()> {
-        let ns = u64::try_from(timeout.as_nanos()).unwrap_or(u64::MAX);
-        // SAFETY: as for wait.
-        Error::check(unsafe { sys::zkpipe_job_wait_timed(self.raw.as_ptr(), ns) })
+        self.handle.wait_timeout(timeout)
     }
 
     /// Partitions that have not started proving end with CANCELED; proofs under way finish.
     pub fn cancel(&self) {
-        // SAFETY: a live job.
-        unsafe { sys::zkpipe_job_cancel(self.raw.as_ptr()) }
+        self.handle.cancel()
     }
 
     /// What became of partition `index`. Errors: INVAL (out of range), STATE (the job has not
     /// finished: wait first).
     pub fn result(&self, index: usize) -> Result<PartitionResult> {
-        // SAFETY: plain data, filled by zkpipe_job_result.
-        let mut r: sys::zkpipe_partition_result = unsafe { std::mem::zeroed() };
-        // SAFETY: a live job.
-        Error::check(unsafe { sys::zkpipe_job_result(self.raw.as_ptr(), index, &mut r) })?;
-        // SAFETY: the engine NUL-terminates the detail line within its array.
-        let detail = unsafe { CStr::from_ptr(r.detail.as_ptr()) }
-            .to_string_lossy()
-            .into_owned();
-        Ok(PartitionResult {
-            status: Error::check(r.status),
-            detail,
-            synth_s: r.synth_s,
-            wait_s: r.wait_s,
-            prove_s: r.prove_s,
-        })
+        job_result(self.handle.0, index).map(|(r, _)| r)
     }
 
     /// Takes partition `index`'s output (once; `None` after, for a partition that did not
@@ -695,13 +766,5 @@ impl<S: Stages> Job<S> {
     /// The inputs, in partition order.
     pub fn inputs(&self) -> impl Iterator<Item = &S::Input> {
         self.ctxs.iter().map(|c| &c.input)
-    }
-}
-
-impl<S: Stages> Drop for Job<S> {
-    fn drop(&mut self) {
-        // SAFETY: ours; it cancels and waits for every partition, so no operation uses ctxs
-        // after this, and they are dropped next.
-        unsafe { sys::zkpipe_job_destroy(self.raw.as_ptr()) }
     }
 }

@@ -60,7 +60,7 @@ impl fmt::Debug for DetailedError {
 impl std::error::Error for DetailedError {}
 
 /// Runs a call that writes a detail line, turning its status into a [`DetailedError`].
-fn with_detail(
+pub(crate) fn with_detail(
     f: impl FnOnce(*mut c_char, usize) -> sys::zkpipe_status,
 ) -> std::result::Result<(), DetailedError> {
     let mut detail = [0 as c_char; DETAIL_CAP];
@@ -70,7 +70,7 @@ fn with_detail(
     }
 }
 
-fn c_path(path: &Path) -> std::result::Result<CString, DetailedError> {
+pub(crate) fn c_path(path: &Path) -> std::result::Result<CString, DetailedError> {
     let text = path.to_str().ok_or_else(|| DetailedError {
         error: Error::INVAL,
         detail: format!("{}: not a UTF-8 path", path.display()),
@@ -98,7 +98,7 @@ impl Curve {
         }
     }
 
-    fn from_raw(raw: sys::zkpipe_curve) -> Option<Curve> {
+    pub(crate) fn from_raw(raw: sys::zkpipe_curve) -> Option<Curve> {
         match raw {
             sys::ZKPIPE_CURVE_BLS12_381 => Some(Curve::Bls12_381),
             sys::ZKPIPE_CURVE_BN254 => Some(Curve::Bn254),
@@ -174,7 +174,7 @@ impl Pool {
         unsafe { sys::zkpipe_pool_threads(self.raw.as_ptr()) }
     }
 
-    fn ptr(pool: Option<&Pool>) -> *mut sys::zkpipe_pool {
+    pub(crate) fn ptr(pool: Option<&Pool>) -> *mut sys::zkpipe_pool {
         pool.map_or(std::ptr::null_mut(), |p| p.raw.as_ptr())
     }
 }
@@ -318,6 +318,23 @@ pub struct ZkeyOptions<'a> {
     pub pool: Option<&'a Pool>,
 }
 
+impl ZkeyOptions<'_> {
+    /// The C options these stand for.
+    pub(crate) fn raw(&self) -> sys::zkpipe_io_options {
+        // SAFETY: plain data, then initialised by the library.
+        let mut io: sys::zkpipe_io_options = unsafe { std::mem::zeroed() };
+        // SAFETY: a valid options struct to fill.
+        unsafe { sys::zkpipe_io_options_init(&mut io) };
+        io.pool = Pool::ptr(self.pool);
+        io.flags = if self.full_check {
+            0
+        } else {
+            sys::ZKPIPE_IO_DEFER_SUBGROUP
+        };
+        io
+    }
+}
+
 impl Zkey {
     /// Maps and checks the zkey at `path`. Errors, with the detail line: IO, FORMAT,
     /// NONCANONICAL, NOTONCURVE, NOTINSUBGROUP, UNSUPPORTED (e.g. a PLONK zkey), TOOBIG, NOMEM.
@@ -326,16 +343,7 @@ impl Zkey {
         opts: &ZkeyOptions<'_>,
     ) -> std::result::Result<Zkey, DetailedError> {
         let path = c_path(path.as_ref())?;
-        // SAFETY: plain data, then initialised by the library.
-        let mut io: sys::zkpipe_io_options = unsafe { std::mem::zeroed() };
-        // SAFETY: a valid options struct to fill.
-        unsafe { sys::zkpipe_io_options_init(&mut io) };
-        io.pool = Pool::ptr(opts.pool);
-        io.flags = if opts.full_check {
-            0
-        } else {
-            sys::ZKPIPE_IO_DEFER_SUBGROUP
-        };
+        let io = opts.raw();
         let mut raw = std::ptr::null_mut();
         with_detail(|d, cap| {
             // SAFETY: a NUL-terminated path, initialised options, the detail buffer.
@@ -510,6 +518,14 @@ pub struct Proof {
 }
 
 impl Proof {
+    /// A proof the library made: None unless its curve and size are a proof's.
+    pub(crate) fn from_raw(raw: sys::zkpipe_groth16_proof) -> Option<Proof> {
+        let curve = Curve::from_raw(raw.curve)?;
+        // SAFETY: any curve value.
+        let size = unsafe { sys::zkpipe_groth16_proof_size(curve.raw()) };
+        (size != 0 && raw.size == size).then_some(Proof { raw })
+    }
+
     pub fn curve(&self) -> Curve {
         Curve::from_raw(self.raw.curve).unwrap_or(Curve::Bn254)
     }

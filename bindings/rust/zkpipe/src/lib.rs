@@ -12,6 +12,9 @@
 //! - [`Zkey`], [`Witness`], [`Proof`], [`VerifyingKey`] and [`Pool`]: Groth16 proofs from
 //!   circom/snarkjs files (`.zkey`, `.wtns`), with snarkjs's JSON for keys, proofs and public
 //!   signals; failures carry the library's detail line ([`DetailedError`]).
+//! - [`ZkeySource`] and [`Engine::submit_zkey`]: witness files proved with a zkey through the
+//!   engine's built-in circom partitions, a [`ZkeyJob`]; [`NoStages`] for an engine that runs
+//!   nothing else.
 //!
 //! Everything here is a thin layer over the C library (see `zkpipe-sys`); each type's C header
 //! documents the guarantees. Errors are the library's status codes ([`Error`]).
@@ -26,12 +29,13 @@ mod error;
 mod groth16;
 mod sem;
 mod snapshot;
+mod stages;
 
 pub use acct::{Kind, Ledger, Registry, Stage};
 pub use chan::{Channel, ChannelStats, Received, SendError};
 pub use engine::{
-    Backend, Call, Concurrency, Engine, EngineConfig, EngineStats, Job, PartitionResult, Release,
-    Reservation, StageError, Stages,
+    Backend, Call, Concurrency, Engine, EngineConfig, EngineStats, Job, NoStages, PartitionResult,
+    Release, Reservation, StageError, Stages,
 };
 pub use error::{Error, Result};
 pub use groth16::{
@@ -40,6 +44,7 @@ pub use groth16::{
 };
 pub use sem::{Permit, Semaphore};
 pub use snapshot::{KindCounters, Snapshot, StageCounters};
+pub use stages::{ZkeyJob, ZkeySource};
 pub use zkpipe_sys as sys;
 
 /// The library's version as built, e.g. "0.1.0".

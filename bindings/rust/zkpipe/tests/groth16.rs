@@ -4,9 +4,10 @@
 //! snarkjs's own proof verifies, the JSON and byte encodings round-trip, and bad input is an
 //! error with the library's detail line.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 
+mod common;
+use common::fixture;
 use zkpipe::{
     public_from_snarkjs_json, public_to_snarkjs_json, Backend, Curve, Error, Pool, Proof, Scalar,
     VerifyingKey, Witness, Zkey, ZkeyOptions,
@@ -16,14 +17,6 @@ const CURVES: [(&str, Curve, usize); 2] = [
     ("bn128", Curve::Bn254, 256),
     ("bls12381", Curve::Bls12_381, 192),
 ];
-
-fn fixture(curve_dir: &str, file: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../tests/interop/fixtures")
-        .join(curve_dir)
-        .join("multiplier")
-        .join(file)
-}
 
 fn text(curve_dir: &str, file: &str) -> String {
     std::fs::read_to_string(fixture(curve_dir, file)).expect("a fixture file")
