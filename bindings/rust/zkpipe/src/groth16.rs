@@ -198,6 +198,18 @@ pub struct ZkeyInfo {
     pub domain_size: u32,
 }
 
+impl ZkeyInfo {
+    /// The header's counts as the library gives them; None for an unknown curve.
+    pub(crate) fn from_raw(raw: &sys::zkpipe_zkey_info) -> Option<ZkeyInfo> {
+        Some(ZkeyInfo {
+            curve: Curve::from_raw(raw.curve)?,
+            num_vars: raw.num_vars,
+            num_public: raw.num_public,
+            domain_size: raw.domain_size,
+        })
+    }
+}
+
 /// A verifying key prepared for checking proofs (`zkpipe_groth16_pvk`): from a zkey or from
 /// snarkjs's `verification_key.json`. Immutable; any number of threads may verify with it.
 pub struct VerifyingKey {
@@ -360,18 +372,9 @@ impl Zkey {
         // SAFETY: a live reader; the key is handed to prepare, which destroys it.
         Error::check(unsafe { sys::zkpipe_zkey_vk(&mut vk, raw.as_ptr(), std::ptr::null()) })?;
         let vk = VerifyingKey::prepare(vk)?;
-        let curve = Curve::from_raw(info.curve).ok_or(Error::STATE)?;
+        let info = ZkeyInfo::from_raw(&info).ok_or(Error::STATE)?;
         std::mem::forget(guard);
-        Ok(Zkey {
-            raw,
-            info: ZkeyInfo {
-                curve,
-                num_vars: info.num_vars,
-                num_public: info.num_public,
-                domain_size: info.domain_size,
-            },
-            vk,
-        })
+        Ok(Zkey { raw, info, vk })
     }
 
     pub fn info(&self) -> ZkeyInfo {

@@ -58,21 +58,14 @@ impl ZkeySource {
         let mut info: sys::zkpipe_zkey_info = unsafe { std::mem::zeroed() };
         // SAFETY: a live source.
         let st = unsafe { sys::zkpipe_zkey_source_info(&mut info, raw.as_ptr()) };
-        let curve = Curve::from_raw(info.curve);
-        if st != sys::ZKPIPE_OK || curve.is_none() {
-            // SAFETY: made above, not shared.
-            unsafe { sys::zkpipe_zkey_source_destroy(raw.as_ptr()) };
-            return Err(Error::check(st).err().unwrap_or(Error::STATE).into());
+        match Error::check(st).and_then(|()| ZkeyInfo::from_raw(&info).ok_or(Error::STATE)) {
+            Ok(info) => Ok(ZkeySource { raw, info }),
+            Err(e) => {
+                // SAFETY: made above, not shared.
+                unsafe { sys::zkpipe_zkey_source_destroy(raw.as_ptr()) };
+                Err(e.into())
+            }
         }
-        Ok(ZkeySource {
-            raw,
-            info: ZkeyInfo {
-                curve: curve.unwrap_or(Curve::Bn254),
-                num_vars: info.num_vars,
-                num_public: info.num_public,
-                domain_size: info.domain_size,
-            },
-        })
     }
 
     pub fn info(&self) -> ZkeyInfo {
