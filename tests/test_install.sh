@@ -118,4 +118,13 @@ ${CC:-cc} -o "$tmp/consumer_pc_static" "$src/tests/install/consumer.c" $(pc --cf
 objdump -p "$tmp/consumer_pc_static" | grep -q 'NEEDED.*libzkpipe' &&
     fail "the static link still needs libzkpipe.so"
 "$tmp/consumer_pc_static" >/dev/null
+if [ "$cuda" = ON ]; then
+    echo "== pkg-config, the CUDA plug-in linked into a static program"
+    cuda_libs=$(pc --static --libs zkpipe-cuda) || fail "pkg-config --static --libs zkpipe-cuda"
+    echo "cuda: $cuda_libs"
+    # shellcheck disable=SC2086
+    ${CC:-cc} -o "$tmp/consumer_pc_cuda" "$src/tests/install/consumer.c" $(pc --cflags zkpipe) \
+        $static_libs $cuda_libs || fail "linking the static plug-in with zkpipe-cuda.pc's flags"
+    backend_line "$tmp/consumer_pc_cuda" "(CUDA plug-in linked in)"
+fi
 echo "install check passed"
