@@ -22,7 +22,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include <cjson/cJSON.h>
+#include <jansson.h>
 
 #include "http_client.h"
 #include "read_file.h"
@@ -58,10 +58,10 @@ static int get(const char *host, uint16_t port, const char *path, int check_json
         fprintf(stderr, "probe: %s: status %d\n", path, r.status);
         rc = 1;
     } else if (check_json) {
-        cJSON *j = cJSON_Parse(r.body);
-        if (j == NULL || !cJSON_IsObject(j))
+        json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
+        if (!json_is_object(j))
             rc = fail("not a JSON object");
-        cJSON_Delete(j);
+        json_decref(j);
     } else {
         fwrite(r.body, 1, r.body_len, stdout);
     }
@@ -74,10 +74,10 @@ static int jsonfile(const char *path)
     char *buf = read_file(path, NULL);
     if (buf == NULL)
         return fail("cannot read the file");
-    cJSON *j = cJSON_Parse(buf);
+    json_t *j = json_loads(buf, 0, NULL);
     free(buf);
     int ok = j != NULL;
-    cJSON_Delete(j);
+    json_decref(j);
     return ok ? 0 : fail("not JSON");
 }
 
@@ -167,25 +167,23 @@ static int query(const char *host, uint16_t port, const char *promql)
     http_reply r;
     if (http_simple(host, port, "GET", path, &r) != 0)
         return fail("no answer from Prometheus");
-    cJSON *j = cJSON_Parse(r.body);
+    json_t *j = json_loadb(r.body, r.body_len, 0, NULL);
     http_reply_free(&r);
-    const cJSON *status = cJSON_GetObjectItemCaseSensitive(j, "status");
-    if (!cJSON_IsString(status) || strcmp(status->valuestring, "success") != 0) {
-        cJSON_Delete(j);
+    const char *status = json_string_value(json_object_get(j, "status"));
+    if (status == NULL || strcmp(status, "success") != 0) {
+        json_decref(j);
         return fail("the query failed");
     }
-    const cJSON *result =
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "data"), "result");
-    const cJSON *item;
-    cJSON_ArrayForEach(item, result)
+    size_t i;
+    json_t *item;
+    json_array_foreach(json_object_get(json_object_get(j, "data"), "result"), i, item)
     {
-        char *labels = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(item, "metric"));
-        const cJSON *value = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(item, "value"), 1);
-        printf("%s %s\n", labels != NULL ? labels : "{}",
-               cJSON_IsString(value) ? value->valuestring : "?");
+        char *labels = json_dumps(json_object_get(item, "metric"), JSON_COMPACT);
+        const char *value = json_string_value(json_array_get(json_object_get(item, "value"), 1));
+        printf("%s %s\n", labels != NULL ? labels : "{}", value != NULL ? value : "?");
         free(labels);
     }
-    cJSON_Delete(j);
+    json_decref(j);
     return 0;
 }
 

@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include <cJSON.h>
+#include <jansson.h>
 #include <cmocka.h>
 
 #include "engine_jobs.h"
@@ -354,17 +354,16 @@ static void in_flight_lists_oldest_first(void **state)
 static int trace_shows_partition(const char *path)
 {
     char *text = read_file(path, NULL);
-    cJSON *doc = text != NULL ? cJSON_Parse(text) : NULL;
+    json_t *doc = text != NULL ? json_loads(text, 0, NULL) : NULL;
     int found = 0;
-    const cJSON *events = cJSON_GetObjectItemCaseSensitive(doc, "traceEvents");
-    const cJSON *ev;
-    cJSON_ArrayForEach(ev, events)
+    size_t i;
+    json_t *ev;
+    json_array_foreach(json_object_get(doc, "traceEvents"), i, ev)
     {
-        const cJSON *args = cJSON_GetObjectItemCaseSensitive(ev, "args");
-        const cJSON *name = cJSON_GetObjectItemCaseSensitive(args, "name");
-        found |= cJSON_IsString(name) && strcmp(name->valuestring, "job 1 partition 0") == 0;
+        const char *name = json_string_value(json_object_get(json_object_get(ev, "args"), "name"));
+        found |= name != NULL && strcmp(name, "job 1 partition 0") == 0;
     }
-    cJSON_Delete(doc);
+    json_decref(doc);
     free(text);
     return found;
 }
@@ -411,19 +410,20 @@ static http_reply get_ok(uint16_t port, const char *path)
     return r;
 }
 
-/* /status parsed (*doc, for cJSON_Delete) and its "engine" object. */
-static const cJSON *engine_status(uint16_t port, cJSON **doc)
+/* /status parsed (*doc, for json_decref; every number read as a double) and its "engine"
+ * object. */
+static const json_t *engine_status(uint16_t port, json_t **doc)
 {
     http_reply r = get_ok(port, "/status");
-    *doc = cJSON_ParseWithLength(r.body, r.body_len);
+    *doc = json_loadb(r.body, r.body_len, JSON_DECODE_INT_AS_REAL, NULL);
     http_reply_free(&r);
     assert_non_null(*doc);
-    const cJSON *eng = cJSON_GetObjectItemCaseSensitive(*doc, "engine");
+    const json_t *eng = json_object_get(*doc, "engine");
     assert_non_null(eng);
     return eng;
 }
 
-static double number(const cJSON *obj, const char *path)
+static double number(const json_t *obj, const char *path)
 {
     char key[64];
     const char *p = path;
@@ -432,11 +432,11 @@ static double number(const cJSON *obj, const char *path)
         assert_true(n < sizeof key);
         memcpy(key, p, n);
         key[n] = '\0';
-        obj = cJSON_GetObjectItemCaseSensitive(obj, key);
+        obj = json_object_get(obj, key);
         p += n + (p[n] == '.');
     }
-    assert_true(cJSON_IsNumber(obj));
-    return obj->valuedouble;
+    assert_true(json_is_number(obj));
+    return json_number_value(obj);
 }
 
 /* A number a JSON object must hold at `path`. */
@@ -449,7 +449,7 @@ typedef struct expect_number {
     expect_numbers((obj), (const expect_number[]){__VA_ARGS__},                                    \
                    sizeof((const expect_number[]){__VA_ARGS__}) / sizeof(expect_number))
 
-static void expect_numbers(const cJSON *obj, const expect_number *want, size_t n)
+static void expect_numbers(const json_t *obj, const expect_number *want, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (number(obj, want[i].path) != want[i].value)
@@ -489,9 +489,9 @@ static void provider_serves_the_engine(void **state)
     zkpipe_job *job = submit(e, &g.h, 7);
     wait_in_flight(e, 5);
 
-    cJSON *doc;
-    const cJSON *eng = engine_status(port, &doc);
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(eng, "backend")->valuestring, "cpu");
+    json_t *doc;
+    const json_t *eng = engine_status(port, &doc);
+    assert_string_equal(json_string_value(json_object_get(eng, "backend")), "cpu");
     EXPECT_NUMBERS(eng, {"submitted", 7}, {"proving", 1}, {"in_flight", 4}, {"permits.total", 2},
                    {"permits.available", 0}, {"budget.total_bytes", 1 << 20}, {"channel.items", 2},
                    {"channel.capacity", 2}, {"wait_seconds.count", 1}, {"prove_seconds.count", 0},
@@ -500,13 +500,13 @@ static void provider_serves_the_engine(void **state)
                 1 << 20);
     assert_true(number(eng, "channel.waiting_senders") >= 1);
     assert_true(number(eng, "synth_seconds.count") >= 5);
-    const cJSON *listed = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(eng, "partitions"), "listed");
-    assert_int_equal(cJSON_GetArraySize(listed), 5);
+    const json_t *listed = json_object_get(json_object_get(eng, "partitions"), "listed");
+    assert_int_equal(json_array_size(listed), 5);
     int proving = 0, queued = 0, pending = 0;
     for (int i = 0; i < 5; i++) {
-        const cJSON *p = cJSON_GetArrayItem(listed, i);
-        const char *stage = cJSON_GetObjectItemCaseSensitive(p, "stage")->valuestring;
+        const json_t *p = json_array_get(listed, (size_t)i);
+        const char *stage = json_string_value(json_object_get(p, "stage"));
+        assert_non_null(stage);
         proving += strcmp(stage, "proving") == 0;
         queued += strcmp(stage, "queued") == 0;
         pending += strcmp(stage, "pending") == 0;
@@ -517,7 +517,7 @@ static void provider_serves_the_engine(void **state)
     assert_int_equal(proving, 1);
     assert_int_equal(queued, 2);
     assert_int_equal(pending, 2);
-    cJSON_Delete(doc);
+    json_decref(doc);
 
     http_reply r = get_ok(port, "/metrics");
     EXPECT_LINES(r.body, "zkpipe_partitions_in_flight 4", "zkpipe_partitions_proving 1",
@@ -541,16 +541,15 @@ static void provider_serves_the_engine(void **state)
     http_reply_free(&r);
     eng = engine_status(port, &doc);
     assert_true(number(eng, "admission.over_reservation_events") >= 1);
-    const cJSON *sources = cJSON_GetObjectItemCaseSensitive(
-        cJSON_GetObjectItemCaseSensitive(eng, "admission"), "sources");
-    assert_int_equal(cJSON_GetArraySize(sources), 1);
-    const cJSON *src = cJSON_GetArrayItem(sources, 0);
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(src, "name")->valuestring, "test_host");
+    const json_t *sources = json_object_get(json_object_get(eng, "admission"), "sources");
+    assert_int_equal(json_array_size(sources), 1);
+    const json_t *src = json_array_get(sources, 0);
+    assert_string_equal(json_string_value(json_object_get(src, "name")), "test_host");
     EXPECT_NUMBERS(src, {"learned_bytes", BUF_BYTES}, {"partitions", 7});
-    cJSON_Delete(doc);
+    json_decref(doc);
     eng = engine_status(port, &doc);
     EXPECT_NUMBERS(eng, {"partitions.count", 0}, {"budget.used_bytes", 0});
-    cJSON_Delete(doc);
+    json_decref(doc);
 
     assert_int_equal(zkpipe_http_detach(srv, "engine"), ZKPIPE_OK);
     zkpipe_job_destroy(job);

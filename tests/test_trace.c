@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include <cjson/cJSON.h>
+#include <jansson.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -39,14 +39,15 @@ static char *slurp(const char *path)
 static int events_in(const char *path)
 {
     char *text = slurp(path);
-    cJSON *j = cJSON_Parse(text);
+    json_error_t err;
+    json_t *j = json_loads(text, 0, &err);
     if (j == NULL)
-        fail_msg("not JSON: %s", text);
+        fail_msg("not JSON (%s): %s", err.text, text);
     free(text);
-    const cJSON *ev = cJSON_GetObjectItemCaseSensitive(j, "traceEvents");
-    assert_true(cJSON_IsArray(ev));
-    int n = cJSON_GetArraySize(ev);
-    cJSON_Delete(j);
+    const json_t *ev = json_object_get(j, "traceEvents");
+    assert_true(json_is_array(ev));
+    int n = (int)json_array_size(ev);
+    json_decref(j);
     return n;
 }
 
