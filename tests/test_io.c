@@ -917,7 +917,7 @@ static void json_errors_are_named(void **state)
         {"[]", "not a JSON object", ZKPIPE_EFORMAT},
         {"{\"curve\":\"bn128\",\"protocol\":\"plonk\"}", "protocol", ZKPIPE_EFORMAT},
         {"{\"curve\":\"secp256k1\"}", "curve", ZKPIPE_EFORMAT},
-        {"{\"curve\":\"bn128\"}", "pi_a: not an array of 3", ZKPIPE_EFORMAT},
+        {"{\"curve\":\"bn128\"}", "pi_a: not an array of 2 or 3", ZKPIPE_EFORMAT},
         {"{\"curve\":\"bn128\",\"pi_a\":[\"1\",\"2\",\"2\"]}", "z is not", ZKPIPE_EFORMAT},
         {"{\"curve\":\"bn128\",\"pi_a\":[\"01\",\"2\",\"1\"]}", "not a decimal", ZKPIPE_EFORMAT},
         {"{\"curve\":\"bn128\",\"pi_a\":[1,\"2\",\"1\"]}", "not a decimal", ZKPIPE_EFORMAT},

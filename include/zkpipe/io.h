@@ -259,10 +259,14 @@ ZKPIPE_API zkpipe_status zkpipe_zkey_vk(zkpipe_groth16_vk **out, const zkpipe_zk
  * only space, tab, CR and LF as whitespace), and refused with ZKPIPE_EFORMAT where JSON.parse
  * refuses it or would read it differently: bytes other than whitespace after the value, and
  * an object with a duplicate key (JSON.parse keeps the last). What zkpipe refuses and snarkjs
- * takes is deliberate: values that are not canonical decimal strings (hex, leading zeros,
- * values not below the field's prime), z coordinates other than "0" and "1", invalid UTF-8
- * or lone surrogates in a string, numbers beyond a double, and (ZKPIPE_ETOOBIG, below)
- * nesting deeper than ZKPIPE_SNARKJS_MAX_DEPTH.
+ * takes is deliberate (README.md, "What zkpipe-verify takes"): values that are not canonical
+ * decimal strings (hex, leading zeros, JSON numbers, values not below the field's prime),
+ * z coordinates other than "0" and "1", infinity (z = 0) with x, y other than 0, 1, a key
+ * whose IC is not nPublic + 1 points, a "protocol" other than "groth16", invalid UTF-8 or
+ * lone surrogates in a string, numbers beyond a double, and (ZKPIPE_ETOOBIG, below) nesting
+ * deeper than ZKPIPE_SNARKJS_MAX_DEPTH. Points may leave z out ([x, y], as arkworks-based
+ * exporters write them; z = 1), and x = y = 0 with z = 1 or none is the point at infinity
+ * (as ffjavascript holds it).
  * Limits. Each reader refuses a text larger than its kind's byte limit, before parsing it,
  * with ZKPIPE_ETOOBIG and a detail line naming the limit; zkpipe-verify reads at most that
  * many bytes of a file plus one. A scan that does not parse also bounds the number of JSON
@@ -295,7 +299,8 @@ ZKPIPE_API zkpipe_status zkpipe_zkey_vk(zkpipe_groth16_vk **out, const zkpipe_zk
  * vk_beta_2, vk_gamma_2, vk_delta_2, IC with nPublic + 1 points; other members are ignored).
  * "curve" is read as snarkjs reads it: case and characters other than letters and digits
  * ignored, "bn128", "bn254" and "alt_bn128" for BN254, "bls12381" for BLS12-381. Points are
- * validated (z coordinate 1, or 0 for infinity; canonical, on the curve, in the subgroup).
+ * validated (z coordinate 1 or none, or 0 for infinity as above; canonical, on the curve, in
+ * the subgroup).
  * Verify with it through zkpipe_groth16_pvk_create and zkpipe_groth16_verify (nPublic inputs).
  * @param json, len: the text (need not be NUL-terminated).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, allocator incomplete), ZKPIPE_ETOOBIG (over the

@@ -131,13 +131,19 @@ static int is_text(const json_t *item, const char *want)
     return s != NULL && strcmp(s, want) == 0;
 }
 
-/* A decimal string into n limbs (any value that fits; the caller checks the range). */
+/* A decimal string into n limbs (any value that fits; the caller checks the range). A JSON
+ * number is named as such: JSON.parse rounds integers past 2^53, so its text and the value
+ * snarkjs reads can differ. */
 static zkpipe_status number(uint64_t *limbs, size_t n, const json_t *item, char *detail, size_t cap,
                             const char *what)
 {
     const char *s = text_of(item);
+    if (json_is_number(item))
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "%s: a JSON number, not a decimal string",
+                            what);
     if (s == NULL || !zkpipe__io_dec_read(limbs, n, s))
-        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "%s: not a decimal string in range", what);
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT,
+                            "%s: not a decimal string (digits, no leading zero) in range", what);
     return ZKPIPE_OK;
 }
 
@@ -159,20 +165,32 @@ static const json_t *array_of(const json_t *item, size_t n)
     return json_is_array(item) && json_array_size(item) == n ? item : NULL;
 }
 
-/* A point [x, y, z] (G1) or [[x0, x1], [y0, y1], [z0, z1]] (G2) with z = 1, or z = 0 for
- * infinity, into the Montgomery layout, validated. */
+static int all_zero(const uint64_t *limbs, size_t n)
+{
+    uint64_t any = 0;
+    for (size_t i = 0; i < n; i++)
+        any |= limbs[i];
+    return any == 0;
+}
+
+/* A point as snarkjs's fromObject reads it, [x, y, z] (G1) or [[x0, x1], [y0, y1], [z0, z1]]
+ * (G2), or without z (arkworks-based exporters write [x, y]; z = 1 then), into the Montgomery
+ * layout, validated. One encoding per point and form: z = 1 (or none) with canonical x, y on
+ * the curve and in the subgroup; infinity as snarkjs writes it (x = 0, y = 1, z = 0) or as
+ * ffjavascript holds it and arkworks prints it (x = y = 0 with z = 1 or none: on neither
+ * curve, so no point's encoding). Any other z is refused: a Jacobian z would give each point
+ * q - 1 encodings, and z = 0 with other x, y as many encodings of infinity. */
 static zkpipe_status point(uint64_t *out, const zkpipe__curve_ops *c, const json_t *item, int g2,
                            char *detail, size_t cap, const char *what)
 {
     uint64_t coords[24] = {0};
-    size_t l = c->fq_limbs, per = g2 ? 2 : 1;
-    const json_t *arr = array_of(item, 3);
-    if (arr == NULL)
-        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "%s: not an array of 3", what);
+    size_t l = c->fq_limbs, per = g2 ? 2 : 1, nc = json_array_size(item);
+    if (!json_is_array(item) || (nc != 2 && nc != 3))
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "%s: not an array of 2 or 3", what);
     zkpipe_status st = ZKPIPE_OK;
-    int one = 0;
-    for (size_t k = 0; k < 3 && st == ZKPIPE_OK; k++) {
-        const json_t *e = json_array_get(arr, k);
+    int one = 1;
+    for (size_t k = 0; k < nc && st == ZKPIPE_OK; k++) {
+        const json_t *e = json_array_get(item, k);
         if (g2 && (e = array_of(e, 2)) == NULL)
             return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT, "%s: not pairs of 2", what);
         for (size_t j = 0; j < per && st == ZKPIPE_OK; j++) {
@@ -187,7 +205,11 @@ static zkpipe_status point(uint64_t *out, const zkpipe__curve_ops *c, const json
     }
     if (st != ZKPIPE_OK)
         return st;
-    if (!one) {
+    const uint64_t *y = coords + per * l;
+    if (!one && !(all_zero(coords, per * l) && y[0] == 1 && all_zero(y + 1, per * l - 1)))
+        return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT,
+                            "%s: z = 0 (infinity) with x, y other than 0, 1", what);
+    if (!one || all_zero(coords, 2 * per * l)) {
         memset(out, 0, (g2 ? 4 : 2) * l * sizeof(uint64_t));
         return ZKPIPE_OK;
     }
@@ -279,9 +301,12 @@ static zkpipe_status vk_from(zkpipe_groth16_vk **out, const json_t *root, char *
                             "\"nPublic\" is not a count up to %d (ZKPIPE_SNARKJS_MAX_PUBLIC)",
                             ZKPIPE_SNARKJS_MAX_PUBLIC);
     size_t n = (size_t)v;
+    /* snarkjs reads only as many IC points as there are public signals: a longer IC or an
+     * nPublic that disagrees with it leaves the key's statement open to question. */
     if (array_of(ic, n + 1) == NULL)
         return zkpipe__fail(detail, cap, ZKPIPE_EFORMAT,
-                            "\"IC\" is not an array of nPublic + 1 = %zu points", n + 1);
+                            "\"IC\" is not an array of nPublic + 1 = %zu points (it holds %zu)",
+                            n + 1, json_array_size(ic));
     zkpipe_groth16_vk *vk;
     if ((st = zkpipe__g16_vk_alloc(&vk, c, n + 1, allocator)) != ZKPIPE_OK)
         return zkpipe__fail(detail, cap, st, "cannot allocate the key: %s", zkpipe_status_str(st));

@@ -3,6 +3,7 @@
 # test_io's tiny circuit (`test_io --write-seeds`) and the smallest interop fixtures (both
 # curves): valid files, so that fuzzing starts deep in the readers.
 #   make-corpus.sh TEST_IO [FIXTURES_DIR]
+# The proofs are also seeded in rapidsnark's shape and in arkworks' (points without z).
 # A json seed starts with fuzz_json.c's two selector bytes: the file kind (0 verifying key,
 # 1 proof, 2 public signals), then the curve to read a proof on (0 BLS12-381, 1 BN254, 2 the
 # one it names) or public signals on (0, 1).
@@ -37,6 +38,8 @@ for curve in bls12381 bn128; do
     seed 1 2 "$d/proof.json" "proof-$curve-multiplier"
     "$tamper" rapidsnark "$d/proof.json" "$tmp/rapidsnark.json"
     seed 1 "$byte" "$tmp/rapidsnark.json" "proof-rapidsnark-$curve-multiplier"
+    "$tamper" arkworks "$d/proof.json" "$tmp/arkworks.json"
+    seed 1 "$byte" "$tmp/arkworks.json" "proof-arkworks-$curve-multiplier"
     seed 2 "$byte" "$d/public.json" "public-$curve-multiplier"
 done
 du -sh "$here/corpus"

@@ -6,11 +6,13 @@
 #   json-tamper.sh set-first IN OUT V public signals with the first one replaced by V
 #   json-tamper.sh rapidsnark IN OUT  the proof as rapidsnark's prover writes it: one line,
 #                                     keys sorted, no "curve"
+#   json-tamper.sh arkworks  IN OUT   the proof as arkworks-based exporters write it: points
+#                                     without z, no "curve"
 # It reads any layout: the quoted strings are taken in order, the numbers filed under the
 # proof key before them.
 set -eu
 if [ $# -lt 3 ]; then
-    echo "usage: json-tamper.sh swap-ac|bump|drop-last|set-first|rapidsnark IN OUT [V]" >&2
+    echo "usage: json-tamper.sh swap-ac|bump|drop-last|set-first|rapidsnark|arkworks IN OUT [V]" >&2
     exit 2
 fi
 mode=$1 in=$2 out=$3 value=${4:-}
@@ -59,6 +61,10 @@ END {
         if (na != 3 || nb != 6 || nc != 3) exit 1
         printf "{\"pi_a\":[%s],\"pi_b\":[%s],", join(a, 1, 3), pairs(b, 6)
         printf "\"pi_c\":[%s],\"protocol\":\"groth16\"}", join(c, 1, 3)
+    } else if (mode == "arkworks") {
+        if (na != 3 || nb != 6 || nc != 3) exit 1
+        printf "{\"pi_a\":[%s],\"pi_b\":[%s],", join(a, 1, 2), pairs(b, 4)
+        printf "\"pi_c\":[%s],\"protocol\":\"groth16\"}\n", join(c, 1, 2)
     } else if (mode == "drop-last") {
         if (n < 1) exit 1
         printf "[%s]\n", join(num, 1, n - 1)
