@@ -18,12 +18,22 @@
 
 char *cli_read_file(const char *path, size_t max, size_t *len)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    /* O_NONBLOCK: a FIFO opens at once even with no writer, to be refused below. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ENXIO) /* a socket, or a device with nothing behind it */
+            errno = ENODEV;
         return NULL;
+    }
+    struct stat st;
+    int err = fstat(fd, &st) != 0    ? errno
+              : S_ISDIR(st.st_mode)  ? EISDIR
+              : !S_ISREG(st.st_mode) ? ENODEV
+                                     : 0;
     size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    int err = buf == NULL ? ENOMEM : 0;
+    char *buf = err == 0 ? malloc(cap) : NULL;
+    if (err == 0 && buf == NULL)
+        err = ENOMEM;
     while (err == 0) {
         if (n == cap - 1) { /* full: grow, up to max + 2 bytes (max + 1 read, and the NUL) */
             size_t want = cap - 1 > max / 2 ? max + 2 : cap * 2;
@@ -330,6 +340,11 @@ static int plan_one(plan *p, size_t i, const char *path, int open_devices, cli_e
     return 0;
 }
 
+static int same_file(const struct stat *a, const struct stat *b)
+{
+    return a->st_dev == b->st_dev && a->st_ino == b->st_ino;
+}
+
 static void close_owned(plan *p, size_t n)
 {
     for (size_t i = 0; i < n; i++)
@@ -346,9 +361,12 @@ static int plan_all(plan *p, const cli_output *outs, size_t n, int open_devices,
             close_owned(p, i + 1);
             return -1;
         }
+        /* one name, or two names of one file (hard links): it cannot hold both texts */
         for (size_t k = 0; k < i && p[i].file; k++)
-            if (p[k].file && p[k].dir_st.st_dev == p[i].dir_st.st_dev &&
-                p[k].dir_st.st_ino == p[i].dir_st.st_ino && strcmp(p[k].base, p[i].base) == 0) {
+            if (p[k].file &&
+                ((p[k].dir_st.st_dev == p[i].dir_st.st_dev &&
+                  p[k].dir_st.st_ino == p[i].dir_st.st_ino && strcmp(p[k].base, p[i].base) == 0) ||
+                 (p[k].exists && p[i].exists && same_file(&p[k].st, &p[i].st)))) {
                 close_owned(p, i + 1);
                 return refuse(e, i, 0, "is the same file as another output");
             }
@@ -363,6 +381,55 @@ int cli_outputs_check(const cli_output *outs, size_t n, cli_error *e)
         return refuse(e, 0, ENOMEM, "cannot check it");
     int rc = plan_all(p, outs, n, 0, e);
     free(p);
+    return rc;
+}
+
+/* A file's identity, the inputs' sorted to be searched. */
+typedef struct ident {
+    dev_t dev;
+    ino_t ino;
+    size_t index;
+} ident;
+
+static int ident_cmp(const void *a, const void *b)
+{
+    const ident *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    return x->ino < y->ino ? -1 : x->ino > y->ino;
+}
+
+int cli_outputs_check_inputs(const cli_output *outs, size_t n, const char *const *inputs,
+                             size_t n_inputs, char *why, size_t cap)
+{
+    ident *in = malloc((n_inputs > 0 ? n_inputs : 1) * sizeof *in);
+    if (in == NULL) {
+        snprintf(why, cap, "cannot compare the outputs with the inputs: %s", strerror(ENOMEM));
+        return -1;
+    }
+    size_t m = 0;
+    struct stat st;
+    for (size_t i = 0; i < n_inputs; i++) /* (one that cannot be looked at: its reader says why) */
+        if (inputs[i] != NULL && stat(inputs[i], &st) == 0)
+            in[m++] = (ident){st.st_dev, st.st_ino, i};
+    qsort(in, m, sizeof *in, ident_cmp);
+    int rc = 0;
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        const char *path = outs[i].path;
+        int fd = path != NULL ? named_fd(path) : -1;
+        /* As the write finds it: the descriptor it names, or the path with every link
+         * followed. One that is not there yet replaces nothing. */
+        if (path == NULL || (fd >= 0 ? fstat(fd, &st) : stat(path, &st)) != 0)
+            continue;
+        ident key = {st.st_dev, st.st_ino, 0};
+        const ident *hit = bsearch(&key, in, m, sizeof *in, ident_cmp);
+        if (hit != NULL) {
+            snprintf(why, cap, "%s: is the same file as the input %s, which it would replace", path,
+                     inputs[hit->index]);
+            rc = -1;
+        }
+    }
+    free(in);
     return rc;
 }
 

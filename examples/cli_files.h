@@ -7,9 +7,11 @@
 #include <stddef.h>
 
 /* The whole file at `path` (NUL-terminated, *len excludes the NUL) in a malloc'd buffer the
- * caller frees, if it holds at most `max` bytes: no more than max + 1 are ever read, so a
- * device or a FIFO without end is refused too. NULL with errno set on failure: EFBIG when
- * the file holds more than `max` bytes. */
+ * caller frees, if it is a regular file of at most `max` bytes: no more than max + 1 are ever
+ * read, so a file that grows meanwhile is refused too. Anything else is refused before any read,
+ * without waiting: the open does not block (a FIFO with no writer, a device), and what it opened
+ * is looked at first. NULL with errno set on failure: EFBIG when the file holds more than `max`
+ * bytes, EISDIR for a folder, ENODEV for a FIFO, a device or a socket. */
 char *cli_read_file(const char *path, size_t max, size_t *len);
 
 /* One output of a set: where it goes and what it holds. */
@@ -45,7 +47,8 @@ char *cli_error_text(char *buf, size_t cap, const cli_output *outs, const cli_er
  *     descriptor; a character or block device or a FIFO: opened and written through. Nothing
  *     is renamed onto these.
  *   - refused (nothing written): a folder, a socket, a FIFO with no reader, a file whose
- *     folder is missing or not writable, a name too long, two outputs onto the same file.
+ *     folder is missing or not writable, a name too long, two outputs onto the same file (one
+ *     name, or two hard links of one file).
  * Then the texts are written to the new files; then the devices and descriptors are written,
  * in order; then the files are renamed into place, in the order of the set. Before the renames
  * each file being replaced gets a hard link `<name>.zkpipe-old-<pid>`, so that when a rename
@@ -73,6 +76,19 @@ int cli_outputs_write(const cli_output *outs, size_t n, cli_error *e);
  * writing or opening anything, so a binary can refuse a bad output path before its work
  * instead of after it. @return 0, or -1 with *e filled in. */
 int cli_outputs_check(const cli_output *outs, size_t n, cli_error *e);
+
+/*! cli_outputs_check_inputs() : refuses, before any work, an output of the set that is the
+ * same file (device and inode) as one of the n_inputs paths in `inputs` (NULL entries skipped):
+ * a run must never replace what it reads. Each output is looked at as cli_outputs_write would
+ * write it: a descriptor it names ("-", /dev/fd/N) as the file open there, a path with every
+ * symbolic link followed; each input as a reader opens it, links followed. So a symbolic link
+ * to an input and a hard link to it are the same file. An output that does not exist yet, and
+ * an input that cannot be looked at (its reader will say why), are skipped.
+ * @return 0, or -1 with one line in `why` (cut to cap bytes) naming the output and the input:
+ * "<output>: is the same file as the input <input>, which it would replace". Stats each path
+ * once; allocates n_inputs records. */
+int cli_outputs_check_inputs(const cli_output *outs, size_t n, const char *const *inputs,
+                             size_t n_inputs, char *why, size_t cap);
 
 /*! cli_outputs_stop() : for a handler that ends the process (see cli_mapped.h), on any
  * thread: waits until the writer of a set, if one is writing, is out of a step that must not

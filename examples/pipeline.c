@@ -10,7 +10,10 @@
  * one partition through the same engine (zkpipe/stages.h's zkey partitions), the zkey opened
  * once; for each NAME.wtns that proves, DIR/NAME.proof.json and DIR/NAME.public.json (snarkjs
  * format, each written to a temporary file and renamed), the proof checked against the zkey's
- * verifying key first. A witness that fails gets one stderr line naming it and writes nothing.
+ * verifying key first. A witness that fails gets one stderr line naming it and writes nothing;
+ * so does one that is not a regular file (a FIFO, a device: refused at once, never waited on).
+ * An output (a witness's pair, --metrics, --trace, --plot) that is the same file as a zkey or
+ * a witness, through a link too, is refused before any work with one line naming both: exit 1.
  * --zkey may be given more than once: each witness is proved with the last --zkey before it
  * (the first one for witnesses before any). The zkeys are keys of the engine's key cache
  * (zkpipe/key_cache.h): under --budget-mib they hold their bytes of the budget, and one unused
@@ -477,12 +480,12 @@ static zkpipe_status batch_open(batch *b, const options *o)
 /* Refuses, before any work, output paths that cli_outputs_write would refuse: --metrics,
  * --trace, --plot and, with --zkey, each witness's pair, where also two witnesses whose
  * outputs would land on the same files (a.wtns in two folders) or an output onto another's
- * file are refused. */
-static int check_outputs(const options *o)
+ * file are refused; and any of them that is a zkey or a witness (cli_outputs_check_inputs). */
+static int check_outputs(const options *o, const char *const *inputs, size_t ninputs)
 {
     const char *dir = o->out_dir != NULL ? o->out_dir : ".";
     size_t npair = o->zkey_path != NULL ? 2 * o->nwtns : 0, n = npair;
-    cli_output *outs = calloc(npair + 1, sizeof *outs);
+    cli_output *outs = calloc(npair + 3, sizeof *outs);
     char *paths = calloc(npair + 1, 4096);
     int rc = outs != NULL && paths != NULL ? 0 : -1;
     if (rc != 0)
@@ -499,6 +502,15 @@ static int check_outputs(const options *o)
         outs[n++].path = o->metrics_path;
     if (rc == 0)
         rc = cli_observe_check(&o->obs, "zkpipe-pipeline", outs, n);
+    if (rc == 0 && o->obs.trace_path != NULL)
+        outs[n++].path = o->obs.trace_path;
+    if (rc == 0 && o->obs.plot_path != NULL)
+        outs[n++].path = o->obs.plot_path;
+    char clash[2 * 4096 + 64];
+    if (rc == 0 && cli_outputs_check_inputs(outs, n, inputs, ninputs, clash, sizeof clash) != 0) {
+        fprintf(stderr, "zkpipe-pipeline: %s\n", clash);
+        rc = -1;
+    }
     free(paths);
     free(outs);
     return rc;
@@ -638,27 +650,35 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (check_outputs(&o) != 0)
+    /* The input files, the witnesses then the zkeys (none without --zkey). The list lives as
+     * long as the process. */
+    size_t ninputs = o.nwtns + o.nzkeys;
+    const char **inputs = malloc((ninputs + 1) * sizeof *inputs);
+    if (inputs == NULL) {
+        fprintf(stderr, "zkpipe-pipeline: out of memory\n");
         return 1;
+    }
+    for (size_t i = 0; i < o.nwtns; i++)
+        inputs[i] = o.wtns[i];
+    for (size_t i = 0; i < o.nzkeys; i++)
+        inputs[o.nwtns + i] = o.zkeys[i];
+    if (check_outputs(&o, inputs, ninputs) != 0) {
+        free(inputs);
+        return 1;
+    }
+    if (o.zkey_path == NULL) { /* no files: nothing mapped to watch */
+        free(inputs);
+        inputs = NULL;
+    }
     o.queue.metrics_path = o.metrics_path;
     if (o.queue.url != NULL)
         return queue_node_run(&o.queue, &o.cfg, &o.obs, o.full_check, (uint32_t)o.key_idle_ms,
                               o.json);
     /* --zkey maps the zkey and each witness: one truncated meanwhile is an I/O error naming
-     * it, not a death by SIGBUS (cli_mapped.h). The list lives as long as the process. */
-    const char **inputs =
-        o.zkey_path != NULL ? malloc((o.nwtns + o.nzkeys) * sizeof *inputs) : NULL;
-    if (o.zkey_path != NULL) {
-        for (size_t i = 0; inputs != NULL && i < o.nwtns; i++)
-            inputs[i] = o.wtns[i];
-        for (size_t i = 0; inputs != NULL && i < o.nzkeys; i++)
-            inputs[o.nwtns + i] = o.zkeys[i];
-        if (inputs == NULL ||
-            cli_mapped_guard("zkpipe-pipeline", inputs, o.nwtns + o.nzkeys) != 0) {
-            fprintf(stderr, "zkpipe-pipeline: cannot watch the mapped inputs: %s\n",
-                    strerror(errno));
-            return 1;
-        }
+     * it, not a death by SIGBUS (cli_mapped.h). */
+    if (o.zkey_path != NULL && cli_mapped_guard("zkpipe-pipeline", inputs, ninputs) != 0) {
+        fprintf(stderr, "zkpipe-pipeline: cannot watch the mapped inputs: %s\n", strerror(errno));
+        return 1;
     }
     /* A file size limit (ulimit -f) makes writes fail with EFBIG, reported, instead of
      * killing the process with SIGXFSZ before its outputs are complete. */

@@ -6,13 +6,16 @@
  *                <public.json>
  *
  * Exits 0 when every output is written; otherwise prints one line on stderr naming the file and
- * the problem, exits non-zero and leaves every output path as it was. The output paths are
- * checked before any work; the outputs are written as one set (cli_files.h: metrics, then
- * public.json, then proof.json, each renamed into place, or written through to a device, a
- * FIFO or standard output, `-`). A mapped input truncated while in use is reported as an I/O
- * error naming it (cli_mapped.h). A proof that does not
- * verify against the zkey's verification key is never written (the witness does not satisfy
- * the circuit); --r1cs also checks every constraint first and names the first that fails.
+ * the problem, exits 1 (2 for a usage error) and leaves every output path as it was. The output
+ * paths are checked before any work: an output that is the same file as an input (the zkey,
+ * the witness, --r1cs; through a symbolic or a hard link too) or as another output is refused.
+ * An input that is not a regular file (a FIFO, a device) is refused at once, never waited on.
+ * The outputs are written as one set (cli_files.h: metrics, then public.json, then proof.json,
+ * each renamed into place, or written through to a device, a FIFO or standard output, `-`). A
+ * mapped input truncated while in use is reported as an I/O error naming it (cli_mapped.h). A
+ * proof that does not verify against the zkey's verification key is never written (the witness
+ * does not satisfy the circuit); --r1cs also checks every constraint first and names the first
+ * that fails.
  * Every zkey point is checked to be on the curve; subgroup checks of the query points are left
  * to --full-check, since the proof's own points are checked for subgroup membership before the
  * proof is verified. They are batched (zkpipe_zkey_open), yet still cost more than a tenth of a
@@ -339,10 +342,15 @@ int main(int argc, char **argv)
     cli_error oe;
     if (cli_outputs_check(set, nset, &oe) != 0)
         return output_failed(set, &oe);
+    const char *inputs[3] = {o.zkey, o.wtns, o.r1cs};
+    char clash[2 * CLI_ERROR_TEXT_MAX];
+    if (cli_outputs_check_inputs(set, nset, inputs, 3, clash, sizeof clash) != 0) {
+        fprintf(stderr, "%s: %s\n", prog, clash);
+        return 1;
+    }
     /* A file size limit (ulimit -f) makes writes fail with EFBIG, reported, instead of
      * killing the process with SIGXFSZ. */
     signal(SIGXFSZ, SIG_IGN);
-    const char *inputs[3] = {o.zkey, o.wtns, o.r1cs};
     if (cli_mapped_guard(prog, inputs, 3) != 0) {
         fprintf(stderr, "%s: cannot watch the mapped inputs: %s\n", prog, strerror(errno));
         return 1;

@@ -5,7 +5,9 @@
  * Prints "OK" and exits 0 when the proof verifies; otherwise prints one line on stderr naming
  * the file and the problem and exits 1 (2 for a usage error). The proof may be rapidsnark's
  * (no "curve": the key's is taken). Each file is read up to its kind's limit in zkpipe/io.h;
- * a larger one is refused (ZKPIPE_ETOOBIG). */
+ * a larger one is refused (ZKPIPE_ETOOBIG), and so is, before any read and without waiting on
+ * it, one that is not a regular file: a FIFO, a device, a socket, or standard input when it is
+ * a pipe (/dev/stdin; "-" is not standard input but a file of that name). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +48,8 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: expected 3 files, got %d (see --help)\n", prog, npos);
         return 2;
     }
-    /* Each file is read up to its kind's limit, so that no input (/dev/zero, say) is read
-     * without end; the parsers refuse the same sizes. */
+    /* Each file is read up to its kind's limit, so that no input that grows is read without
+     * end; the parsers refuse the same sizes. */
     static const struct {
         size_t max;
         const char *name, *kind;
@@ -68,7 +70,9 @@ int main(int argc, char **argv)
                          limits[i].max, limits[i].kind);
                 fail(pos[i], ZKPIPE_ETOOBIG, detail);
             } else {
-                fprintf(stderr, "%s: %s: cannot read: %s\n", prog, pos[i], strerror(errno));
+                fprintf(stderr, "%s: %s: cannot read: %s\n", prog, pos[i],
+                        errno == ENODEV ? "not a regular file (a FIFO, a device or a socket)"
+                                        : strerror(errno));
             }
             for (int k = 0; k < i; k++)
                 free(text[k]);

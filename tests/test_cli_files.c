@@ -1,5 +1,6 @@
-/* The example binaries' output sets and mapped-input guard (examples/cli_files.h,
- * examples/cli_mapped.h): every path checked before anything is written, files replaced by
+/* The example binaries' output sets, input reads and mapped-input guard (examples/cli_files.h,
+ * examples/cli_mapped.h): every path checked before anything is written, an output that is an
+ * input refused, an input that is not a regular file refused at once, files replaced by
  * rename and put back when a later rename fails, symbolic links followed, devices, FIFOs and
  * descriptors written through, signals that remove the new files, leftovers of dead processes
  * swept, and a truncated mapped input reported as an I/O error naming it.
@@ -189,6 +190,128 @@ static void bad_paths_are_refused_before_anything_is_written(void **state)
     expect_text(at("proof.json"), "old proof");
     assert_int_equal(leftovers(), 0);
     unlink(at("proof.json"));
+}
+
+/* Two names of one file (hard links) are two outputs onto it: refused, both left as they were. */
+static void hard_links_of_one_file_are_one_output(void **state)
+{
+    (void)state;
+    cli_error e;
+    put_file(at("proof.json"), "old");
+    assert_int_equal(link(at("proof.json"), at("public.json")), 0);
+    cli_output set[2] = {out(at("public.json"), "p"), out(at("proof.json"), "new proof")};
+    assert_int_equal(cli_outputs_check(set, 2, &e), -1);
+    assert_int_equal(e.index, 1);
+    assert_int_equal(cli_outputs_write(set, 2, &e), -1);
+    assert_int_equal(e.index, 1);
+    expect_text(at("proof.json"), "old");
+    expect_text(at("public.json"), "old");
+    assert_int_equal(leftovers(), 0);
+    unlink(at("proof.json"));
+    unlink(at("public.json"));
+}
+
+/* cli_outputs_check_inputs on `path` as the only output, against the inputs "in.zkey" and
+ * "in.wtns": 0, or -1 with the line in `why`. */
+static int clash(const char *path, char *why, size_t cap)
+{
+    const char *inputs[3] = {at("in.zkey"), NULL, at("in.wtns")};
+    cli_output o = out(path, "x");
+    return cli_outputs_check_inputs(&o, 1, inputs, 3, why, cap);
+}
+
+/* An output that is an input, by its name, a symbolic link, a hard link or a descriptor: refused
+ * naming both, and the input untouched; a new file, or another one, is fine. */
+static void outputs_that_are_inputs_are_refused(void **state)
+{
+    (void)state;
+    char why[2 * CLI_ERROR_TEXT_MAX];
+    put_file(at("in.zkey"), "zkey");
+    put_file(at("in.wtns"), "wtns");
+    put_file(at("other.json"), "other");
+    assert_int_equal(symlink("in.zkey", at("link.json")), 0);
+    assert_int_equal(symlink("link.json", at("link2.json")), 0);
+    assert_int_equal(link(at("in.wtns"), at("hard.json")), 0);
+    char spelled[600], fd_path[64];
+    snprintf(spelled, sizeof spelled, "%s/./in.wtns", scratch_dir);
+    int fd = open(at("in.zkey"), O_RDONLY);
+    assert_true(fd >= 0);
+    snprintf(fd_path, sizeof fd_path, "/dev/fd/%d", fd);
+    static const struct {
+        const char *output, *input;
+    } same[] = {
+        {"in.zkey", "in.zkey"},   {"link.json", "in.zkey"}, {"link2.json", "in.zkey"},
+        {"hard.json", "in.wtns"}, {"in.wtns", "in.wtns"},
+    };
+    for (size_t i = 0; i < sizeof same / sizeof same[0]; i++) {
+        const char *path = at(same[i].output);
+        char want[1200];
+        snprintf(want, sizeof want, "%s: is the same file as the input %s,", path,
+                 at(same[i].input));
+        if (clash(path, why, sizeof why) != -1 || strncmp(why, want, strlen(want)) != 0)
+            fail_msg("%s: \"%s\"", same[i].output, why);
+    }
+    assert_int_equal(clash(spelled, why, sizeof why), -1);
+    assert_int_equal(clash(fd_path, why, sizeof why), -1);
+    assert_non_null(strstr(why, "in.zkey"));
+    close(fd);
+    assert_int_equal(clash(at("new.json"), why, sizeof why), 0);
+    assert_int_equal(clash(at("other.json"), why, sizeof why), 0);
+    assert_int_equal(symlink("missing.json", at("dangling.json")), 0);
+    assert_int_equal(clash(at("dangling.json"), why, sizeof why), 0);
+    /* An input that is not there is left to its reader; the cut line stays a string. */
+    const char *missing = at("missing.wtns");
+    cli_output o = out(at("in.zkey"), "x");
+    assert_int_equal(cli_outputs_check_inputs(&o, 1, &missing, 1, why, sizeof why), 0);
+    assert_int_equal(clash(at("in.zkey"), why, 8), -1);
+    assert_int_equal(strlen(why), 7);
+    expect_text(at("in.zkey"), "zkey");
+    expect_text(at("in.wtns"), "wtns");
+    assert_int_equal(leftovers(), 0);
+    static const char *const made[] = {"in.zkey",    "in.wtns",   "other.json",   "link.json",
+                                       "link2.json", "hard.json", "dangling.json"};
+    for (size_t i = 0; i < sizeof made / sizeof made[0]; i++)
+        unlink(at(made[i]));
+}
+
+/* cli_read_file on `path`: NULL and errno `err` within ten seconds (a FIFO without a writer
+ * would block an open without O_NONBLOCK forever: SIGALRM then ends the test). */
+static void read_refused(const char *path, int err)
+{
+    size_t len;
+    alarm(10);
+    errno = 0;
+    char *text = cli_read_file(path, 1 << 20, &len);
+    int got = errno;
+    alarm(0);
+    if (text != NULL || got != err)
+        fail_msg("%s: %s, errno %s", path, text != NULL ? "read" : "refused", strerror(got));
+}
+
+/* Only a regular file is read: a FIFO, a device, a socket and a folder are refused at once. */
+static void inputs_that_are_not_regular_files_are_refused(void **state)
+{
+    (void)state;
+    assert_int_equal(mkfifo(at("fifo"), 0600), 0);
+    read_refused(at("fifo"), ENODEV);
+    read_refused("/dev/null", ENODEV);
+    read_refused("/dev/zero", ENODEV);
+    read_refused(scratch_dir, EISDIR);
+    int s = socket(AF_UNIX, SOCK_STREAM, 0);
+    struct sockaddr_un sa = {.sun_family = AF_UNIX};
+    snprintf(sa.sun_path, sizeof sa.sun_path, "%s", at("sock"));
+    assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof sa), 0);
+    read_refused(at("sock"), ENODEV);
+    close(s);
+    unlink(at("sock"));
+    unlink(at("fifo"));
+    put_file(at("plain.json"), "{}");
+    size_t len;
+    char *text = cli_read_file(at("plain.json"), 2, &len);
+    assert_non_null(text);
+    assert_string_equal(text, "{}");
+    free(text);
+    unlink(at("plain.json"));
 }
 
 static void files_are_replaced_and_keep_their_mode(void **state)
@@ -596,6 +719,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(bad_paths_are_refused_before_anything_is_written),
+        cmocka_unit_test(hard_links_of_one_file_are_one_output),
+        cmocka_unit_test(outputs_that_are_inputs_are_refused),
+        cmocka_unit_test(inputs_that_are_not_regular_files_are_refused),
         cmocka_unit_test(files_are_replaced_and_keep_their_mode),
         cmocka_unit_test(symbolic_links_are_followed),
         cmocka_unit_test(devices_fifos_and_descriptors_are_written_through),

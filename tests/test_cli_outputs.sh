@@ -3,7 +3,9 @@
 # a failed run leaves every pre-existing output as it was, devices, FIFOs and standard output
 # are written through, symbolic links stay links, `ulimit -f` is an error and not a signal,
 # leftovers of dead runs are swept, and a zkey truncated while mapped is an I/O error naming
-# it (with the LD_PRELOAD shim $3, support/truncate_on_mmap.c).
+# it (with the LD_PRELOAD shim $3, support/truncate_on_mmap.c). An output that is an input is
+# refused, and so is, at once, an input that is not a regular file (a FIFO, a device), also
+# zkpipe-verify's.
 #   test_cli_outputs.sh ZKPIPE_PROVE ZKPIPE_VERIFY TRUNCATE_ON_MMAP_SO
 set -eu
 [ $# -eq 3 ] || { echo "usage: test_cli_outputs.sh PROVE VERIFY TRUNCATE_SHIM" >&2; exit 2; }
@@ -116,5 +118,58 @@ run "truncated zkey" env LD_PRELOAD="$shim" ZKPIPE_TEST_TRUNCATE_ON_MMAP="$d/vic
 grep -q 'victim.zkey: I/O error' "$tmp/stderr" || fail "truncated zkey: $(cat "$tmp/stderr")"
 cmp -s proof.json proof.before || fail "truncated zkey: proof.json changed"
 no_leftovers "truncated zkey" "$d"
+
+# 7. An output that is an input (by its name, a symbolic link, a hard link, a descriptor;
+# --metrics too): refused before any work with one line naming both, exit 1, the inputs byte
+# for byte as they were and nothing left beside them.
+cp "$zkey" in.zkey
+cp "$wtns" in.wtns
+cp "$fix/circuit.r1cs" in.r1cs
+for f in in.zkey in.wtns in.r1cs; do cp "$f" "$f.before"; done
+ln -s in.zkey zkey-link.json
+ln in.wtns wtns-hard.json
+clash "proof.json the zkey" in.zkey in.zkey "$prove" in.zkey in.wtns in.zkey public.json
+clash "public.json the witness" in.wtns in.wtns "$prove" in.zkey in.wtns proof.json in.wtns
+clash "proof.json a link to the zkey" zkey-link.json in.zkey \
+    "$prove" in.zkey in.wtns zkey-link.json public.json
+clash "public.json a hard link to the witness" wtns-hard.json in.wtns \
+    "$prove" in.zkey in.wtns proof.json wtns-hard.json
+clash "--metrics the zkey" in.zkey in.zkey "$prove" --metrics in.zkey in.zkey in.wtns \
+    proof.json public.json
+clash "--metrics the --r1cs" "$d/in.r1cs" in.r1cs \
+    "$prove" --r1cs in.r1cs --metrics "$d/in.r1cs" in.zkey in.wtns proof.json public.json
+clash "proof.json on - appending to the zkey" "-" in.zkey \
+    sh -c 'exec "$0" in.zkey in.wtns - public.json >>in.zkey' "$prove"
+for f in in.zkey in.wtns in.r1cs; do
+    cmp -s "$f" "$f.before" || fail "a refused run changed $f"
+done
+[ -L zkey-link.json ] || fail "zkey-link.json is no longer a link"
+same "outputs that are inputs" proof.json "$(cat proof.before)"
+no_leftovers "outputs that are inputs" "$d"
+cp in.wtns hard-a.json
+ln hard-a.json hard-b.json
+refused "proof.json and public.json hard links of one file" hard-a.json \
+    "$prove" in.zkey in.wtns hard-a.json hard-b.json
+cmp -s hard-a.json in.wtns || fail "a refused run changed hard-a.json"
+
+# 8. An input that is not a regular file (a FIFO nobody writes, a device) is refused at once,
+# never waited on: exit 1 within 10 s, naming it.
+mkfifo in.fifo
+limit=10
+for bad in "$d/in.fifo" /dev/null /dev/zero; do
+    refused "zkey $bad" "$bad: not a regular file" "$prove" "$bad" in.wtns p.json q.json
+    refused "witness $bad" "$bad: not a regular file" "$prove" in.zkey "$bad" p.json q.json
+    refused "--r1cs $bad" "$bad: not a regular file" \
+        "$prove" --r1cs "$bad" in.zkey in.wtns p.json q.json
+    refused "verify: the key $bad" "$bad: cannot read: not a regular file" \
+        "$verify" "$bad" public.json proof.json
+    refused "verify: public.json $bad" "$bad: cannot read: not a regular file" \
+        "$verify" "$vk" "$bad" proof.json
+    refused "verify: proof.json $bad" "$bad: cannot read: not a regular file" \
+        "$verify" "$vk" public.json "$bad"
+done
+limit=
+[ ! -e p.json ] && [ ! -e q.json ] || fail "a refused run wrote an output"
+no_leftovers "inputs that are not files" "$d"
 
 checks_done

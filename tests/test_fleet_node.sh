@@ -16,9 +16,10 @@
 #    with an error result naming the file, the node lives on, proves the next job, exits 0;
 #    --metrics FILE is rewritten while it runs and holds its final counts at exit, the
 #    engine's series with the queue's (promtool checks it where installed).
-# 5. A node whose taker is stuck opening a job's zkey (a FIFO no one writes yet) for longer than
-#    --claim-idle-ms: the job's hold is renewed meanwhile (its idle time on the server drops),
-#    so no other node could take it over; the zkey unblocked, the job ends with its error.
+# 5. A node whose taker is stuck opening a job's zkey (its mapping held by the delay shim until
+#    the test lets it go) for longer than --claim-idle-ms: the job's hold is renewed meanwhile
+#    (its idle time on the server drops), so no other node could take it over; the zkey let go,
+#    the job ends with its error (the file is not a zkey).
 # Skips (exit 77) with one line when redis-server is not installed or the binaries were built
 # without hiredis ("-" for $1 and $2).
 set -eu
@@ -234,8 +235,11 @@ fi
 echo "a zkey and a witness truncated under the node: error results, the node lived on"
 
 # ---- 5. Holds renewed while the taker is stuck opening a zkey ----
-mkfifo "$tmp/stuck.zkey"
+echo "not a zkey" >"$tmp/stuck.zkey"
+node_env="LD_PRELOAD=$delay_shim ZKPIPE_TEST_DELAY_ON_MMAP_SUFFIX=/stuck.zkey"
+node_env="$node_env ZKPIPE_TEST_DELAY_ON_MMAP_UNTIL=$tmp/unstuck"
 node_start redis://127.0.0.1:$port/stuck stuck --max-deliveries 1
+node_env=
 stuck=$node
 rcli XADD stuck '*' id s1 zkey "$tmp/stuck.zkey" wtns "$d/witness.wtns" out "$tmp" >/dev/null
 idle_of() { rcli XPENDING stuck zkpipe - + 1 stuck | sed -n 3p; } # ms since the last renewal
@@ -250,7 +254,7 @@ renewed() { # counts the drops of the job's idle time; true after two (the taker
 wait_until 600 renewed || fail "the hold lapsed while the taker was stuck: idle $(idle_of) ms"
 [ "$(rcli XPENDING stuck zkpipe - + 1 stuck | sed -n 4p)" -eq 1 ] ||
     fail "the stuck job was delivered again"
-: >"$tmp/stuck.zkey" # the open returns: an empty zkey, the job's error
+: >"$tmp/unstuck" # the mapping goes on: not a zkey, the job's error
 wait_until 600 jobs_in stuck:results 1 || fail "no result for the stuck job"
 rcli XRANGE stuck:results - + | grep -q "stuck.zkey" || fail "$(rcli XRANGE stuck:results - +)"
 kill -TERM "$stuck"

@@ -203,15 +203,19 @@ bad() {
     for f in "$p" "$q" "$tmp/proof.json"; do
         [ ! -e "$f" ] || fail "a refused command line left $f"
     done
-    # Inputs without end or over the limits: refused without reading them whole.
+    # Inputs that are not regular files or over the limits: refused without reading them whole.
     vk=$dir/verification_key.json pub=$dir/public.json proof=$dir/proof.json
     head -c 65537 /dev/zero | tr '\0' ' ' >"$tmp/big-proof.json"
     refused "verify /dev/zero as proof.json" /dev/zero "$verify" "$vk" "$pub" /dev/zero
-    case $(cat "$tmp/stderr") in *65536*) ;; *) fail "/dev/zero: the limit is not named" ;; esac
+    case $(cat "$tmp/stderr") in
+    *"/dev/zero: cannot read: not a regular file"*) ;;
+    *) fail "/dev/zero: not refused as a device: $(cat "$tmp/stderr")" ;;
+    esac
     refused "verify /dev/zero as public.json" /dev/zero "$verify" "$vk" /dev/zero "$proof"
     refused "verify /dev/zero as the key" /dev/zero "$verify" /dev/zero "$pub" "$proof"
     refused "verify a proof.json over 64 KiB" "$tmp/big-proof.json" \
         "$verify" "$vk" "$pub" "$tmp/big-proof.json"
+    case $(cat "$tmp/stderr") in *65536*) ;; *) fail "over 64 KiB: the limit is not named" ;; esac
     refused "verify a folder as the key" "$tmp" "$verify" "$tmp" "$pub" "$proof"
     refused "prove into a missing folder" "$tmp/no-such-dir/proof.json" \
         "$prove" "$zkey" "$wtns" "$tmp/no-such-dir/proof.json" "$tmp/public.json"

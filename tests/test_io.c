@@ -855,6 +855,34 @@ static void files_are_mapped(void **state)
     tiny_free(&f);
 }
 
+/* A FIFO with no writer, a device or a socket given by path: ZKPIPE_EIO at once, never a wait
+ * in open (SIGALRM ends the test if one blocks). */
+static void non_regular_files_are_refused_at_once(void **state)
+{
+    (void)state;
+    char dir[] = "/tmp/zkpipe-test-io-XXXXXX", fifo[64], d[ZKPIPE_IO_DETAIL_MAX];
+    assert_non_null(mkdtemp(dir));
+    snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    const char *paths[] = {fifo, "/dev/null", "/dev/zero"};
+    for (size_t i = 0; i < sizeof paths / sizeof paths[0]; i++) {
+        zkpipe_zkey *z = NULL;
+        zkpipe_wtns *w = NULL;
+        zkpipe_r1cs *r = NULL;
+        alarm(10);
+        assert_int_equal(zkpipe_wtns_open(&w, d, sizeof d, paths[i], NULL), ZKPIPE_EIO);
+        assert_non_null(strstr(d, "not a regular file"));
+        assert_int_equal(zkpipe_zkey_open(&z, d, sizeof d, paths[i], NULL), ZKPIPE_EIO);
+        assert_int_equal(zkpipe_r1cs_open(&r, d, sizeof d, paths[i], NULL), ZKPIPE_EIO);
+        alarm(0);
+        assert_null(w);
+        assert_null(z);
+        assert_null(r);
+    }
+    unlink(fifo);
+    rmdir(dir);
+}
+
 /* Unaligned buffers get accounted aligned copies and still prove. */
 static void unaligned_sections_are_copied_and_accounted(void **state)
 {
@@ -1236,6 +1264,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(mismatched_inputs_are_refused),
         cmocka_unit_test(null_arguments_and_accessors),
         cmocka_unit_test(files_are_mapped),
+        cmocka_unit_test(non_regular_files_are_refused_at_once),
         cmocka_unit_test(unaligned_sections_are_copied_and_accounted),
         cmocka_unit_test(json_errors_are_named),
         cmocka_unit_test(allocation_failures_leak_nothing),

@@ -4,7 +4,9 @@
 # any work, with one line naming it; two outputs onto one file are refused; under `ulimit -f`
 # the run fails with an error and the files that were there stay as they were; a link stays
 # a link and a device is written through. With --zkey, a zkey or a witness truncated while
-# mapped is an I/O error naming it (with the LD_PRELOAD shim $4, support/truncate_on_mmap.c).
+# mapped is an I/O error naming it (with the LD_PRELOAD shim $4, support/truncate_on_mmap.c),
+# an output that is a zkey or a witness is refused before any work, and a zkey or a witness
+# that is not a regular file (a FIFO, a device) is refused at once.
 #   test_pipeline_outputs.sh ZKPIPE_PIPELINE ZKPIPE_HOST_PIPELINE ZKPIPE_BUFFER_PIPELINE SHIM
 set -eu
 [ $# -eq 4 ] || { echo "usage: test_pipeline_outputs.sh PIPELINE HOST BUFFER SHIM" >&2; exit 2; }
@@ -111,5 +113,52 @@ for victim in victim.zkey b.wtns; do
     same "$victim truncated" b.proof.json "old proof"
     no_leftovers "$victim truncated" "$d"
 done
+
+# 5. --zkey: an output that is an input (a witness's pair landing on the zkey or on the
+# witness, by its name, a symbolic or a hard link; --metrics, --trace, --plot): refused before
+# any work naming both, exit 1, every input byte for byte as it was.
+mkdir clash
+cd clash
+cp "$fix/circuit.zkey" in.zkey
+cp "$fix/witness.wtns" in.wtns
+cp "$fix/circuit.zkey" k.proof.json
+cp "$fix/witness.wtns" k.wtns
+cp "$fix/witness.wtns" s.wtns
+ln -s in.zkey s.public.json
+cp "$fix/witness.wtns" h.wtns
+ln h.wtns h.proof.json
+for f in in.zkey in.wtns k.proof.json k.wtns s.wtns h.wtns; do cp "$f" "$f.before"; done
+z="--zkey in.zkey --report-ms 0"
+clash "--zkey: the zkey named as a witness's proof" ./k.proof.json k.proof.json \
+    "$pipeline" --zkey k.proof.json --report-ms 0 in.wtns k.wtns
+clash "--zkey: a witness's public.json a link to the zkey" ./s.public.json in.zkey \
+    "$pipeline" $z in.wtns s.wtns
+clash "--zkey: a witness's proof.json a hard link to it" ./h.proof.json h.wtns \
+    "$pipeline" $z h.wtns
+clash "--zkey: --out holds a link to the zkey" "$d/clash/s.public.json" in.zkey \
+    "$pipeline" $z --out "$d/clash" s.wtns
+clash "--zkey: --metrics the zkey" in.zkey in.zkey "$pipeline" $z --metrics in.zkey in.wtns
+clash "--zkey: --trace the witness" in.wtns in.wtns "$pipeline" $z --trace in.wtns in.wtns
+clash "--zkey: --plot a link to the zkey" s.public.json in.zkey \
+    "$pipeline" $z --plot s.public.json --out "$d" in.wtns
+for f in in.zkey in.wtns k.proof.json k.wtns s.wtns h.wtns; do
+    cmp -s "$f" "$f.before" || fail "a refused run changed $f"
+done
+[ -L s.public.json ] || fail "s.public.json is no longer a link"
+no_leftovers "outputs that are inputs" "$d"
+
+# 6. --zkey: a zkey or a witness that is not a regular file (a FIFO nobody writes, a device)
+# is refused at once, never waited on: exit 1 within 10 s, naming it.
+mkfifo in.fifo
+limit=10
+for bad in "$d/clash/in.fifo" /dev/null /dev/zero; do
+    refused "--zkey $bad" "$bad: not a regular file" "$pipeline" --zkey "$bad" --report-ms 0 \
+        --out "$d/clash" in.wtns
+    refused "witness $bad" "$bad: not a regular file" "$pipeline" $z --out "$d/clash" "$bad"
+done
+limit=
+[ ! -e in.proof.json ] || fail "a refused run wrote in.proof.json"
+no_leftovers "inputs that are not files" "$d"
+cd "$d"
 
 checks_done

@@ -93,8 +93,9 @@ typedef struct zkpipe_zkey zkpipe_zkey;
 
 /* Common to the open functions below.
  * @param out receives the reader (the caller owns it; free it with the matching destroy).
- * @param path a file to map; `data`, `len`: a borrowed buffer instead (data may be NULL only
- *        when len is 0).
+ * @param path a regular file to map (anything else, a FIFO with no writer too, is ZKPIPE_EIO
+ *        at once: the open never blocks); `data`, `len`: a borrowed buffer instead (data may
+ *        be NULL only when len is 0).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (out or path NULL, allocator incomplete, an options
  *         struct_size this library does not know: not set by zkpipe_io_options_init or from
  *         newer headers), ZKPIPE_EIO (the

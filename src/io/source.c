@@ -15,7 +15,9 @@
 
 static zkpipe_status map_file(zkpipe__io_src *src, char *detail, size_t cap, const char *path)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* O_NONBLOCK: a FIFO with no writer opens at once instead of blocking, and is refused
+     * with every other file that is not a regular one once fstat has seen it. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return zkpipe__fail(detail, cap, ZKPIPE_EIO, "cannot open: %s", strerror(errno));
     struct stat sb;

@@ -11,14 +11,14 @@ fail() {
     failures=$((failures + 1))
 }
 
-# run LABEL CMD...: runs CMD with a time limit and no stdin, its output in $tmp/stdout and
-# $tmp/stderr; sets $status.
+# run LABEL CMD...: runs CMD with a time limit ($limit seconds, 120 unless set) and no stdin,
+# its output in $tmp/stdout and $tmp/stderr; sets $status.
 run() {
     label=$1
     shift
     status=0
-    timeout 120 "$@" </dev/null >"$tmp/stdout" 2>"$tmp/stderr" || status=$?
-    [ "$status" -ne 124 ] || fail "$label: still running after 120 s"
+    timeout "${limit:-120}" "$@" </dev/null >"$tmp/stdout" 2>"$tmp/stderr" || status=$?
+    [ "$status" -ne 124 ] || fail "$label: still running after ${limit:-120} s"
 }
 
 accepted() { # LABEL CMD...: exit 0
@@ -35,6 +35,15 @@ refused() {
     [ "$(awk 'END { print NR }' "$tmp/stderr")" -eq 1 ] ||
         fail "$label: not one line on stderr: $(cat "$tmp/stderr")"
     grep -qF -- "$named" "$tmp/stderr" || fail "$label: $named not named: $(cat "$tmp/stderr")"
+}
+
+# clash LABEL OUTPUT INPUT CMD...: refused (as `refused`) with a line naming OUTPUT as the same
+# file as INPUT, and nothing on stdout: no work was done
+clash() {
+    label=$1 output=$2 input=$3
+    shift 3
+    refused "$label" "$output: is the same file as the input $input," "$@"
+    [ ! -s "$tmp/stdout" ] || fail "$label: work was done before the refusal: $(head -n 3 "$tmp/stdout")"
 }
 
 same() { # LABEL FILE WANT-TEXT: FILE holds WANT-TEXT

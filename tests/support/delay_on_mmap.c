@@ -3,7 +3,9 @@
  * A node whose witnesses are mapped this way holds each job it takes for at least that long,
  * so that a test can stop it while it holds several: without it a fast machine proves the
  * multiplier's jobs in a few milliseconds each, and a test that stops the node at intervals
- * may never find it holding more than one or two. */
+ * may never find it holding more than one or two.
+ * With $ZKPIPE_TEST_DELAY_ON_MMAP_UNTIL instead, it waits until that path exists: a thread stuck
+ * for as long as the test wants (the readers never block in open, even on a FIFO). */
 #define _GNU_SOURCE /* RTLD_NEXT */
 #include <dlfcn.h>
 #include <errno.h>
@@ -21,16 +23,20 @@ void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
     *(void **)&real = dlsym(RTLD_NEXT, "mmap");
     const char *suffix = getenv("ZKPIPE_TEST_DELAY_ON_MMAP_SUFFIX");
     const char *ms = getenv("ZKPIPE_TEST_DELAY_ON_MMAP_MS");
+    const char *until = getenv("ZKPIPE_TEST_DELAY_ON_MMAP_UNTIL");
     char link[64], path[4096];
-    if (fd >= 0 && suffix != NULL && ms != NULL) {
+    if (fd >= 0 && suffix != NULL && (ms != NULL || until != NULL)) {
         snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
         ssize_t n = readlink(link, path, sizeof path - 1);
         size_t slen = strlen(suffix);
         if (n > 0 && (size_t)n >= slen && memcmp(path + n - slen, suffix, slen) == 0) {
-            long v = strtol(ms, NULL, 10);
+            long v = ms != NULL ? strtol(ms, NULL, 10) : 0;
             struct timespec t = {v / 1000, v % 1000 * 1000000L};
             while (v > 0 && nanosleep(&t, &t) != 0 && errno == EINTR)
                 ;
+            struct timespec poll = {0, 10000000L};
+            while (until != NULL && access(until, F_OK) != 0)
+                nanosleep(&poll, NULL);
         }
     }
     return real(addr, len, prot, flags, fd, off);
