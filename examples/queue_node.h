@@ -45,7 +45,11 @@
  * ACKs after --claim-idle-ms without Redis: those jobs stay pending for other nodes), exit; a
  * job delivered after the signal (by a read sent before it) is handed back at once, requeued
  * untouched without counting that delivery. A second one: exit now, leaving every job not yet
- * acknowledged pending for other nodes, which take them over after --claim-idle-ms.
+ * acknowledged pending for other nodes, which take them over after --claim-idle-ms; a thread
+ * still blocked 500 ms later (a worker reading a slow file, a command to a stopped Redis) is
+ * not waited for: the process ends there, with status 0, its summary printed (every job held
+ * counted as left pending) but not its final --metrics (an output being written may leave its
+ * .zkpipe-new- file, removed by the next run that writes it).
  *
  * Inputs changed under the node: a zkey or witness truncated (or whose storage fails) while
  * mapped raises SIGBUS in the thread reading it; the node takes it (cli_mapped_recover), the
