@@ -21,6 +21,7 @@
 #include "cli_files.h"
 #include "cli_mapped.h"
 #include "cli_zkey.h"
+#include "queue_auth.h"
 #include "queue_redis.h"
 #include "zkpipe/zkpipe.h"
 
@@ -117,6 +118,7 @@ typedef struct qstats {
 
 struct node {
     const queue_options *q;
+    queue_addr addr; /* q's, with its credentials (queue_auth_finish) */
     const char *stream, *group;
     char consumer[256];
     char results[300], dead[300];
@@ -143,6 +145,7 @@ struct node {
     int ended; /* the engine's last counters are in end, keys_end (it is being destroyed) */
     zkpipe_engine_counters end;
     zkpipe_key_cache_counters keys_end;
+    int refused;             /* Redis refused the credentials: stopped, exit 1 */
     qkey *keys;              /* taker only, but for `users` */
     zkpipe_key_cache *cache; /* the zkeys under the engine's budget */
     uint64_t max_estimate;
@@ -765,7 +768,7 @@ static void *finisher(void *arg_)
 {
     node *n = arg_;
     queue_link l;
-    queue_link_init(&l, &n->q->addr, prog, 5000, "the jobs held keep proving");
+    queue_link_init(&l, &n->addr, prog, 5000, "the jobs held keep proving");
     uint64_t next_metrics = 0;
     pthread_mutex_lock(&n->lock);
     for (;;) {
@@ -917,6 +920,12 @@ static void take_loop(node *n, queue_link *l)
     snprintf(idle, sizeof idle, "%lu", n->q->claim_idle_ms);
     for (;;) {
         pthread_mutex_lock(&n->lock);
+        if (queue_link_refused() && n->stop != 2) { /* its one line said why */
+            n->refused = 1;
+            n->stop = 2;
+            pthread_cond_broadcast(&n->wake_finisher);
+            pthread_cond_broadcast(&n->wake_renewer);
+        }
         uint64_t k = n->stop ? 0 : admissible(n);
         int stop = n->stop;
         n->connects = l->connects;
@@ -1024,7 +1033,7 @@ static void *renewer(void *arg_)
 {
     node *n = arg_;
     queue_link l;
-    queue_link_init(&l, &n->q->addr, prog, 5000, "the jobs held keep proving");
+    queue_link_init(&l, &n->addr, prog, 5000, "the jobs held keep proving");
     uint64_t every_ms = n->q->claim_idle_ms / 4 != 0 ? n->q->claim_idle_ms / 4 : 1;
     pthread_mutex_lock(&n->lock);
     while (!n->renewer_exit && n->stop != 2) {
@@ -1300,6 +1309,10 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     node n;
     memset(&n, 0, sizeof n);
     n.q = q;
+    /* Before any connection: a remote Redis without credentials is refused here. */
+    n.addr = q->addr;
+    if (!queue_auth_finish(&n.addr, q->password_file, q->insecure_no_auth, prog))
+        return 2;
     n.stream = q->addr.stream;
     n.group = q->group;
     n.full_check = full_check;
@@ -1378,16 +1391,17 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     n.t0_s = 1e-9 * (double)queue_now_ns();
     n.json = json;
     queue_link l;
-    queue_link_init(&l, &q->addr, prog, BLOCK_MAX_MS + 5000, "the jobs held keep proving");
+    queue_link_init(&l, &n.addr, prog, BLOCK_MAX_MS + 5000, "the jobs held keep proving");
     l.setup = create_group;
     l.setup_ctx = &n;
     if (st != ZKPIPE_OK) {
         fprintf(stderr, "%s: setup: %s\n", prog, zkpipe_status_str(st));
     } else {
-        printf("queue node %s: redis://%s:%d/%s group %s; holds at most %llu jobs un-ACKed "
+        char name[800];
+        printf("queue node %s: %s group %s; holds at most %llu jobs un-ACKed "
                "(permits %llu + capacity %zu + prover workers %u); takes over jobs idle %lu ms; "
                "backend %s\n",
-               n.consumer, q->addr.host, q->addr.port, n.stream, n.group,
+               n.consumer, queue_addr_name(&n.addr, name, sizeof name), n.group,
                (unsigned long long)n.bound, (unsigned long long)n.cfg.permits, n.cfg.capacity,
                n.cfg.prover_workers, q->claim_idle_ms,
                zkpipe_backend_name(zkpipe_engine_backend(n.engine, NULL)));
@@ -1435,7 +1449,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     if (clean)
         leave_group(&n, &l);
     /* Told to stop now, it leaves what it held pending on purpose: nothing is lost by that. */
-    int ok_exit = clean || (st == ZKPIPE_OK && stop == 2 && metrics_ok);
+    int ok_exit = !n.refused && (clean || (st == ZKPIPE_OK && stop == 2 && metrics_ok));
     queue_link_close(&l);
     if (observing)
         cli_observe_finish(&obs, prog, "zkpipe-pipeline --queue", n.bound, NULL, 0);
