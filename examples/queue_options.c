@@ -72,9 +72,10 @@ static int parse_userinfo(queue_addr *a, const char *u, size_t len, char *why, s
         return 0;
     }
     if (colon != NULL) {
-        if (!percent_decode(a->password, sizeof a->password, colon + 1, len - ulen - 1)) {
+        if (len - ulen - 1 == 0 ||
+            !percent_decode(a->password, sizeof a->password, colon + 1, len - ulen - 1)) {
             memset(a->password, 0, sizeof a->password);
-            snprintf(why, cap, "a bad password (longer than %d bytes, or a bad %%XX escape)",
+            snprintf(why, cap, "a bad password (empty, longer than %d bytes, or a bad %%XX escape)",
                      QUEUE_PASSWORD_MAX);
             return 0;
         }

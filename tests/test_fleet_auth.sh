@@ -78,6 +78,10 @@ for u in redis://192.0.2.1:6379/jobs redis://redis.invalid/jobs "redis://[2001:d
     refused remote-submit 2 "not on this machine" "$submit" "$u" --zkey "$d/circuit.zkey" \
         --out "$tmp" "$d/witness.wtns"
 done
+refused empty-pw 2 "a bad password (empty" "$pipe" --queue "redis://:@127.0.0.1:$aport/jobs"
+refused bad-escape 2 "a bad password (empty, longer than 512 bytes, or a bad %XX escape)" \
+    "$submit" "redis://:a%4@127.0.0.1:$aport/jobs" --zkey "$d/circuit.zkey" --out "$tmp" \
+    "$d/witness.wtns"
 chmod 644 "$tmp/pw"
 refused shared-file 2 "readable by its group or by others" "$pipe" --queue \
     "redis://127.0.0.1:$aport/jobs" --redis-password-file "$tmp/pw"
