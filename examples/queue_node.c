@@ -1463,10 +1463,10 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     zkpipe_key_cache_destroy(n.cache); /* the engine and every key gone */
     pthread_mutex_lock(&n.lock);
     qstats s = n.s;
+    n.connects = l.connects; /* leave_group may have connected again */
     pthread_mutex_unlock(&n.lock);
     if (st == ZKPIPE_OK)
         print_summary(&n, &s, &end, &keys_end);
-    fflush(stdout);
     if (have_sig) {
         pthread_mutex_lock(&n.lock);
         n.signals_exit = 1;
