@@ -33,7 +33,7 @@ static const char prog[] = "zkpipe-pipeline";
 #define BLOCK_MAX_MS 500
 /* Told to stop now, the node waits this long for its threads; one still blocked then (a read of
  * a slow file, a Redis command to a stopped server) is not waited for: the process exits. */
-#define STOP_NOW_MS 500
+#define STOP_NOW_MS 300
 
 /* Every state change of a job is this one script: XACK the job, then append an entry to each
  * further key (always, or only when the job was still pending: a job that another node has

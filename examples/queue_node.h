@@ -53,7 +53,7 @@
  * job delivered after the signal (by a read sent before it) is handed back at once, requeued
  * untouched without counting that delivery. A second one: exit now, leaving every job not yet
  * acknowledged pending for other nodes, which take them over after --claim-idle-ms; a thread
- * still blocked 500 ms later (a worker reading a slow file, a command to a stopped Redis) is
+ * still blocked 300 ms later (a worker reading a slow file, a command to a stopped Redis) is
  * not waited for: the process ends there, with status 0, its summary printed (every job held
  * counted as left pending) but not its final --metrics (an output being written may leave its
  * .zkpipe-new- file, removed by the next run that writes it).
