@@ -247,6 +247,8 @@ static int parse_args(int argc, char **argv, options *o)
         {"claim-idle-ms", required_argument, NULL, 'q'},
         {"max-deliveries", required_argument, NULL, 'q'},
         {"exit-when-idle-ms", required_argument, NULL, 'q'},
+        {"redis-password-file", required_argument, NULL, 'q'},
+        {"insecure-no-auth", no_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);

@@ -21,6 +21,7 @@
 #include "cli_files.h"
 #include "cli_mapped.h"
 #include "cli_zkey.h"
+#include "queue_auth.h"
 #include "queue_redis.h"
 #include "zkpipe/zkpipe.h"
 
@@ -30,6 +31,9 @@ static const char prog[] = "zkpipe-pipeline";
 #define KEYS_IDLE_MAX 4
 /* The longest a read blocks on the server, so that a stop is never late. */
 #define BLOCK_MAX_MS 500
+/* Told to stop now, the node waits this long for its threads; one still blocked then (a read of
+ * a slow file, a Redis command to a stopped server) is not waited for: the process exits. */
+#define STOP_NOW_MS 300
 
 /* Every state change of a job is this one script: XACK the job, then append an entry to each
  * further key (always, or only when the job was still pending: a job that another node has
@@ -114,6 +118,7 @@ typedef struct qstats {
 
 struct node {
     const queue_options *q;
+    queue_addr addr; /* q's, with its credentials (queue_auth_finish) */
     const char *stream, *group;
     char consumer[256];
     char results[300], dead[300];
@@ -133,6 +138,14 @@ struct node {
     int finisher_exit; /* the taker is done: the finisher leaves once its list is empty */
     int renewer_exit;  /* nothing is held any more (or stopping now): the renewer leaves */
     int signals_exit;
+    pthread_cond_t wake_signals; /* signals_exit set */
+    int json;                    /* --json: the summary's last line is a JSON object */
+    double t0_s;                 /* when the node started taking (monotonic) */
+    uint64_t connects;           /* the taker's Redis connections so far */
+    int ended; /* the engine's last counters are in end, keys_end (it is being destroyed) */
+    zkpipe_engine_counters end;
+    zkpipe_key_cache_counters keys_end;
+    int refused;             /* Redis refused the credentials: stopped, exit 1 */
     qkey *keys;              /* taker only, but for `users` */
     zkpipe_key_cache *cache; /* the zkeys under the engine's budget */
     uint64_t max_estimate;
@@ -755,7 +768,7 @@ static void *finisher(void *arg_)
 {
     node *n = arg_;
     queue_link l;
-    queue_link_init(&l, &n->q->addr, prog, 5000, "the jobs held keep proving");
+    queue_link_init(&l, &n->addr, prog, 5000, "the jobs held keep proving");
     uint64_t next_metrics = 0;
     pthread_mutex_lock(&n->lock);
     for (;;) {
@@ -907,8 +920,15 @@ static void take_loop(node *n, queue_link *l)
     snprintf(idle, sizeof idle, "%lu", n->q->claim_idle_ms);
     for (;;) {
         pthread_mutex_lock(&n->lock);
+        if (queue_link_refused() && n->stop != 2) { /* its one line said why */
+            n->refused = 1;
+            n->stop = 2;
+            pthread_cond_broadcast(&n->wake_finisher);
+            pthread_cond_broadcast(&n->wake_renewer);
+        }
         uint64_t k = n->stop ? 0 : admissible(n);
         int stop = n->stop;
+        n->connects = l->connects;
         uint64_t held = n->s.held;
         pthread_mutex_unlock(&n->lock);
         if (stop == 2 || (stop == 1 && held == 0))
@@ -1013,7 +1033,7 @@ static void *renewer(void *arg_)
 {
     node *n = arg_;
     queue_link l;
-    queue_link_init(&l, &n->q->addr, prog, 5000, "the jobs held keep proving");
+    queue_link_init(&l, &n->addr, prog, 5000, "the jobs held keep proving");
     uint64_t every_ms = n->q->claim_idle_ms / 4 != 0 ? n->q->claim_idle_ms / 4 : 1;
     pthread_mutex_lock(&n->lock);
     while (!n->renewer_exit && n->stop != 2) {
@@ -1032,6 +1052,84 @@ static void *renewer(void *arg_)
 }
 
 /* ---- Signals, observation ---- */
+
+/* The node's last lines on stdout: its counts, what it held, and with --json one JSON object
+ * (a forced exit prints them too: stop_now_deadline). */
+static void print_summary(const node *n, const qstats *s, const zkpipe_engine_counters *end,
+                          const zkpipe_key_cache_counters *keys_end)
+{
+    zkpipe_snapshot snap;
+    zkpipe_acct_snapshot(zkpipe_acct_default(), &snap);
+    double elapsed = 1e-9 * (double)queue_now_ns() - n->t0_s;
+    printf("queue node %s: taken %llu (%llu taken over), proved %llu, failed %llu, requeued "
+           "%llu, dead-lettered %llu, handed back %llu, left pending %llu, in %.3f s\n",
+           n->consumer, (unsigned long long)s->taken, (unsigned long long)s->reclaimed,
+           (unsigned long long)s->proved, (unsigned long long)s->failed,
+           (unsigned long long)s->requeued, (unsigned long long)s->dead,
+           (unsigned long long)s->handed_back, (unsigned long long)s->left_pending, elapsed);
+    printf("held: at most %llu at once, bound %llu; at exit %llu held, %llu in flight, %llu "
+           "proving, %llu bytes live\n",
+           (unsigned long long)s->peak_held, (unsigned long long)n->bound,
+           (unsigned long long)s->held, (unsigned long long)end->in_flight,
+           (unsigned long long)end->proving, (unsigned long long)snap.live_bytes);
+    if (n->json)
+        printf("{\"node\":\"%s\",\"taken\":%llu,\"reclaimed\":%llu,\"proved\":%llu,"
+               "\"failed\":%llu,\"requeued\":%llu,\"dead\":%llu,\"handed_back\":%llu,"
+               "\"left_pending\":%llu,"
+               "\"peak_held\":%llu,\"held_bound\":%llu,\"held_at_exit\":%llu,"
+               "\"in_flight_at_exit\":%llu,"
+               "\"proving_at_exit\":%llu,\"live_bytes_at_exit\":%llu,\"redis_connects\":%llu,"
+               "\"keys_resident\":%llu,\"key_resident_bytes\":%llu,\"key_budget_bytes\":%llu,"
+               "\"key_loads\":%llu,\"key_releases\":%llu,\"elapsed_s\":%.6f}\n",
+               n->consumer, (unsigned long long)s->taken, (unsigned long long)s->reclaimed,
+               (unsigned long long)s->proved, (unsigned long long)s->failed,
+               (unsigned long long)s->requeued, (unsigned long long)s->dead,
+               (unsigned long long)s->handed_back, (unsigned long long)s->left_pending,
+               (unsigned long long)s->peak_held, (unsigned long long)n->bound,
+               (unsigned long long)s->held, (unsigned long long)end->in_flight,
+               (unsigned long long)end->proving, (unsigned long long)snap.live_bytes,
+               (unsigned long long)n->connects, (unsigned long long)keys_end->resident_keys,
+               (unsigned long long)keys_end->resident_bytes,
+               (unsigned long long)keys_end->charged_bytes, (unsigned long long)keys_end->loads,
+               (unsigned long long)keys_end->releases, elapsed);
+    fflush(stdout);
+}
+
+/* Stopping now, the process exits once STOP_NOW_MS have passed unless queue_node_run has ended
+ * its threads by then (signals_exit): a thread blocked in I/O cannot be interrupted, and nothing
+ * it holds needs it (jobs not acknowledged stay pending on the server). stdout is flushed only
+ * when no thread is writing to it. Under the lock. */
+static void stop_now_deadline(node *n)
+{
+    uint64_t until = queue_now_ns() + (uint64_t)STOP_NOW_MS * 1000000u;
+    for (uint64_t now; !n->signals_exit && (now = queue_now_ns()) < until;)
+        wait_ms(n, &n->wake_signals, (until - now) / 1000000u + 1);
+    if (n->signals_exit)
+        return;
+    fprintf(stderr, "%s: stopping now: a thread is still blocked after %d ms: exiting without it\n",
+            prog, STOP_NOW_MS);
+    /* The summary as queue_node_run would print it, every job held left pending. The engine's
+     * counters: taken here while the lock keeps queue_node_run from destroying it, or those it
+     * took before it began to. */
+    zkpipe_engine_counters end;
+    zkpipe_key_cache_counters keys_end;
+    memset(&end, 0, sizeof end);
+    memset(&keys_end, 0, sizeof keys_end);
+    if (n->ended) {
+        end = n->end;
+        keys_end = n->keys_end;
+    } else if (n->engine != NULL) {
+        zkpipe_engine_stats(n->engine, &end);
+        zkpipe_key_cache_stats(n->cache, &keys_end);
+    }
+    qstats s = n->s;
+    s.left_pending += s.held;
+    if (ftrylockfile(stdout) == 0) {           /* else a thread blocked while writing it holds it */
+        print_summary(n, &s, &end, &keys_end); /* the lock is recursive */
+        funlockfile(stdout);
+    }
+    _exit(0);
+}
 
 static void *signal_thread(void *arg_)
 {
@@ -1064,6 +1162,11 @@ static void *signal_thread(void *arg_)
         pthread_cond_broadcast(&n->wake_taker);
         pthread_cond_broadcast(&n->wake_finisher);
         pthread_cond_broadcast(&n->wake_renewer);
+        if (n->stop == 2) {
+            stop_now_deadline(n);
+            pthread_mutex_unlock(&n->lock);
+            return NULL;
+        }
         pthread_mutex_unlock(&n->lock);
     }
 }
@@ -1206,6 +1309,10 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     node n;
     memset(&n, 0, sizeof n);
     n.q = q;
+    /* Before any connection: a remote Redis without credentials is refused here. */
+    n.addr = q->addr;
+    if (!queue_auth_finish(&n.addr, q->password_file, q->insecure_no_auth, prog))
+        return 2;
     n.stream = q->addr.stream;
     n.group = q->group;
     n.full_check = full_check;
@@ -1239,6 +1346,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     pthread_cond_init(&n.wake_taker, &ca);
     pthread_cond_init(&n.wake_finisher, &ca);
     pthread_cond_init(&n.wake_renewer, &ca);
+    pthread_cond_init(&n.wake_signals, &ca);
     pthread_condattr_destroy(&ca);
 
     pthread_t sig_thread, fin_thread, ren_thread;
@@ -1260,8 +1368,12 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         n.cfg.report_ctx = &obs;
         n.cfg.trace = obs.trace;
     }
+    zkpipe_engine *engine = NULL;
     if (st == ZKPIPE_OK)
-        st = zkpipe_engine_create(&n.engine, &n.cfg);
+        st = zkpipe_engine_create(&engine, &n.cfg);
+    pthread_mutex_lock(&n.lock); /* the signal thread may read it (stop_now_deadline) */
+    n.engine = engine;
+    pthread_mutex_unlock(&n.lock);
     cli_engine_set(&n.watch, n.engine);
     zkpipe_engine_counters c;
     if (st == ZKPIPE_OK && (st = zkpipe_engine_stats(n.engine, &c)) == ZKPIPE_OK)
@@ -1276,18 +1388,20 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         have_ren = pthread_create(&ren_thread, NULL, renewer, &n) == 0;
     if (st == ZKPIPE_OK && !have_ren)
         st = ZKPIPE_ETHREAD;
-    double t0 = 1e-9 * (double)queue_now_ns();
+    n.t0_s = 1e-9 * (double)queue_now_ns();
+    n.json = json;
     queue_link l;
-    queue_link_init(&l, &q->addr, prog, BLOCK_MAX_MS + 5000, "the jobs held keep proving");
+    queue_link_init(&l, &n.addr, prog, BLOCK_MAX_MS + 5000, "the jobs held keep proving");
     l.setup = create_group;
     l.setup_ctx = &n;
     if (st != ZKPIPE_OK) {
         fprintf(stderr, "%s: setup: %s\n", prog, zkpipe_status_str(st));
     } else {
-        printf("queue node %s: redis://%s:%d/%s group %s; holds at most %llu jobs un-ACKed "
+        char name[800];
+        printf("queue node %s: %s group %s; holds at most %llu jobs un-ACKed "
                "(permits %llu + capacity %zu + prover workers %u); takes over jobs idle %lu ms; "
                "backend %s\n",
-               n.consumer, q->addr.host, q->addr.port, n.stream, n.group,
+               n.consumer, queue_addr_name(&n.addr, name, sizeof name), n.group,
                (unsigned long long)n.bound, (unsigned long long)n.cfg.permits, n.cfg.capacity,
                n.cfg.prover_workers, q->claim_idle_ms,
                zkpipe_backend_name(zkpipe_engine_backend(n.engine, NULL)));
@@ -1319,6 +1433,12 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     zkpipe_key_cache_counters keys_end;
     if (zkpipe_key_cache_stats(n.cache, &keys_end) != ZKPIPE_OK)
         memset(&keys_end, 0, sizeof keys_end);
+    pthread_mutex_lock(&n.lock); /* from here a forced exit takes these (stop_now_deadline) */
+    n.end = end;
+    n.keys_end = keys_end;
+    n.ended = 1;
+    n.connects = l.connects;
+    pthread_mutex_unlock(&n.lock);
     /* The last --metrics while the engine is there (stopping now: with the jobs it holds). */
     int metrics_ok = st != ZKPIPE_OK || q->metrics_path == NULL || write_metrics(&n) == 0;
     if (observing)
@@ -1329,7 +1449,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     if (clean)
         leave_group(&n, &l);
     /* Told to stop now, it leaves what it held pending on purpose: nothing is lost by that. */
-    int ok_exit = clean || (st == ZKPIPE_OK && stop == 2 && metrics_ok);
+    int ok_exit = !n.refused && (clean || (st == ZKPIPE_OK && stop == 2 && metrics_ok));
     queue_link_close(&l);
     if (observing)
         cli_observe_finish(&obs, prog, "zkpipe-pipeline --queue", n.bound, NULL, 0);
@@ -1341,47 +1461,16 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         free(k);
     }
     zkpipe_key_cache_destroy(n.cache); /* the engine and every key gone */
-    zkpipe_snapshot snap;
-    zkpipe_acct_snapshot(zkpipe_acct_default(), &snap);
-    double elapsed = 1e-9 * (double)queue_now_ns() - t0;
+    pthread_mutex_lock(&n.lock);
     qstats s = n.s;
-    if (st == ZKPIPE_OK) {
-        printf("queue node %s: taken %llu (%llu taken over), proved %llu, failed %llu, requeued "
-               "%llu, dead-lettered %llu, handed back %llu, left pending %llu, in %.3f s\n",
-               n.consumer, (unsigned long long)s.taken, (unsigned long long)s.reclaimed,
-               (unsigned long long)s.proved, (unsigned long long)s.failed,
-               (unsigned long long)s.requeued, (unsigned long long)s.dead,
-               (unsigned long long)s.handed_back, (unsigned long long)s.left_pending, elapsed);
-        printf("held: at most %llu at once, bound %llu; at exit %llu held, %llu in flight, %llu "
-               "proving, %llu bytes live\n",
-               (unsigned long long)s.peak_held, (unsigned long long)n.bound,
-               (unsigned long long)s.held, (unsigned long long)end.in_flight,
-               (unsigned long long)end.proving, (unsigned long long)snap.live_bytes);
-    }
-    if (json && st == ZKPIPE_OK)
-        printf("{\"node\":\"%s\",\"taken\":%llu,\"reclaimed\":%llu,\"proved\":%llu,"
-               "\"failed\":%llu,\"requeued\":%llu,\"dead\":%llu,\"handed_back\":%llu,"
-               "\"left_pending\":%llu,"
-               "\"peak_held\":%llu,\"held_bound\":%llu,\"held_at_exit\":%llu,"
-               "\"in_flight_at_exit\":%llu,"
-               "\"proving_at_exit\":%llu,\"live_bytes_at_exit\":%llu,\"redis_connects\":%llu,"
-               "\"keys_resident\":%llu,\"key_resident_bytes\":%llu,\"key_budget_bytes\":%llu,"
-               "\"key_loads\":%llu,\"key_releases\":%llu,\"elapsed_s\":%.6f}\n",
-               n.consumer, (unsigned long long)s.taken, (unsigned long long)s.reclaimed,
-               (unsigned long long)s.proved, (unsigned long long)s.failed,
-               (unsigned long long)s.requeued, (unsigned long long)s.dead,
-               (unsigned long long)s.handed_back, (unsigned long long)s.left_pending,
-               (unsigned long long)s.peak_held, (unsigned long long)n.bound,
-               (unsigned long long)s.held, (unsigned long long)end.in_flight,
-               (unsigned long long)end.proving, (unsigned long long)snap.live_bytes,
-               (unsigned long long)l.connects, (unsigned long long)keys_end.resident_keys,
-               (unsigned long long)keys_end.resident_bytes,
-               (unsigned long long)keys_end.charged_bytes, (unsigned long long)keys_end.loads,
-               (unsigned long long)keys_end.releases, elapsed);
-    fflush(stdout);
+    n.connects = l.connects; /* leave_group may have connected again */
+    pthread_mutex_unlock(&n.lock);
+    if (st == ZKPIPE_OK)
+        print_summary(&n, &s, &end, &keys_end);
     if (have_sig) {
         pthread_mutex_lock(&n.lock);
         n.signals_exit = 1;
+        pthread_cond_broadcast(&n.wake_signals); /* in stop_now_deadline; else in sigwait: */
         pthread_mutex_unlock(&n.lock);
         pthread_kill(sig_thread, SIGTERM);
         pthread_join(sig_thread, NULL);
@@ -1389,6 +1478,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     pthread_cond_destroy(&n.wake_finisher);
     pthread_cond_destroy(&n.wake_renewer);
     pthread_cond_destroy(&n.wake_taker);
+    pthread_cond_destroy(&n.wake_signals);
     pthread_mutex_destroy(&n.lock);
     return ok_exit ? 0 : 1;
 }

@@ -1,6 +1,13 @@
-/* A node of a proving fleet: zkpipe-pipeline --queue redis://HOST:PORT/STREAM. Nodes share one
- * job queue, a Redis stream read through one consumer group, and each proves what it takes
- * through its own engine.
+/* A node of a proving fleet: zkpipe-pipeline --queue redis://HOST:PORT/STREAM (or
+ * unix:///PATH?stream=STREAM). Nodes share one job queue, a Redis stream read through one
+ * consumer group, and each proves what it takes through its own engine.
+ *
+ * Credentials (queue_auth.h): each of the node's connections sends AUTH with the password of
+ * --redis-password-file, the URL or $ZKPIPE_REDIS_PASSWORD (and the URL's ACL user) when it
+ * connects, reconnections included; a Redis not on this machine is refused without a password
+ * (unless --insecure-no-auth) before any connection. Credentials refused (a wrong password, none
+ * for a server that wants one, one for a server that has none) stop the node at once with one
+ * line: not retried. The password is never printed. TLS: through stunnel (README).
  *
  * Jobs: stream entries with fields id (the caller's name for it, also the name of its output
  * files), zkey, wtns and out (paths every node can read; out a folder). For each job the node
@@ -45,7 +52,11 @@
  * ACKs after --claim-idle-ms without Redis: those jobs stay pending for other nodes), exit; a
  * job delivered after the signal (by a read sent before it) is handed back at once, requeued
  * untouched without counting that delivery. A second one: exit now, leaving every job not yet
- * acknowledged pending for other nodes, which take them over after --claim-idle-ms.
+ * acknowledged pending for other nodes, which take them over after --claim-idle-ms; a thread
+ * still blocked 300 ms later (a worker reading a slow file, a command to a stopped Redis) is
+ * not waited for: the process ends there, with status 0, its summary printed (every job held
+ * counted as left pending) but not its final --metrics (an output being written may leave its
+ * .zkpipe-new- file, removed by the next run that writes it).
  *
  * Inputs changed under the node: a zkey or witness truncated (or whose storage fails) while
  * mapped raises SIGBUS in the thread reading it; the node takes it (cli_mapped_recover), the
@@ -79,8 +90,10 @@
  * @return the exit status: 0 when every job it took was finished and acknowledged or handed
  * back, or it was told to stop now (what it held then is left pending on purpose); 1 when jobs
  * were left pending otherwise (Redis away at the stop, updates refused), the last --metrics
- * write failed, or it could not start. Call it before any other thread is started: it blocks
- * SIGTERM and SIGINT in every thread and takes them on its own, and takes SIGBUS. */
+ * write failed, Redis refused its credentials, or it could not start; 2 when its credentials
+ * or the server's address were refused before any connection. Call it before any other thread is
+ * started: it blocks SIGTERM and SIGINT in every thread and takes them on its own, and takes
+ * SIGBUS. */
 int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
                    const cli_observe_options *obs, int full_check, uint32_t key_idle_ms, int json);
 

@@ -15,6 +15,8 @@
 static pthread_mutex_t lost_lock = PTHREAD_MUTEX_INITIALIZER;
 static int lost;
 static uint64_t lost_since_ns;
+/* The server refused this process's credentials (or wants some): no link tries again. */
+static int refused;
 
 uint64_t queue_now_ns(void)
 {
@@ -71,8 +73,9 @@ static void failed(queue_link *l, const char *why)
     if (!lost) {
         lost = 1;
         lost_since_ns = queue_now_ns();
-        fprintf(stderr, "%s: Redis at %s:%d is unreachable (%s): retrying with backoff%s%s\n",
-                l->prog, l->addr->host, l->addr->port, why, l->note != NULL ? "; " : "",
+        char where[300];
+        fprintf(stderr, "%s: Redis at %s is unreachable (%s): retrying with backoff%s%s\n", l->prog,
+                queue_addr_where(l->addr, where, sizeof where), why, l->note != NULL ? "; " : "",
                 l->note != NULL ? l->note : "");
     }
     pthread_mutex_unlock(&lost_lock);
@@ -84,27 +87,109 @@ static void reached(queue_link *l)
     pthread_mutex_lock(&lost_lock);
     if (lost) {
         lost = 0;
-        fprintf(stderr, "%s: Redis at %s:%d is reachable again after %.1f s\n", l->prog,
-                l->addr->host, l->addr->port, 1e-9 * (double)(queue_now_ns() - lost_since_ns));
+        char where[300];
+        fprintf(stderr, "%s: Redis at %s is reachable again after %.1f s\n", l->prog,
+                queue_addr_where(l->addr, where, sizeof where),
+                1e-9 * (double)(queue_now_ns() - lost_since_ns));
     }
     pthread_mutex_unlock(&lost_lock);
 }
 
-/* A new connection (with the setup hook run); 0, or -1 with the reason in why. */
+int queue_link_refused(void)
+{
+    pthread_mutex_lock(&lost_lock);
+    int r = refused;
+    pthread_mutex_unlock(&lost_lock);
+    return r;
+}
+
+/* The server's answer to the credentials, as one line: the first one refused ends every link. */
+static void refuse(queue_link *l, const char *what, const char *detail)
+{
+    char where[300];
+    pthread_mutex_lock(&lost_lock);
+    if (!refused)
+        fprintf(stderr, "%s: Redis at %s %s%s%s\n", l->prog,
+                queue_addr_where(l->addr, where, sizeof where), what, detail != NULL ? ": " : "",
+                detail != NULL ? detail : "");
+    refused = 1;
+    pthread_mutex_unlock(&lost_lock);
+}
+
+/* AUTH with the address's credentials (or, without any, a PING that says whether the server
+ * wants some): 0, -1 when the connection failed, -2 when the server refused them (said once on
+ * stderr; the link is not tried again). The password is sent, never printed. */
+static int authenticate(queue_link *l)
+{
+    const queue_addr *a = l->addr;
+    const char *argv[3] = {"AUTH", a->user, a->password};
+    int argc = 3;
+    if (!a->has_password) {
+        argv[0] = "PING";
+        argc = 1;
+    } else if (a->user[0] == '\0') { /* the default user: AUTH PASSWORD (Redis < 6 too) */
+        argv[1] = a->password;
+        argc = 2;
+    }
+    size_t lens[3];
+    for (int i = 0; i < argc; i++)
+        lens[i] = strlen(argv[i]);
+    redisReply *r = redisCommandArgv(l->c, argc, argv, lens);
+    if (r == NULL)
+        return -1;
+    int rc = 0;
+    if (queue_reply_error(r, "NOAUTH")) {
+        refuse(l,
+               "requires a password and none was given (set $ZKPIPE_REDIS_PASSWORD or give "
+               "--redis-password-file)",
+               NULL);
+        rc = -2;
+    } else if (queue_reply_error(r, "WRONGPASS") || queue_reply_error(r, "ERR invalid password")) {
+        char who[400];
+        snprintf(who, sizeof who, "refuses the password of %s%s: wrong user name or password",
+                 a->user[0] != '\0' ? "the user " : "the default user", a->user);
+        refuse(l, who, NULL);
+        rc = -2;
+    } else if (queue_reply_error(r, "ERR AUTH") || queue_reply_error(r, "ERR Client sent AUTH")) {
+        refuse(l,
+               "has no password configured (no requirepass, no ACL user), but one was given: "
+               "configure one on the server",
+               NULL);
+        rc = -2;
+    } else if (r->type == REDIS_REPLY_ERROR) {
+        refuse(l, a->has_password ? "refuses AUTH" : "refuses PING", r->str);
+        rc = -2;
+    }
+    freeReplyObject(r);
+    return rc;
+}
+
+/* A new connection (authenticated, with the setup hook run); 0, -1 with the reason in why, or
+ * -2 when the server refused the credentials. */
 static int connect_link(queue_link *l, char *why, size_t cap)
 {
     struct timeval tv = {(time_t)(l->timeout_ms / 1000),
                          (suseconds_t)(l->timeout_ms % 1000) * 1000};
-    l->c = redisConnectWithTimeout(l->addr->host, l->addr->port, tv);
+    int local = l->addr->path[0] != '\0';
+    l->c = local ? redisConnectUnixWithTimeout(l->addr->path, tv)
+                 : redisConnectWithTimeout(l->addr->host, l->addr->port, tv);
     if (l->c == NULL || l->c->err != 0) {
         snprintf(why, cap, "%s", l->c != NULL ? l->c->errstr : "out of memory");
         queue_link_close(l);
         return -1;
     }
-    if (redisSetTimeout(l->c, tv) != REDIS_OK || redisEnableKeepAlive(l->c) != REDIS_OK) {
+    /* TCP keepalive has no meaning on a Unix socket (hiredis sets TCP options too). */
+    if (redisSetTimeout(l->c, tv) != REDIS_OK ||
+        (!local && redisEnableKeepAlive(l->c) != REDIS_OK)) {
         snprintf(why, cap, "cannot set the socket's options: %s", l->c->errstr);
         queue_link_close(l);
         return -1;
+    }
+    int auth = authenticate(l);
+    if (auth != 0) {
+        snprintf(why, cap, "%s", auth == -2 ? "credentials refused" : l->c->errstr);
+        queue_link_close(l);
+        return auth;
     }
     l->connects++;
     if (l->setup != NULL && l->setup(l, l->setup_ctx) != 0) {
@@ -120,9 +205,12 @@ redisReply *queue_link_cmd(queue_link *l, int argc, const char *const *argv, con
     char why[256];
     for (int attempt = 0; attempt < 2; attempt++) {
         if (l->c == NULL) {
-            if (queue_now_ns() < l->retry_at_ns)
+            if (queue_now_ns() < l->retry_at_ns || queue_link_refused())
                 return NULL;
-            if (connect_link(l, why, sizeof why) != 0) {
+            int rc = connect_link(l, why, sizeof why);
+            if (rc == -2)
+                return NULL;
+            if (rc != 0) {
                 failed(l, why);
                 return NULL;
             }

@@ -1,7 +1,10 @@
 /* One connection to the queue's Redis server, for zkpipe-pipeline --queue and zkpipe-submit:
- * connects with a timeout, reconnects with backoff when Redis goes away, and says so in one
+ * connects (TCP or a Unix socket) with a timeout, authenticates each new connection (AUTH with
+ * the address's credentials), reconnects with backoff when Redis goes away, and says so in one
  * line on stderr when Redis is lost and one when it is back (once per process, however many
- * links notice). Built on hiredis (libhiredis-dev); nothing of it reaches libzkpipe. */
+ * links notice). Credentials refused end every link of the process instead: one line, no
+ * retries (queue_link_refused). Built on hiredis (libhiredis-dev); nothing of it reaches
+ * libzkpipe. */
 #ifndef ZKPIPE_EXAMPLES_QUEUE_REDIS_H
 #define ZKPIPE_EXAMPLES_QUEUE_REDIS_H
 
@@ -35,7 +38,8 @@ void queue_link_init(queue_link *l, const queue_addr *addr, const char *prog, un
 
 /*! queue_link_cmd() : sends one command and returns its reply (the caller frees it with
  * freeReplyObject; an error reply is a reply), or NULL when Redis cannot be reached now: the link
- * is then down and tries again no sooner than queue_link_wait_ms() from now. A connection found
+ * is then down and tries again no sooner than queue_link_wait_ms() from now; or NULL for good
+ * once the server has refused the credentials (queue_link_refused). A connection found
  * broken (a restarted server) is replaced at once and the command sent again, so a command whose
  * reply was lost may have run twice: send only commands for which that is harmless.
  * Thread safety: one thread per link. */
@@ -43,6 +47,11 @@ redisReply *queue_link_cmd(queue_link *l, int argc, const char *const *argv, con
 
 /* queue_link_cmd with NUL-terminated strings, the list ending with NULL (at most 64). */
 redisReply *queue_link_cmdv(queue_link *l, ...);
+
+/*! queue_link_refused() : whether a server refused this process's credentials, or wanted some
+ * and none were given (wrong password, no password configured on the server, NOAUTH): one line
+ * on stderr said which, and no link connects again. Thread-safe. */
+int queue_link_refused(void);
 
 /* Milliseconds until the link may try again (0: now). */
 uint64_t queue_link_wait_ms(const queue_link *l);

@@ -1,8 +1,13 @@
 /* zkpipe-submit: adds one job per witness to a fleet's queue (zkpipe-pipeline --queue, see
  * queue_node.h) and waits for their results.
  *
- *   zkpipe-submit redis://HOST:PORT/STREAM --zkey FILE --out DIR [--group NAME]
- *                 [--timeout-s N] [--json] WTNS...
+ *   zkpipe-submit redis://[USER@]HOST:PORT/STREAM --zkey FILE --out DIR [--group NAME]
+ *                 [--redis-password-file FILE] [--insecure-no-auth] [--timeout-s N] [--json]
+ *                 WTNS...
+ *
+ * (or unix:///PATH?stream=STREAM). Credentials as a node's (queue_auth.h): the password from
+ * --redis-password-file, the URL or $ZKPIPE_REDIS_PASSWORD, a remote Redis refused without one
+ * unless --insecure-no-auth; refused credentials end it at once (exit 1, one line).
  *
  * Each job is a stream entry {id: the witness file's name without ".wtns", zkey, wtns, out: the
  * paths made absolute, sub: a token of this submission}. The results are read from
@@ -23,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "queue_auth.h"
 #include "queue_options.h"
 #include "queue_redis.h"
 
@@ -37,11 +43,15 @@ typedef struct job {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: zkpipe-submit redis://HOST:PORT/STREAM --zkey FILE --out DIR [options] "
-               "WTNS...\n"
+    fprintf(f, "usage: zkpipe-submit redis://[USER@]HOST:PORT/STREAM --zkey FILE --out DIR "
+               "[options] WTNS...\n"
+               "       (or unix:///PATH?stream=STREAM: a Unix socket)\n"
                "  --zkey FILE      the zkey every job proves with (a path every node can read)\n"
                "  --out DIR        where the nodes write ID.proof.json and ID.public.json\n"
                "  --group NAME     the nodes' consumer group (default zkpipe)\n"
+               "  --redis-password-file FILE  the Redis password: FILE's first line (chmod 600;\n"
+               "                   else $ZKPIPE_REDIS_PASSWORD)\n"
+               "  --insecure-no-auth  reach a Redis not on this machine without a password\n"
                "  --timeout-s N    give up on results after N s (default 3600)\n"
                "  --json           last stdout line: one JSON object with the counts\n"
                "  --help           this text\n");
@@ -87,11 +97,12 @@ static const redisReply *field(const redisReply *f, const char *name)
     return NULL;
 }
 
-/* Waits until the link may try again or the deadline; 0 once past the deadline. */
+/* Waits until the link may try again or the deadline; 0 once past the deadline or when the
+ * server refused the credentials. */
 static int backoff(const queue_link *l, uint64_t deadline)
 {
     uint64_t ms = queue_link_wait_ms(l);
-    if (queue_now_ns() >= deadline)
+    if (queue_now_ns() >= deadline || queue_link_refused())
         return 0;
     ms = ms < 10 ? 10 : ms > 500 ? 500 : ms;
     struct timespec ts = {0, (long)ms * 1000000L};
@@ -105,14 +116,16 @@ int main(int argc, char **argv)
         {"zkey", required_argument, NULL, 'z'},
         {"out", required_argument, NULL, 'o'},
         {"group", required_argument, NULL, 'g'},
+        {"redis-password-file", required_argument, NULL, 'p'},
+        {"insecure-no-auth", no_argument, NULL, 'I'},
         {"timeout-s", required_argument, NULL, 't'},
         {"json", no_argument, NULL, 'J'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *zkey = NULL, *out = NULL, *group = "zkpipe";
+    const char *zkey = NULL, *out = NULL, *group = "zkpipe", *password_file = NULL;
     unsigned long timeout_s = 3600;
-    int json = 0, flag;
+    int json = 0, insecure_no_auth = 0, flag;
     opterr = 0;
     while ((flag = getopt_long(argc, argv, "", flags, NULL)) != -1) {
         char *end;
@@ -125,6 +138,12 @@ int main(int argc, char **argv)
             break;
         case 'g':
             group = optarg;
+            break;
+        case 'p':
+            password_file = optarg;
+            break;
+        case 'I':
+            insecure_no_auth = 1;
             break;
         case 't':
             errno = 0;
@@ -152,10 +171,14 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
-    if (!queue_addr_parse(&addr, argv[optind], why, sizeof why)) {
+    int parsed = queue_addr_parse(&addr, argv[optind], why, sizeof why);
+    queue_auth_hide(argv[optind], prog, "the URL"); /* the line below shows it */
+    if (!parsed) {
         fprintf(stderr, "%s: %s: %s\n", prog, argv[optind], why);
         return 2;
     }
+    if (!queue_auth_finish(&addr, password_file, insecure_no_auth, prog))
+        return 2;
     size_t njobs = (size_t)(argc - optind - 1);
     char zkey_abs[PATH_MAX], out_abs[PATH_MAX];
     struct stat st;
@@ -291,7 +314,7 @@ int main(int argc, char **argv)
             ok = 0;
     }
     queue_link_close(&l);
-    for (size_t i = 0; i < njobs; i++)
+    for (size_t i = 0; i < njobs && !queue_link_refused(); i++)
         if (!jobs[i].settled)
             fprintf(stderr, "%s: %s: no result after %lu s\n", prog, jobs[i].wtns, timeout_s);
     double elapsed = 1e-9 * (double)(queue_now_ns() - t0);

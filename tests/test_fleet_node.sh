@@ -108,7 +108,8 @@ verify_all "$vk" "$tmp/term" $(cd "$tmp/term" && ls t*.wtns | sed 's/\.wtns$//')
 echo "SIGTERM holding $finishing jobs: finished them, handed back $handed, exit 0"
 
 # ---- 2. SIGTERM twice: stop now, the jobs held left pending, taken over ----
-node_env=$slow_env
+# (Its threads blocked on the stopped Redis are left unjoined: not leaks for ThreadSanitizer.)
+node_env="$slow_env TSAN_OPTIONS=$(printf '%s' "${TSAN_OPTIONS:-}" | tr ' ' ':'):report_thread_leaks=0"
 node_start redis://127.0.0.1:$port/now now --synth-workers 2 --permits 4
 node_env=
 now=$node
