@@ -3,7 +3,7 @@
  * room for a new one (one being answered never does), stop does not wait for idle clients,
  * and while 1000 idle and 100 trickling clients keep coming back, scrapes are answered within a
  * second. Loopback only; the attackers come from 127.0.1.x (all of 127/8 is loopback), the
- * scraper from 127.0.0.1. Built without libmicrohttpd there is nothing to test. */
+ * scraper from 127.0.0.1. Registered only where the build has libmicrohttpd. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -372,21 +372,8 @@ static void scrapes_get_through_a_flood(void **state)
     zkpipe_acct_destroy(acct);
 }
 
-static void nothing_without_libmicrohttpd(void **state)
-{
-    (void)state;
-    zkpipe_http *srv = NULL;
-    zkpipe_http_config cfg;
-    zkpipe_http_config_init(&cfg);
-    assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EUNSUPPORTED);
-}
-
 int main(void)
 {
-#ifdef ZKPIPE_TEST_NO_HTTP
-    const struct CMUnitTest tests[] = {cmocka_unit_test(nothing_without_libmicrohttpd)};
-#else
-    (void)nothing_without_libmicrohttpd;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(request_deadline_cuts_a_trickle),
         cmocka_unit_test(one_address_gets_its_share),
@@ -394,6 +381,5 @@ int main(void)
         cmocka_unit_test(stop_does_not_wait_for_idle_clients),
         cmocka_unit_test(scrapes_get_through_a_flood),
     };
-#endif
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
