@@ -139,9 +139,9 @@ ZKPIPE_API void zkpipe_http_config_init(zkpipe_http_config *config);
  *         ZKPIPE_ENOMEM, ZKPIPE_EUNSUPPORTED (built without libmicrohttpd). On error nothing
  *         is left.
  * Thread safety: any thread. The new thread runs libmicrohttpd's loop, the providers and the
- * deadlines; it wakes at least every 100 ms. Allocates the server (about 10 KiB: it holds a
- * snapshot), a slot table (32 bytes per connection allowed) and the
- * copied options through the allocator; libmicrohttpd allocates its own state with malloc:
+ * deadlines; idle, it wakes once a second (every 100 ms while every connection is taken). Allocates
+ * the server (about 10 KiB: it holds a snapshot), a slot table (32 bytes per connection allowed)
+ * and the copied options through the allocator; libmicrohttpd allocates its own state with malloc:
  * per open connection a 16 KiB pool, and one copy of each response until it is sent. The
  * response buffer (the largest response rendered so far, at most max_response) is kept for
  * reuse. Measured with a full registry: about 0.4 MiB resident for a serving server, 3.7 MiB
@@ -204,7 +204,7 @@ ZKPIPE_API zkpipe_status zkpipe_http_render(const zkpipe_http_config *config,
                                             char **text, size_t *len);
 
 /*! zkpipe_http_stop() : stops listening, closes every connection, joins the server's thread
- * and frees everything: it returns within about 100 ms plus the render in progress, however
+ * and frees everything: it returns as soon as the render in progress (if any) is done, however
  * many clients are connected and whatever they do (it waits for no client). NULL is a no-op.
  * Thread safety: once per server, not from a provider. */
 ZKPIPE_API void zkpipe_http_stop(zkpipe_http *server);

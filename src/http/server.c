@@ -8,9 +8,10 @@
  * connection from outside a request: between two of its passes (MHD_run_wait) the loop shuts
  * down the sockets of connections past their deadline, or the longest idle one when every
  * slot is taken and a client waits in the listen queue, and libmicrohttpd closes them on its
- * next pass (slots.c says why that is race-free). It also bounds zkpipe_http_stop: the loop
- * looks at `stopping` at least every POLL_MS, then MHD_stop_daemon closes every connection
- * without waiting for any. */
+ * next pass (slots.c says why that is race-free). It also bounds zkpipe_http_stop: stop sets
+ * `stopping` and shuts down the listening socket, which wakes the loop's wait on it (the loop
+ * also looks at least every IDLE_POLL_MS), then MHD_stop_daemon closes every connection without
+ * waiting for any. */
 #define _DEFAULT_SOURCE /* struct tcp_info */
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -32,9 +33,12 @@
 #define CONTENT_JSON "application/json"
 /* Each connection's request (line and headers) must fit in this pool. */
 #define CONNECTION_POOL_BYTES (16 * 1024)
-/* The loop's longest wait: how late it sees `stopping`, or a client waiting while every slot
- * is taken (libmicrohttpd does not watch the listening socket then). */
-#define POLL_MS 100
+/* The loop's longest wait while every slot is taken: how late it sees a client waiting then
+ * (libmicrohttpd does not watch the listening socket while it is at its limit). */
+#define FULL_POLL_MS 100
+/* Its longest wait otherwise: a bound on stop should the listening socket's shutdown not wake
+ * it; an idle server wakes this often and no more. */
+#define IDLE_POLL_MS 1000
 
 struct zkpipe_http {
     zkpipe_allocator allocator;
@@ -256,7 +260,8 @@ static void *serve(void *arg)
             count(&s->evicted);
         /* Rounded up, so that the next pass finds the deadline passed. */
         uint64_t wait_ms = next_ns / 1000000 + 1;
-        if (MHD_run_wait(s->daemon, (int32_t)(wait_ms < POLL_MS ? wait_ms : POLL_MS)) != MHD_YES) {
+        uint64_t most = zkpipe__http_slots_full(&s->slots) ? FULL_POLL_MS : IDLE_POLL_MS;
+        if (MHD_run_wait(s->daemon, (int32_t)(wait_ms < most ? wait_ms : most)) != MHD_YES) {
             /* Not expected (an epoll failure): keep serving what can be, without spinning. */
             struct timespec t = {0, 10 * 1000000L};
             nanosleep(&t, NULL);
@@ -479,6 +484,10 @@ void zkpipe_http_stop(zkpipe_http *s)
     if (s == NULL)
         return;
     atomic_store_explicit(&s->stopping, 1, memory_order_release);
+    /* Wakes the loop at once: the socket stays open (libmicrohttpd closes it), so its number
+     * cannot be reused under the loop; an accept on it now fails, which libmicrohttpd expects
+     * during shutdown. */
+    shutdown(s->listen_fd, SHUT_RDWR);
     pthread_join(s->thread, NULL);
     MHD_stop_daemon(s->daemon);
     pthread_mutex_destroy(&s->lock);
