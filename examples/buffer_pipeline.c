@@ -87,7 +87,7 @@ static void usage(FILE *f)
 /* Accepts "--name value" and "--name=value"; returns 0 to run, 1 after --help, 2 on error. */
 static int parse_args(int argc, char **argv, options *o)
 {
-    *o = (options){4, 2, 2, 32, 16, 50, 250, false, false, {NULL, 0, NULL, NULL, 0}};
+    *o = (options){4, 2, 2, 32, 16, 50, 250, false, false, {NULL, NULL, 0, NULL, NULL, 0}};
     static const struct {
         const char *name;
         unsigned long min, max;

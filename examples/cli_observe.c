@@ -1,4 +1,5 @@
 /* The observation flags and their ticker (cli_observe.h). */
+#define _DEFAULT_SOURCE /* explicit_bzero */
 #include "cli_observe.h"
 
 #include <errno.h>
@@ -14,6 +15,9 @@ void cli_observe_usage(FILE *f)
     fprintf(f,
             "  --listen ADDR:PORT   serve /metrics, /status and /healthz over HTTP while running\n"
             "                       (e.g. 127.0.0.1:9100; [::1]:9100; port 0: any free one)\n"
+            "  --listen-token-file FILE\n"
+            "                       /metrics and /status require \"Authorization: Bearer TOKEN\",\n"
+            "                       TOKEN the file's first line (/healthz stays open)\n"
             "  --linger-ms N        keep serving N ms after the run (default 0)\n"
             "  --trace FILE         Chrome trace-event JSON timeline, valid while it is written\n"
             "                       (open in Perfetto)\n"
@@ -50,8 +54,9 @@ int cli_observe_flag(cli_observe_options *o, const char *name, const char *value
         o->progress = 1;
         return 1;
     }
-    int ours = strcmp(name, "listen") == 0 || strcmp(name, "linger-ms") == 0 ||
-               strcmp(name, "trace") == 0 || strcmp(name, "plot") == 0;
+    int ours = strcmp(name, "listen") == 0 || strcmp(name, "listen-token-file") == 0 ||
+               strcmp(name, "linger-ms") == 0 || strcmp(name, "trace") == 0 ||
+               strcmp(name, "plot") == 0;
     if (!ours)
         return 0;
     if (value == NULL || value[0] == '\0')
@@ -62,6 +67,8 @@ int cli_observe_flag(cli_observe_options *o, const char *name, const char *value
         if (!split_listen(value, host, sizeof host, &port))
             return -1;
         o->listen = value;
+    } else if (strcmp(name, "listen-token-file") == 0) {
+        o->listen_token_file = value;
     } else if (strcmp(name, "linger-ms") == 0) {
         if (!cli_parse_ulong(value, 0, 3600000, &o->linger_ms))
             return -1;
@@ -95,6 +102,32 @@ static void http_config(const cli_observe *obs, zkpipe_http_config *cfg)
     cfg->prom.flags = ZKPIPE_PROM_OMIT_ZERO;
 }
 
+/* The first line of `path` (without its line ending) into tok[ZKPIPE_HTTP_TOKEN_MAX + 1]: at
+ * most that many bytes are read. Returns NULL, or why it is not a token (never the token). */
+static const char *read_token(const char *path, char *tok)
+{
+    FILE *f = fopen(path, "rb");
+    if (f == NULL)
+        return strerror(errno);
+    size_t n = 0;
+    int c = 0;
+    while (n <= ZKPIPE_HTTP_TOKEN_MAX && (c = getc(f)) != EOF && c != '\n')
+        tok[n++] = (char)c;
+    const char *why = ferror(f) ? strerror(errno) : NULL;
+    fclose(f);
+    if (n > 0 && tok[n - 1] == '\r')
+        n--;
+    if (why == NULL && n > ZKPIPE_HTTP_TOKEN_MAX)
+        why = "the token is longer than 256 characters";
+    for (size_t i = 0; why == NULL && i < n; i++)
+        if (tok[i] < 0x21 || tok[i] > 0x7e)
+            why = "the token holds a space or a character that is not printable ASCII";
+    if (why == NULL && n == 0)
+        why = "the first line is empty: no token";
+    tok[n < ZKPIPE_HTTP_TOKEN_MAX ? n : ZKPIPE_HTTP_TOKEN_MAX] = '\0';
+    return why;
+}
+
 static void stop_all(cli_observe *obs)
 {
     zkpipe_trace_close(obs->trace);
@@ -114,13 +147,28 @@ int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const ch
     obs->progress = progress;
     obs->progress_ctx = progress_ctx;
     zkpipe_status st = ZKPIPE_OK;
+    if (opt->listen_token_file != NULL && opt->listen == NULL) {
+        fprintf(stderr, "%s: --listen-token-file needs --listen\n", prog);
+        return -1;
+    }
     if (opt->listen != NULL) {
-        char host[64];
+        char host[64], token[ZKPIPE_HTTP_TOKEN_MAX + 1];
         zkpipe_http_config cfg;
         http_config(obs, &cfg);
         split_listen(opt->listen, host, sizeof host, &cfg.port);
         cfg.address = host;
+        if (opt->listen_token_file != NULL) {
+            const char *why = read_token(opt->listen_token_file, token);
+            if (why != NULL) {
+                explicit_bzero(token, sizeof token);
+                fprintf(stderr, "%s: --listen-token-file %s: %s\n", prog, opt->listen_token_file,
+                        why);
+                return -1;
+            }
+            cfg.bearer_token = token;
+        }
         st = zkpipe_http_start(&obs->http, &cfg);
+        explicit_bzero(token, sizeof token); /* the server keeps its own copy */
         if (st != ZKPIPE_OK) {
             fprintf(stderr, "%s: --listen %s: %s\n", prog, opt->listen,
                     st == ZKPIPE_EUNSUPPORTED ? "unsupported: zkpipe was built without "

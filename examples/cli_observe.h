@@ -1,5 +1,6 @@
 /* What the pipeline binaries share to be watched while they run and to write their files:
- * --listen ADDR:PORT (the HTTP endpoint, zkpipe/http.h), --linger-ms N (keep serving after the
+ * --listen ADDR:PORT (the HTTP endpoint, zkpipe/http.h), --listen-token-file FILE (the bearer
+ * token its /metrics and /status require), --linger-ms N (keep serving after the
  * run), --trace FILE (the streamed timeline), --plot FILE.svg (a picture of the run from the
  * trace's samples) and --progress (a status line on stderr), with one ticker thread that
  * flushes the trace and redraws the progress line. */
@@ -15,7 +16,8 @@
 #include "zkpipe/trace.h"
 
 typedef struct cli_observe_options {
-    const char *listen; /* ADDR:PORT, [IPv6]:PORT; NULL: no endpoint */
+    const char *listen;            /* ADDR:PORT, [IPv6]:PORT; NULL: no endpoint */
+    const char *listen_token_file; /* its first line is the bearer token; NULL: none */
     unsigned long linger_ms;
     const char *trace_path, *plot_path;
     int progress; /* 1: --progress; 0: only when stderr is a terminal */
@@ -46,9 +48,11 @@ typedef struct cli_observe {
 } cli_observe;
 
 /* Starts what the options ask for on registry `acct`: the endpoint (its address printed on
- * stderr), the trace (watching `acct`) when --trace or --plot is given, and the ticker.
- * `progress` (may be NULL) is asked for the progress line every 250 ms when progress is on.
- * Returns 0, or -1 after printing why on stderr (then nothing is left running). */
+ * stderr; with --listen-token-file, the token read from the file's first line, which must hold
+ * 1..ZKPIPE_HTTP_TOKEN_MAX characters in 0x21..0x7e; the token is never printed), the trace
+ * (watching `acct`) when --trace or --plot is given, and the ticker. `progress` (may be NULL) is
+ * asked for the progress line every 250 ms when progress is on. Returns 0, or -1 after printing why
+ * on stderr (then nothing is left running). */
 int cli_observe_start(cli_observe *obs, const cli_observe_options *opt, const char *prog,
                       zkpipe_acct *acct, cli_progress_fn progress, void *progress_ctx);
 

@@ -264,6 +264,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"json", no_argument, NULL, 'J'},
         {"auto", no_argument, NULL, 'e'},
         {"listen", required_argument, NULL, 'L'},
+        {"listen-token-file", required_argument, NULL, 'A'},
         {"linger-ms", required_argument, NULL, 'G'},
         {"trace", required_argument, NULL, 'T'},
         {"plot", required_argument, NULL, 'Y'},
@@ -338,6 +339,9 @@ static int parse_args(int argc, char **argv, options *o)
             break;
         case 'G':
             name = "linger-ms";
+            break;
+        case 'A':
+            name = "listen-token-file";
             break;
         case 'T':
             name = "trace";

@@ -57,7 +57,7 @@ typedef struct options {
     cli_engine_options engine; /* --synth-workers, --permits, --auto */
     const char *metrics_path;
     int json;
-    cli_observe_options obs; /* --listen, --linger-ms, --trace, --plot, --progress */
+    cli_observe_options obs; /* --listen(-token-file), --linger-ms, --trace, --plot, --progress */
     /* --zkey mode: the zkey, the output folder and the witnesses */
     const char *zkey_path, *out_dir; /* zkey_path: the first --zkey */
     int full_check;
@@ -153,6 +153,8 @@ static int apply(options *o, int flag, const char *v)
         return cli_observe_flag(&o->obs, "listen", v) > 0;
     case 'G':
         return cli_observe_flag(&o->obs, "linger-ms", v) > 0;
+    case 'A':
+        return cli_observe_flag(&o->obs, "listen-token-file", v) > 0;
     case 'Y':
         return cli_observe_flag(&o->obs, "plot", v) > 0;
     case 'm':
@@ -230,6 +232,7 @@ static int parse_args(int argc, char **argv, options *o)
         {"report-ms", required_argument, NULL, 'R'},
         {"trace", required_argument, NULL, 'x'},
         {"listen", required_argument, NULL, 'L'},
+        {"listen-token-file", required_argument, NULL, 'A'},
         {"linger-ms", required_argument, NULL, 'G'},
         {"plot", required_argument, NULL, 'Y'},
         {"progress", no_argument, NULL, 'Q'},

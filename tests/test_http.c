@@ -1,7 +1,7 @@
 /* The HTTP endpoint: routes, content types, the snapshot and providers in /metrics and
- * /status, exposition options, refused settings, and hostile clients (a 1 MB header, a
- * body, more connections than allowed, a client that never reads) while ledgers keep moving.
- * Built without libmicrohttpd, it checks that start says so. */
+ * /status, exposition options, refused settings, the bearer token, and hostile clients (a 1 MB
+ * header, a body, more connections than allowed, a client that never reads) while ledgers keep
+ * moving. Built without libmicrohttpd, it checks that start says so. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -245,6 +245,14 @@ static void bad_settings_are_refused(void **state)
     assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
     zkpipe_http_config_init(&cfg);
     cfg.timeout_s = 0;
+    assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
+    zkpipe_http_config_init(&cfg);
+    cfg.request_timeout_ms = 0;
+    assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
+    cfg.request_timeout_ms = 3600001;
+    assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
+    zkpipe_http_config_init(&cfg);
+    cfg.max_per_address = 4097;
     assert_int_equal(zkpipe_http_start(&srv, &cfg), ZKPIPE_EINVAL);
     zkpipe_http_config_init(&cfg);
     const char *bad_prefixes[] = {"9x", "a-b", "a b"};
@@ -796,6 +804,104 @@ static void ipv6_loopback(void **state)
     zkpipe_http_stop(srv);
 }
 
+/* GET `path` with the Authorization header `auth` (NULL: none). */
+static http_reply get_with(uint16_t port, const char *path, const char *auth)
+{
+    char req[1024];
+    int n =
+        snprintf(req, sizeof req, "GET %s HTTP/1.1\r\nHost: x\r\n%s%s%sConnection: close\r\n\r\n",
+                 path, auth != NULL ? "Authorization: " : "", auth != NULL ? auth : "",
+                 auth != NULL ? "\r\n" : "");
+    http_reply r;
+    assert_int_equal(http_exchange(HOST, port, req, (size_t)n, 5000, &r), 0);
+    return r;
+}
+
+static void bearer_token_guards_the_data(void **state)
+{
+    (void)state;
+    char token[] = "s3cret-Token_1";
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    cfg.bearer_token = token;
+    zkpipe_http *srv = start(&cfg);
+    memset(token, 'x', sizeof token - 1); /* the server keeps its own copy */
+    uint16_t port = zkpipe_http_port(srv);
+    const char *refused[] = {NULL,
+                             "Bearer",
+                             "Bearer ",
+                             "Basic czNjcmV0LVRva2VuXzE=",
+                             "Bearer s3cret-Token_2",  /* wrong, same length */
+                             "Bearer s3cret-Token_",   /* a prefix */
+                             "Bearer s3cret-Token_12", /* longer */
+                             "Bearer S3CRET-TOKEN_1",  /* the token is case-sensitive */
+                             "Bearer xxxxxxxxxxxxxx"};
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        for (int p = 0; p < 2; p++) {
+            http_reply r = get_with(port, p ? "/status" : "/metrics", refused[i]);
+            assert_int_equal(r.status, 401);
+            assert_header(&r, "WWW-Authenticate", "Bearer");
+            assert_null(strstr(r.body, "zkpipe_"));
+            http_reply_free(&r);
+        }
+    }
+    const char *accepted[] = {"Bearer s3cret-Token_1", "bearer s3cret-Token_1",
+                              "Bearer   s3cret-Token_1"};
+    for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++) {
+        http_reply r = get_with(port, "/metrics", accepted[i]);
+        assert_int_equal(r.status, 200);
+        assert_non_null(strstr(r.body, "# TYPE zkpipe_stage_items gauge\n"));
+        http_reply_free(&r);
+    }
+    http_reply r = get_with(port, "/status", "Bearer s3cret-Token_1");
+    assert_int_equal(r.status, 200);
+    http_reply_free(&r);
+    /* The liveness probe stays open; an unknown path is 404 either way. */
+    r = get_with(port, "/healthz", NULL);
+    assert_int_equal(r.status, 200);
+    http_reply_free(&r);
+    r = get_with(port, "/nope", NULL);
+    assert_int_equal(r.status, 404);
+    http_reply_free(&r);
+    zkpipe_http_counters c;
+    assert_int_equal(zkpipe_http_stats(srv, &c), ZKPIPE_OK);
+    assert_int_equal(c.unauthorized, 2 * (sizeof refused / sizeof refused[0]));
+    assert_int_equal(c.ok, 5);
+    zkpipe_http_stop(srv);
+
+    /* An empty token is none; a token too long or with a space or control character is
+     * refused; the longest allowed is taken. */
+    cfg.bearer_token = "";
+    srv = start(&cfg);
+    r = get_with(zkpipe_http_port(srv), "/metrics", NULL);
+    assert_int_equal(r.status, 200);
+    http_reply_free(&r);
+    zkpipe_http_stop(srv);
+    char longest[ZKPIPE_HTTP_TOKEN_MAX + 2];
+    memset(longest, 'a', sizeof longest - 1);
+    longest[sizeof longest - 1] = '\0';
+    const char *bad[] = {"a b", "a\tb", "a\x7f", "\xc3\xa9t\xc3\xa9", longest};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        zkpipe_http *none = (zkpipe_http *)&none;
+        cfg.bearer_token = bad[i];
+        assert_int_equal(zkpipe_http_start(&none, &cfg), ZKPIPE_EINVAL);
+        assert_ptr_equal(none, (zkpipe_http *)&none);
+    }
+    longest[ZKPIPE_HTTP_TOKEN_MAX] = '\0';
+    cfg.bearer_token = longest;
+    srv = start(&cfg);
+    char auth[ZKPIPE_HTTP_TOKEN_MAX + 16];
+    snprintf(auth, sizeof auth, "Bearer %s", longest);
+    r = get_with(zkpipe_http_port(srv), "/metrics", auth);
+    assert_int_equal(r.status, 200);
+    http_reply_free(&r);
+    auth[strlen(auth) - 1] = 'b';
+    r = get_with(zkpipe_http_port(srv), "/metrics", auth);
+    assert_int_equal(r.status, 401);
+    http_reply_free(&r);
+    zkpipe_http_stop(srv);
+}
+
 static void without_libmicrohttpd(void **state)
 {
     (void)state;
@@ -826,6 +932,7 @@ int main(void)
         cmocka_unit_test(hostile_clients),
         cmocka_unit_test(scrapes_while_ledgers_move),
         cmocka_unit_test(ipv6_loopback),
+        cmocka_unit_test(bearer_token_guards_the_data),
     };
 #endif
     return cmocka_run_group_tests(tests, NULL, NULL);

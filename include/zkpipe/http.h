@@ -12,13 +12,26 @@
  * library) has the same functions, and zkpipe_http_start fails with ZKPIPE_EUNSUPPORTED.
  *
  * Safe by default: it binds to 127.0.0.1 unless an address is given; one thread serves every
- * connection without blocking on any; at most max_connections are open at once (while that
- * many are, new ones wait in the kernel's listen queue, which costs the server nothing, and are
- * taken as others close); a connection idle for timeout_s seconds (a client that stops
- * sending or never reads) is dropped; each connection's request is read into a fixed 16 KiB
- * pool, so a large header is refused (431) rather than stored. Rendering takes a snapshot
- * (which holds up ledger operations for about a microsecond) and never blocks the pipeline
- * otherwise.
+ * connection without blocking on any (epoll, or poll where there is none: any number of
+ * descriptors); at most max_connections are open at once, at most max_per_address of them from
+ * one client address; each connection's request (line and headers) must arrive complete within
+ * request_timeout_ms of its accept (or of the end of its previous response), however slowly
+ * it trickles in; a connection that stops sending or reading for timeout_s seconds (a client
+ * that never reads its answer) is dropped; each request is read into a fixed 16 KiB pool, so a
+ * large header is refused (431) rather than stored. When every slot is taken and another
+ * client waits in the listen queue, the idle connection that has waited longest (no complete
+ * request yet, or kept alive between requests) is closed to admit it; a connection whose
+ * request is being answered is never closed for another. So sockets held open by a client
+ * (idle, or trickling bytes) cannot keep a scraper out: each stays at most
+ * request_timeout_ms, and less as soon as anyone else needs its slot. zkpipe_http_stop takes
+ * well under a second whatever the clients do. Rendering takes a snapshot (which holds up
+ * ledger operations for about a microsecond) and never blocks the pipeline otherwise.
+ *
+ * Authentication: with a bearer_token set, GET/HEAD /metrics and /status answer 401 (with
+ * "WWW-Authenticate: Bearer") unless the request carries "Authorization: Bearer <token>";
+ * the token is compared in time that depends on neither its content nor its length. /healthz
+ * stays open (a liveness probe carries no secret and reveals nothing), as do the 404 and 405
+ * answers. Nothing is encrypted: on a network you do not trust, serve behind a TLS proxy.
  *
  * Providers: a host (the engine, a host prover) attaches a callback under a name; every
  * /status gets "<name>": followed by the JSON value it writes, and every /metrics the
@@ -58,33 +71,57 @@ typedef zkpipe_status (*zkpipe_http_provider_fn)(zkpipe_http_out *out, zkpipe_ht
 /* Providers at once on one server. */
 #define ZKPIPE_HTTP_PROVIDERS_MAX 8
 
+/* Characters of a bearer token at most. */
+#define ZKPIPE_HTTP_TOKEN_MAX 256
+
 /* Server settings; start from zkpipe_http_config_init, which sets struct_size to the size the
  * caller was compiled with (a later library gives the fields an older struct lacks their
  * defaults; see README.md, ABI). */
 typedef struct zkpipe_http_config {
     size_t struct_size; /* sizeof(zkpipe_http_config), set by zkpipe_http_config_init */
     /* A numeric IPv4 or IPv6 address to bind to; NULL: "127.0.0.1". "0.0.0.0" or "::" serve
-     * every interface: only on a network you trust, nothing here authenticates a client. */
+     * every interface: only on a network you trust, or with bearer_token set. */
     const char *address;
     uint16_t port;            /* 0: a free port the system picks (zkpipe_http_port) */
     zkpipe_acct *acct;        /* the registry to serve; NULL: zkpipe_acct_default() */
     zkpipe_prom_options prom; /* prefix, constant labels, flags; copied (strings too) */
     unsigned max_connections; /* open connections at most, 1..4096; default 64 */
-    unsigned timeout_s;       /* a connection idle this long is closed, 1..3600; default 10 */
-    size_t max_response;      /* bytes of one response at most (larger: 500); default 4 MiB */
+    /* A connection that neither sends nor reads for this long is closed, 1..3600; default 10:
+     * the bound on sending a response to a client that reads slowly or not at all. */
+    unsigned timeout_s;
+    size_t max_response; /* bytes of one response at most (larger: 500); default 4 MiB */
     const zkpipe_allocator *allocator; /* NULL for the C library; copied */
+    /* Fields added after the first layout: an older caller's struct gets their defaults. */
+    /* A request's line and headers must be complete this many ms after the connection was
+     * accepted (or its previous response sent), 1..3600000; default 2000: a scraper sends its
+     * request at once, a client that trickles it is closed (counted in timed_out). A kept-alive
+     * connection idle for longer between requests is closed too, and reconnects. */
+    unsigned request_timeout_ms;
+    /* Open connections from one client address at most, 0..4096 (0: no such cap, e.g. behind
+     * a proxy that all clients come through); default 16. Connections over it are closed at
+     * once. */
+    unsigned max_per_address;
+    /* NULL or "": no authentication. Otherwise 1..ZKPIPE_HTTP_TOKEN_MAX characters, each
+     * printable ASCII other than space (0x21..0x7e), that /metrics and /status require as
+     * "Authorization: Bearer <token>"; copied (the caller's may go once zkpipe_http_start
+     * returns; the server's copy is wiped when it stops). Not used by zkpipe_http_render. */
+    const char *bearer_token;
 } zkpipe_http_config;
 
 /* What the server has done since it started (zkpipe_http_stats). */
 typedef struct zkpipe_http_counters {
-    uint64_t requests;    /* requests answered, by any code */
-    uint64_t ok;          /* 200 */
-    uint64_t not_found;   /* 404 */
-    uint64_t not_allowed; /* 405 */
-    uint64_t errors;      /* 500: a response over max_response, or out of memory */
-    uint64_t connections; /* connections accepted (those over the limit are not) */
-    uint64_t open;        /* connections open now */
-    uint64_t reserved[9]; /* zero */
+    uint64_t requests;     /* requests answered, by any code */
+    uint64_t ok;           /* 200 */
+    uint64_t not_found;    /* 404 */
+    uint64_t not_allowed;  /* 405 */
+    uint64_t errors;       /* 500: a response over max_response, or out of memory */
+    uint64_t connections;  /* connections accepted (those over the limit are not) */
+    uint64_t open;         /* connections open now */
+    uint64_t unauthorized; /* 401: no or a wrong bearer token */
+    /* Connections closed without a complete request within request_timeout_ms. */
+    uint64_t timed_out;
+    uint64_t evicted;     /* idle connections closed to admit a new one (max_connections) */
+    uint64_t reserved[6]; /* zero */
 } zkpipe_http_counters;
 
 /*! zkpipe_http_config_init() : the defaults above (loopback, a free port, the default
@@ -96,12 +133,15 @@ ZKPIPE_API void zkpipe_http_config_init(zkpipe_http_config *config);
  * @param config copied, strings included.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, a struct_size this library does not know: not set
  *         by zkpipe_http_config_init or from newer headers; an address that is not a numeric
- *         IPv4/IPv6 one, counts out of range, invalid prom options, allocator incomplete),
+ *         IPv4/IPv6 one, counts or times out of range, invalid prom options, allocator
+ *         incomplete, a bearer token too long or with a character outside 0x21..0x7e),
  *         ZKPIPE_EIO (the address cannot be bound: in use, not local, no permission),
  *         ZKPIPE_ENOMEM, ZKPIPE_EUNSUPPORTED (built without libmicrohttpd). On error nothing
  *         is left.
- * Thread safety: any thread. Allocates the server (about 9 KiB: it holds a snapshot) and the
- * copied options through the allocator; libmicrohttpd allocates its own state with malloc:
+ * Thread safety: any thread. The new thread runs libmicrohttpd's loop, the providers and the
+ * deadlines; idle, it wakes once a second (every 100 ms while every connection is taken). Allocates
+ * the server (about 10 KiB: it holds a snapshot), a slot table (32 bytes per connection allowed)
+ * and the copied options through the allocator; libmicrohttpd allocates its own state with malloc:
  * per open connection a 16 KiB pool, and one copy of each response until it is sent. The
  * response buffer (the largest response rendered so far, at most max_response) is kept for
  * reuse. Measured with a full registry: about 0.4 MiB resident for a serving server, 3.7 MiB
@@ -145,7 +185,8 @@ typedef struct zkpipe_http_provider {
  * series a scraper saw. The JSON has no "uptime_s" (there is no server); otherwise both are
  * byte for byte a response's body. Works in a zkpipe built without libmicrohttpd too.
  * @param config as for zkpipe_http_start; only acct, prom, max_response and allocator are
- *        used (address, port, max_connections and timeout_s are not checked).
+ *        used (address, port, the connection limits, the timeouts and bearer_token are not
+ *        checked).
  * @param providers may be NULL when count is 0; each is called once, here, on this thread;
  *        a provider's error drops what it wrote, as on a server.
  * @param text receives the text, NUL-terminated, allocated through config's allocator (NULL
@@ -163,7 +204,9 @@ ZKPIPE_API zkpipe_status zkpipe_http_render(const zkpipe_http_config *config,
                                             char **text, size_t *len);
 
 /*! zkpipe_http_stop() : stops listening, closes every connection, joins the server's thread
- * and frees everything. NULL is a no-op. Thread safety: once per server, not from a provider. */
+ * and frees everything: it returns as soon as the render in progress (if any) is done, however
+ * many clients are connected and whatever they do (it waits for no client). NULL is a no-op.
+ * Thread safety: once per server, not from a provider. */
 ZKPIPE_API void zkpipe_http_stop(zkpipe_http *server);
 
 /* Writing from a provider. Each appends to the response; none fails on its own: a response

@@ -1,11 +1,25 @@
-/* The HTTP endpoint on libmicrohttpd: one internal thread (epoll on Linux) serves every
- * connection; renders happen on it under the server's lock, into a response buffer kept from
- * one response to the next, and libmicrohttpd sends a copy. Static answers (404, 405,
- * /healthz) are made once and shared by every connection. */
+/* The HTTP endpoint on libmicrohttpd: one thread of ours runs libmicrohttpd's loop (epoll, or
+ * poll) and serves every connection; renders happen on it under the server's lock, into a
+ * response buffer kept from one response to the next, and libmicrohttpd sends a copy. Static
+ * answers (401, 404, 405, /healthz) are made once and shared by every connection.
+ *
+ * The loop is ours, not libmicrohttpd's internal thread, because libmicrohttpd has neither a
+ * whole-request deadline (its timeout restarts with every byte) nor a way to close a
+ * connection from outside a request: between two of its passes (MHD_run_wait) the loop shuts
+ * down the sockets of connections past their deadline, or the longest idle one when every
+ * slot is taken and a client waits in the listen queue, and libmicrohttpd closes them on its
+ * next pass (slots.c says why that is race-free). It also bounds zkpipe_http_stop: stop sets
+ * `stopping` and shuts down the listening socket, which wakes the loop's wait on it (the loop
+ * also looks at least every IDLE_POLL_MS), then MHD_stop_daemon closes every connection without
+ * waiting for any. */
+#define _DEFAULT_SOURCE /* struct tcp_info */
 #include <arpa/inet.h>
 #include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/socket.h>
 
@@ -19,14 +33,25 @@
 #define CONTENT_JSON "application/json"
 /* Each connection's request (line and headers) must fit in this pool. */
 #define CONNECTION_POOL_BYTES (16 * 1024)
+/* The loop's longest wait while every slot is taken: how late it sees a client waiting then
+ * (libmicrohttpd does not watch the listening socket while it is at its limit). */
+#define FULL_POLL_MS 100
+/* Its longest wait otherwise: a bound on stop should the listening socket's shutdown not wake
+ * it; an idle server wakes this often and no more. */
+#define IDLE_POLL_MS 1000
 
 struct zkpipe_http {
     zkpipe_allocator allocator;
     zkpipe_acct *acct;
     struct MHD_Daemon *daemon;
+    int listen_fd;
     uint16_t port;
     uint64_t started_ns;
-    struct MHD_Response *not_found, *not_allowed, *healthy;
+    struct MHD_Response *not_found, *not_allowed, *healthy, *unauthorized;
+    zkpipe__http_auth auth;
+    zkpipe__http_slots slots; /* the loop's thread only */
+    pthread_t thread;
+    atomic_int stopping;
 
     /* The prom options, deep-copied: the pointers lead into `strings`. */
     zkpipe_prom_options prom;
@@ -40,7 +65,8 @@ struct zkpipe_http {
     zkpipe_http_out out;
     zkpipe_snapshot snap;
 
-    _Atomic uint64_t requests, ok, not_found_count, not_allowed_count, errors, connections, open;
+    _Atomic uint64_t requests, ok, not_found_count, not_allowed_count, errors, connections, open,
+        unauthorized_count, timed_out, evicted;
 };
 
 static uint64_t now_ns(void)
@@ -80,9 +106,27 @@ static zkpipe_status copy_prom(zkpipe_http *s, const zkpipe_prom_options *o)
     return ZKPIPE_OK;
 }
 
+/* The connection's slot (NULL only if libmicrohttpd held more connections than its limit). */
+static zkpipe__http_slot *slot_of(struct MHD_Connection *c)
+{
+    const union MHD_ConnectionInfo *i =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    return i != NULL ? i->socket_context : NULL;
+}
+
+/* Its request is complete and answered: its deadline no longer runs, nor may it be evicted,
+ * until the answer is sent (timeout_s bounds the sending). */
+static void mark_busy(struct MHD_Connection *c)
+{
+    zkpipe__http_slot *x = slot_of(c);
+    if (x != NULL)
+        x->busy = 1;
+}
+
 static enum MHD_Result queue_static(zkpipe_http *s, struct MHD_Connection *c, unsigned code,
                                     struct MHD_Response *r, _Atomic uint64_t *counter)
 {
+    mark_busy(c);
     count(&s->requests);
     count(counter);
     return MHD_queue_response(c, code, r);
@@ -103,6 +147,7 @@ static enum MHD_Result queue_rendered(zkpipe_http *s, struct MHD_Connection *c,
     pthread_mutex_unlock(&s->lock);
     if (r == NULL)
         return MHD_NO;
+    mark_busy(c);
     enum MHD_Result rc = MHD_YES;
     if (ok)
         rc =
@@ -144,26 +189,86 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
         *upload_data_size = 0;
         return MHD_YES;
     }
-    if (strcmp(url, "/metrics") == 0)
-        return queue_rendered(s, c, ZKPIPE_HTTP_PROMETHEUS);
-    if (strcmp(url, "/status") == 0)
-        return queue_rendered(s, c, ZKPIPE_HTTP_JSON);
     if (strcmp(url, "/healthz") == 0)
         return queue_static(s, c, MHD_HTTP_OK, s->healthy, &s->ok);
-    return queue_static(s, c, MHD_HTTP_NOT_FOUND, s->not_found, &s->not_found_count);
+    int metrics = strcmp(url, "/metrics") == 0;
+    if (!metrics && strcmp(url, "/status") != 0)
+        return queue_static(s, c, MHD_HTTP_NOT_FOUND, s->not_found, &s->not_found_count);
+    const char *authorization =
+        MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+    if (!zkpipe__http_auth_check(&s->auth, authorization))
+        return queue_static(s, c, MHD_HTTP_UNAUTHORIZED, s->unauthorized, &s->unauthorized_count);
+    return queue_rendered(s, c, metrics ? ZKPIPE_HTTP_PROMETHEUS : ZKPIPE_HTTP_JSON);
+}
+
+/* A request ended (answered, or the connection failed): a kept-alive connection is idle
+ * again, its deadline counting from now. */
+static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
+                         enum MHD_RequestTerminationCode toe)
+{
+    (void)cls, (void)req_cls, (void)toe;
+    zkpipe__http_slot *x = slot_of(c);
+    if (x != NULL) {
+        x->busy = 0;
+        x->since_ns = now_ns();
+    }
 }
 
 static void on_connection(void *cls, struct MHD_Connection *c, void **socket_context,
                           enum MHD_ConnectionNotificationCode code)
 {
-    (void)c, (void)socket_context;
     zkpipe_http *s = cls;
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *i =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        *socket_context =
+            i != NULL ? zkpipe__http_slots_take(&s->slots, i->connect_fd, now_ns()) : NULL;
         count(&s->connections);
         count(&s->open);
     } else {
+        if (*socket_context != NULL)
+            zkpipe__http_slots_release(&s->slots, *socket_context);
         atomic_fetch_sub_explicit(&s->open, 1, memory_order_relaxed);
     }
+}
+
+/* How many clients wait in the listen queue: Linux gives a listening socket's queue length
+ * as TCP_INFO's tcpi_unacked; elsewhere 1 when any does. */
+static size_t clients_waiting(int listen_fd)
+{
+#if defined(__linux__)
+    struct tcp_info ti;
+    socklen_t len = sizeof ti;
+    if (getsockopt(listen_fd, IPPROTO_TCP, TCP_INFO, &ti, &len) == 0 &&
+        len >= offsetof(struct tcp_info, tcpi_unacked) + sizeof ti.tcpi_unacked)
+        return ti.tcpi_unacked;
+#endif
+    struct pollfd p = {listen_fd, POLLIN, 0};
+    return poll(&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
+}
+
+static void *serve(void *arg)
+{
+    zkpipe_http *s = arg;
+    while (!atomic_load_explicit(&s->stopping, memory_order_acquire)) {
+        uint64_t expired;
+        uint64_t next_ns = zkpipe__http_slots_expire(&s->slots, now_ns(), &expired);
+        atomic_fetch_add_explicit(&s->timed_out, expired, memory_order_relaxed);
+        /* One idle connection closed for each client waiting, at most every idle one. */
+        size_t waiting = zkpipe__http_slots_full(&s->slots) ? clients_waiting(s->listen_fd) : 0;
+        for (; waiting > 0 && zkpipe__http_slots_evict(&s->slots); waiting--)
+            count(&s->evicted);
+        /* Rounded up, so that the next pass finds the deadline passed. */
+        uint64_t wait_ms = next_ns / 1000000 + 1;
+        uint64_t most = zkpipe__http_slots_full(&s->slots) ? FULL_POLL_MS : IDLE_POLL_MS;
+        if (MHD_run_wait(s->daemon, (int32_t)(wait_ms < most ? wait_ms : most)) != MHD_YES) {
+            /* Not expected (an epoll failure): keep serving what can be, without spinning. */
+            struct timespec t = {0, 10 * 1000000L};
+            nanosleep(&t, NULL);
+        }
+        s->slots.pass++;
+    }
+    return NULL;
 }
 
 static struct MHD_Response *static_response(const char *text, const char *type)
@@ -185,6 +290,10 @@ static void free_server(zkpipe_http *s)
         MHD_destroy_response(s->not_allowed);
     if (s->healthy != NULL)
         MHD_destroy_response(s->healthy);
+    if (s->unauthorized != NULL)
+        MHD_destroy_response(s->unauthorized);
+    zkpipe__http_auth_wipe(&s->auth);
+    zkpipe__http_slots_free(&s->slots, &s->allocator);
     zkpipe__http_out_free(&s->out);
     if (s->strings != NULL)
         zkpipe__free(&s->allocator, s->strings);
@@ -198,8 +307,12 @@ static int make_static(zkpipe_http *s)
     s->not_found = static_response("not found\n", "text/plain");
     s->not_allowed = static_response("method not allowed\n", "text/plain");
     s->healthy = static_response("ok\n", "text/plain");
+    s->unauthorized = static_response("unauthorized\n", "text/plain");
     return s->not_found != NULL && s->healthy != NULL && s->not_allowed != NULL &&
-           MHD_add_response_header(s->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") == MHD_YES;
+           s->unauthorized != NULL &&
+           MHD_add_response_header(s->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") == MHD_YES &&
+           MHD_add_response_header(s->unauthorized, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer") ==
+               MHD_YES;
 }
 
 /* The numeric address (NULL: 127.0.0.1) with `port`, in `ss`; 0 when it is not one. */
@@ -233,7 +346,8 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
     struct sockaddr_storage ss;
     if (a == NULL || !parse_address(&ss, config->address, config->port) ||
         config->max_connections < 1 || config->max_connections > 4096 || config->timeout_s < 1 ||
-        config->timeout_s > 3600 || config->max_response < 64 ||
+        config->timeout_s > 3600 || config->max_response < 64 || config->request_timeout_ms < 1 ||
+        config->request_timeout_ms > 3600000 || config->max_per_address > 4096 ||
         zkpipe_prom_options_check(&config->prom) != ZKPIPE_OK)
         return ZKPIPE_EINVAL;
     zkpipe_http *s = zkpipe__calloc(a, 1, sizeof *s, _Alignof(zkpipe_http));
@@ -245,7 +359,12 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
     s->out.allocator = &s->allocator;
     s->out.prom = &s->prom;
     s->started_ns = now_ns();
-    zkpipe_status st = copy_prom(s, &config->prom);
+    zkpipe_status st = zkpipe__http_auth_init(&s->auth, config->bearer_token);
+    if (st == ZKPIPE_OK)
+        st = copy_prom(s, &config->prom);
+    if (st == ZKPIPE_OK)
+        st = zkpipe__http_slots_init(&s->slots, config->max_connections,
+                                     (uint64_t)config->request_timeout_ms * 1000000, a);
     if (st == ZKPIPE_OK && !make_static(s))
         st = ZKPIPE_ENOMEM;
     if (st == ZKPIPE_OK && pthread_mutex_init(&s->lock, NULL) != 0)
@@ -254,25 +373,38 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
         free_server(s);
         return st;
     }
-    unsigned flags = MHD_USE_AUTO_INTERNAL_THREAD;
+    /* No internal thread: the loop is serve()'s. epoll or poll, never select, so that a
+     * descriptor number past FD_SETSIZE is no problem. */
+    unsigned flags =
+        MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL : MHD_USE_POLL;
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
-    s->daemon = MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
-                                 (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
-                                 (unsigned)config->max_connections, MHD_OPTION_CONNECTION_TIMEOUT,
-                                 (unsigned)config->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-                                 (size_t)CONNECTION_POOL_BYTES, MHD_OPTION_NOTIFY_CONNECTION,
-                                 on_connection, s, MHD_OPTION_END);
-    const union MHD_DaemonInfo *info =
+    s->daemon =
+        MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
+                         (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
+                         (unsigned)config->max_connections, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+                         (unsigned)config->max_per_address, MHD_OPTION_CONNECTION_TIMEOUT,
+                         (unsigned)config->timeout_s, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+                         (size_t)CONNECTION_POOL_BYTES, MHD_OPTION_NOTIFY_CONNECTION, on_connection,
+                         s, MHD_OPTION_NOTIFY_COMPLETED, on_completed, s, MHD_OPTION_END);
+    const union MHD_DaemonInfo *port =
         s->daemon != NULL ? MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT) : NULL;
-    if (info == NULL) {
+    const union MHD_DaemonInfo *fd =
+        s->daemon != NULL ? MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_LISTEN_FD) : NULL;
+    st = port == NULL || fd == NULL ? ZKPIPE_EIO : ZKPIPE_OK;
+    if (st == ZKPIPE_OK) {
+        s->port = port->port;
+        s->listen_fd = fd->listen_fd;
+        if (pthread_create(&s->thread, NULL, serve, s) != 0)
+            st = ZKPIPE_ENOMEM;
+    }
+    if (st != ZKPIPE_OK) {
         if (s->daemon != NULL)
             MHD_stop_daemon(s->daemon);
         pthread_mutex_destroy(&s->lock);
         free_server(s);
-        return ZKPIPE_EIO;
+        return st;
     }
-    s->port = info->port;
     *out = s;
     return ZKPIPE_OK;
 }
@@ -341,6 +473,9 @@ zkpipe_status zkpipe_http_stats(zkpipe_http *s, zkpipe_http_counters *out)
     out->errors = load(&s->errors);
     out->connections = load(&s->connections);
     out->open = load(&s->open);
+    out->unauthorized = load(&s->unauthorized_count);
+    out->timed_out = load(&s->timed_out);
+    out->evicted = load(&s->evicted);
     return ZKPIPE_OK;
 }
 
@@ -348,6 +483,12 @@ void zkpipe_http_stop(zkpipe_http *s)
 {
     if (s == NULL)
         return;
+    atomic_store_explicit(&s->stopping, 1, memory_order_release);
+    /* Wakes the loop at once: the socket stays open (libmicrohttpd closes it), so its number
+     * cannot be reused under the loop; an accept on it now fails, which libmicrohttpd expects
+     * during shutdown. */
+    shutdown(s->listen_fd, SHUT_RDWR);
+    pthread_join(s->thread, NULL);
     MHD_stop_daemon(s->daemon);
     pthread_mutex_destroy(&s->lock);
     free_server(s);

@@ -5,7 +5,10 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/out.c
     ${CMAKE_CURRENT_LIST_DIR}/render.c)
 if(ZKPIPE_HAVE_HTTP)
-    list(APPEND ZKPIPE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/server.c)
+    list(APPEND ZKPIPE_SOURCES
+        ${CMAKE_CURRENT_LIST_DIR}/auth.c
+        ${CMAKE_CURRENT_LIST_DIR}/server.c
+        ${CMAKE_CURRENT_LIST_DIR}/slots.c)
 else()
     list(APPEND ZKPIPE_SOURCES ${CMAKE_CURRENT_LIST_DIR}/no_http.c)
 endif()

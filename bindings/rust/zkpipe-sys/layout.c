@@ -262,6 +262,7 @@ int main(void)
     F(zkpipe_histogram_snapshot, cumulative);
     F(zkpipe_histogram_snapshot, reserved);
     V(ZKPIPE_HTTP_PROVIDERS_MAX);
+    V(ZKPIPE_HTTP_TOKEN_MAX);
     V(ZKPIPE_HTTP_PROMETHEUS);
     V(ZKPIPE_HTTP_JSON);
     S(zkpipe_http_format);
@@ -275,6 +276,9 @@ int main(void)
     F(zkpipe_http_config, timeout_s);
     F(zkpipe_http_config, max_response);
     F(zkpipe_http_config, allocator);
+    F(zkpipe_http_config, request_timeout_ms);
+    F(zkpipe_http_config, max_per_address);
+    F(zkpipe_http_config, bearer_token);
     S(zkpipe_http_counters);
     F(zkpipe_http_counters, requests);
     F(zkpipe_http_counters, ok);
@@ -283,6 +287,9 @@ int main(void)
     F(zkpipe_http_counters, errors);
     F(zkpipe_http_counters, connections);
     F(zkpipe_http_counters, open);
+    F(zkpipe_http_counters, unauthorized);
+    F(zkpipe_http_counters, timed_out);
+    F(zkpipe_http_counters, evicted);
     F(zkpipe_http_counters, reserved);
     S(zkpipe_http_provider);
     F(zkpipe_http_provider, name);

@@ -542,6 +542,7 @@ extern "C" {
 // ---- zkpipe/http.h
 
 pub const ZKPIPE_HTTP_PROVIDERS_MAX: u32 = 8;
+pub const ZKPIPE_HTTP_TOKEN_MAX: u32 = 256;
 #[repr(C)]
 pub struct zkpipe_http {
     _private: [u8; 0],
@@ -568,6 +569,9 @@ pub struct zkpipe_http_config {
     pub timeout_s: c_uint,
     pub max_response: usize,
     pub allocator: *const zkpipe_allocator,
+    pub request_timeout_ms: c_uint,
+    pub max_per_address: c_uint,
+    pub bearer_token: *const c_char,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -579,7 +583,10 @@ pub struct zkpipe_http_counters {
     pub errors: u64,
     pub connections: u64,
     pub open: u64,
-    pub reserved: [u64; 9],
+    pub unauthorized: u64,
+    pub timed_out: u64,
+    pub evicted: u64,
+    pub reserved: [u64; 6],
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -1374,6 +1381,7 @@ const _: () = assert!(field_size(|s: &zkpipe_histogram_snapshot| &s.cumulative) 
 const _: () = assert!(offset_of!(zkpipe_histogram_snapshot, reserved) == layout::OFFSET_zkpipe_histogram_snapshot_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_histogram_snapshot| &s.reserved) == layout::FSIZE_zkpipe_histogram_snapshot_reserved);
 const _: () = assert!(ZKPIPE_HTTP_PROVIDERS_MAX as i128 == layout::VALUE_ZKPIPE_HTTP_PROVIDERS_MAX as i128);
+const _: () = assert!(ZKPIPE_HTTP_TOKEN_MAX as i128 == layout::VALUE_ZKPIPE_HTTP_TOKEN_MAX as i128);
 const _: () = assert!(ZKPIPE_HTTP_PROMETHEUS as i128 == layout::VALUE_ZKPIPE_HTTP_PROMETHEUS as i128);
 const _: () = assert!(ZKPIPE_HTTP_JSON as i128 == layout::VALUE_ZKPIPE_HTTP_JSON as i128);
 const _: () = assert!(size_of::<zkpipe_http_format>() == layout::SIZE_zkpipe_http_format);
@@ -1398,6 +1406,12 @@ const _: () = assert!(offset_of!(zkpipe_http_config, max_response) == layout::OF
 const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.max_response) == layout::FSIZE_zkpipe_http_config_max_response);
 const _: () = assert!(offset_of!(zkpipe_http_config, allocator) == layout::OFFSET_zkpipe_http_config_allocator);
 const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.allocator) == layout::FSIZE_zkpipe_http_config_allocator);
+const _: () = assert!(offset_of!(zkpipe_http_config, request_timeout_ms) == layout::OFFSET_zkpipe_http_config_request_timeout_ms);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.request_timeout_ms) == layout::FSIZE_zkpipe_http_config_request_timeout_ms);
+const _: () = assert!(offset_of!(zkpipe_http_config, max_per_address) == layout::OFFSET_zkpipe_http_config_max_per_address);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.max_per_address) == layout::FSIZE_zkpipe_http_config_max_per_address);
+const _: () = assert!(offset_of!(zkpipe_http_config, bearer_token) == layout::OFFSET_zkpipe_http_config_bearer_token);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.bearer_token) == layout::FSIZE_zkpipe_http_config_bearer_token);
 const _: () = assert!(size_of::<zkpipe_http_counters>() == layout::SIZE_zkpipe_http_counters);
 const _: () = assert!(align_of::<zkpipe_http_counters>() == layout::ALIGN_zkpipe_http_counters);
 const _: () = assert!(offset_of!(zkpipe_http_counters, requests) == layout::OFFSET_zkpipe_http_counters_requests);
@@ -1414,6 +1428,12 @@ const _: () = assert!(offset_of!(zkpipe_http_counters, connections) == layout::O
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.connections) == layout::FSIZE_zkpipe_http_counters_connections);
 const _: () = assert!(offset_of!(zkpipe_http_counters, open) == layout::OFFSET_zkpipe_http_counters_open);
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.open) == layout::FSIZE_zkpipe_http_counters_open);
+const _: () = assert!(offset_of!(zkpipe_http_counters, unauthorized) == layout::OFFSET_zkpipe_http_counters_unauthorized);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.unauthorized) == layout::FSIZE_zkpipe_http_counters_unauthorized);
+const _: () = assert!(offset_of!(zkpipe_http_counters, timed_out) == layout::OFFSET_zkpipe_http_counters_timed_out);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.timed_out) == layout::FSIZE_zkpipe_http_counters_timed_out);
+const _: () = assert!(offset_of!(zkpipe_http_counters, evicted) == layout::OFFSET_zkpipe_http_counters_evicted);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.evicted) == layout::FSIZE_zkpipe_http_counters_evicted);
 const _: () = assert!(offset_of!(zkpipe_http_counters, reserved) == layout::OFFSET_zkpipe_http_counters_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.reserved) == layout::FSIZE_zkpipe_http_counters_reserved);
 const _: () = assert!(size_of::<zkpipe_http_provider>() == layout::SIZE_zkpipe_http_provider);
