@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include <cjson/cJSON.h>
+#include <jansson.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -140,28 +140,34 @@ static void routes_and_codes(void **state)
     assert_true(c.connections >= 15);
 }
 
-static cJSON *get_json(uint16_t port)
+/* /status parsed, every number read as a double (a counter past 2^63 too). */
+static json_t *parse(const char *text)
+{
+    return json_loads(text, JSON_DECODE_INT_AS_REAL, NULL);
+}
+
+static json_t *get_json(uint16_t port)
 {
     http_reply r = get(port, "GET", "/status");
     assert_int_equal(r.status, 200);
     assert_header(&r, "Content-Type", "application/json");
-    cJSON *j = cJSON_Parse(r.body);
+    json_t *j = parse(r.body);
     if (j == NULL)
         fail_msg("not JSON: %s", r.body);
     http_reply_free(&r);
     return j;
 }
 
-static double num(const cJSON *o, const char *path)
+static double num(const json_t *o, const char *path)
 {
     char buf[256];
     snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *v = o;
+    const json_t *v = o;
     for (char *tok = strtok(buf, "."); tok != NULL; tok = strtok(NULL, "."))
-        v = cJSON_GetObjectItemCaseSensitive(v, tok);
-    if (!cJSON_IsNumber(v))
+        v = json_object_get(v, tok);
+    if (!json_is_number(v))
         fail_msg("no number at %s", path);
-    return v->valuedouble;
+    return json_number_value(v);
 }
 
 static void status_shows_the_snapshot(void **state)
@@ -170,12 +176,12 @@ static void status_shows_the_snapshot(void **state)
     zkpipe_ledger l;
     assert_int_equal(zkpipe_ledger_open(&l, f->acct, ZKPIPE_STAGE_QUEUED), ZKPIPE_OK);
     assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 12345), ZKPIPE_OK);
-    cJSON *j = get_json(f->port);
+    json_t *j = get_json(f->port);
     assert_true(num(j, "uptime_s") >= 0);
     assert_int_equal(num(j, "accounting.live_items"), 1);
     assert_int_equal(num(j, "accounting.live_bytes"), 12345);
     assert_int_equal(num(j, "accounting.stages.queued.kinds.abc.live_bytes"), 12345);
-    cJSON_Delete(j);
+    json_decref(j);
 
     http_reply r = get(f->port, "GET", "/metrics");
     assert_non_null(strstr(r.body, "zkpipe_buffer_bytes{stage=\"queued\",kind=\"abc\"} 12345\n"));
@@ -183,7 +189,7 @@ static void status_shows_the_snapshot(void **state)
     zkpipe_ledger_close(&l);
     j = get_json(f->port);
     assert_int_equal(num(j, "accounting.live_bytes"), 0);
-    cJSON_Delete(j);
+    json_decref(j);
 }
 
 /* A registry of its own with `l` open in stage synth, holding `bytes` of `kind`. */
@@ -326,13 +332,13 @@ static void providers_add_their_parts(void **state)
     assert_int_equal(zkpipe_http_attach(f->srv, "accounting", provide, &a), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_http_attach(f->srv, "Bad", provide, &a), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_http_attach(f->srv, "x", NULL, &a), ZKPIPE_EINVAL);
-    cJSON *j = get_json(f->port);
-    const cJSON *alpha = cJSON_GetObjectItemCaseSensitive(j, "alpha");
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(alpha, "text")->valuestring, "a");
+    json_t *j = get_json(f->port);
+    const json_t *alpha = json_object_get(j, "alpha");
+    assert_string_equal(json_string_value(json_object_get(alpha, "text")), "a");
     assert_int_equal(num(alpha, "h.count"), 1);
-    const cJSON *beta = cJSON_GetObjectItemCaseSensitive(j, "beta");
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(beta, "error")->valuestring, "ZKPIPE_EIO");
-    cJSON_Delete(j);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "beta"), "error")),
+                        "ZKPIPE_EIO");
+    json_decref(j);
 
     http_reply r = get(f->port, "GET", "/metrics");
     assert_non_null(strstr(r.body, "# TYPE zkpipe_provided_total counter\n"
@@ -350,9 +356,9 @@ static void providers_add_their_parts(void **state)
     assert_int_equal(zkpipe_http_detach(f->srv, "beta"), ZKPIPE_EINVAL);
     int calls = b.calls;
     j = get_json(f->port);
-    assert_null(cJSON_GetObjectItemCaseSensitive(j, "beta"));
-    assert_non_null(cJSON_GetObjectItemCaseSensitive(j, "alpha"));
-    cJSON_Delete(j);
+    assert_null(json_object_get(j, "beta"));
+    assert_non_null(json_object_get(j, "alpha"));
+    json_decref(j);
     assert_int_equal(b.calls, calls);
 
     char name[16];
@@ -362,8 +368,8 @@ static void providers_add_their_parts(void **state)
     }
     assert_int_equal(zkpipe_http_attach(f->srv, "one_more", provide, &a), ZKPIPE_ELIMIT);
     j = get_json(f->port);
-    assert_non_null(cJSON_GetObjectItemCaseSensitive(j, "p7"));
-    cJSON_Delete(j);
+    assert_non_null(json_object_get(j, "p7"));
+    json_decref(j);
     assert_int_equal(zkpipe_http_detach(f->srv, "alpha"), ZKPIPE_OK);
     for (int i = 1; i < ZKPIPE_HTTP_PROVIDERS_MAX; i++) {
         snprintf(name, sizeof name, "p%d", i);
@@ -430,16 +436,15 @@ static void render_is_what_a_scrape_gets(void **state)
     /* /status less its "uptime_s" */
     text = render(&cfg, ZKPIPE_HTTP_JSON, both, 2);
     assert_int_equal(strncmp(text, "{\"accounting\":{", 15), 0);
-    cJSON *j = cJSON_Parse(text);
+    json_t *j = parse(text);
     assert_non_null(j);
-    assert_null(cJSON_GetObjectItemCaseSensitive(j, "uptime_s"));
+    assert_null(json_object_get(j, "uptime_s"));
     assert_int_equal(num(j, "accounting.live_bytes"), 1000);
-    assert_string_equal(cJSON_GetObjectItemCaseSensitive(j, "alpha")->child->valuestring, "a");
-    assert_string_equal(
-        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(j, "beta"), "error")
-            ->valuestring,
-        "ZKPIPE_EIO");
-    cJSON_Delete(j);
+    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "alpha"), "text")),
+                        "a");
+    assert_string_equal(json_string_value(json_object_get(json_object_get(j, "beta"), "error")),
+                        "ZKPIPE_EIO");
+    json_decref(j);
 #ifndef ZKPIPE_TEST_NO_HTTP
     r = get(zkpipe_http_port(srv), "GET", "/status");
     const char *after_uptime = strstr(r.body, ",\"accounting\":");
@@ -709,9 +714,9 @@ static void hostile_clients(void **state)
     http_reply_free(&r);
     r = get(port, "GET", "/status");
     assert_int_equal(r.status, 200);
-    cJSON *j = cJSON_Parse(r.body);
+    json_t *j = parse(r.body);
     assert_non_null(j);
-    cJSON_Delete(j);
+    json_decref(j);
     http_reply_free(&r);
 
     atomic_store(&m.stop, 1);
@@ -744,9 +749,9 @@ static void *scrape(void *arg)
             continue;
         }
         if (i % 2) {
-            cJSON *j = cJSON_Parse(r.body);
+            json_t *j = parse(r.body);
             s->bad += j == NULL;
-            cJSON_Delete(j);
+            json_decref(j);
         }
         http_reply_free(&r);
     }

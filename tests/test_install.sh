@@ -42,7 +42,7 @@ backend_line() {
 
 # Flags a consumer gets must not mention jansson or CUDA (nor zkpipe's private -lm, -lpthread).
 no_private_flags() { # <what> <file>
-    if grep -n -i 'jansson\|cjson\|cuda\|-lm\b\|pthread' "$2" >&2; then
+    if grep -n -i 'jansson\|cuda\|-lm\b\|pthread' "$2" >&2; then
         fail "$1 carries zkpipe's private dependencies"
     fi
 }
