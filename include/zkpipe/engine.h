@@ -198,7 +198,9 @@ typedef struct zkpipe_stage_call {
     /* The partition's open ledger (in ZKPIPE_STAGE_SYNTH during synthesize, in
      * ZKPIPE_STAGE_PROVING when prove starts); NULL in estimate, and in discard when the engine
      * has already closed it (its charges are gone then; free the item without releasing). Only
-     * the thread the operation runs on may charge it. */
+     * the thread the operation runs on may charge it. With a byte budget a charge may wait for
+     * budget bytes (see the top of this file): charge a buffer before allocating it, and never
+     * while holding a lock that another partition's operations take. */
     zkpipe_ledger *ledger;
     zkpipe_pool *pool;       /* prove: the prover worker's pool; otherwise NULL */
     zkpipe_backend backend;  /* the backend the engine resolved: ZKPIPE_BACKEND_CPU or _CUDA */

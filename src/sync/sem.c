@@ -648,7 +648,8 @@ zkpipe_status zkpipe__sem_grow(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t 
         sem->available -= units;
         atomic_store_explicit(&sem->available_view, lendable(sem), memory_order_relaxed);
         extend(sem, permit, units);
-    } else if (may_overdraw(sem, &w, permit, false)) {
+    } else if (look == NULL && may_overdraw(sem, &w, permit, false)) {
+        /* (With a look, what it can give back is tried before going over.) */
         overdraw(sem, permit, units);
     } else if ((st = enqueue(sem, &w)) == ZKPIPE_OK) {
         /* Each pass: served? a key to release (look)? may it overdraw? else sleep until a

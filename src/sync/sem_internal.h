@@ -63,7 +63,8 @@ zkpipe_status zkpipe__sem_admit(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t
 /* Adds `units` to the member's `permit` (an empty one becomes a permit of `sem`), blocking
  * ahead of other waiters until they are free or it may overdraw (late: the member is in its
  * late phase); while it waits, `look` (NULL: none) is called as zkpipe__sem_acquire_looking
- * calls it (a lower request it gives is ignored: growth is what the ledger needs).
+ * calls it (a lower request it gives is ignored: growth is what the ledger needs), and before
+ * it overdraws: units it can have given back (idle keys) are used before going over.
  * @return ZKPIPE_OK (permit->units grew by `units`), ZKPIPE_EINVAL (NULL, a permit of another
  *         semaphore), ZKPIPE_ESTATE (a permit that is not outstanding), ZKPIPE_ECLOSED,
  *         ZKPIPE_ENOMEM or ZKPIPE_EUNSUPPORTED (the wait's condition variable); on error the
