@@ -25,9 +25,9 @@
  * operations (zkpipe/stages.h); a host brings its own (examples/host_pipeline.c).
  *
  * The byte budget: before synthesis a partition reserves max(its `estimate`, the largest peak
- * the closed ledgers of its source reached) bytes (a source: the operations table with the key
- * its `source` operation names); a partition estimated larger than the whole budget fails with
- * ZKPIPE_ETOOBIG at once instead of waiting forever. With ZKPIPE_RESERVATION_FOLLOW (the
+ * the ledgers of its source reached, open ones included) bytes (a source: the operations table with
+ * the key its `source` operation names); a partition estimated larger than the whole budget fails
+ * with ZKPIPE_ETOOBIG at once instead of waiting forever. With ZKPIPE_RESERVATION_FOLLOW (the
  * default) the reservation then follows the ledger: the bytes the partition frees go back to
  * the budget at once (a, b, c after h: the next synthesis may start), except what its source
  * has been seen to allocate again after freeing (so until a partition of the source has been
