@@ -126,11 +126,14 @@ static uint64_t *map_words(size_t bytes)
  * not be mapped or charged. */
 static uint64_t *take(zkpipe_ledger *ledger, uint32_t kind, size_t bytes, size_t p, uint64_t *sum)
 {
-    uint64_t *w = map_words(bytes);
-    if (w == NULL)
+    /* Charged before it exists: the charge may wait for budget bytes (the engine grows the
+     * partition's reservation first), and memory mapped meanwhile would be outside the budget.
+     * So no lock another partition needs may be held here either. */
+    if (zkpipe_ledger_charge(ledger, kind, bytes) != ZKPIPE_OK)
         return NULL;
-    if (zkpipe_ledger_charge(ledger, kind, bytes) != ZKPIPE_OK) {
-        munmap(w, bytes);
+    uint64_t *w = map_words(bytes);
+    if (w == NULL) {
+        zkpipe_ledger_release(ledger, kind, bytes);
         return NULL;
     }
     for (size_t i = 0; i < bytes / 8; i++) {
@@ -497,6 +500,12 @@ int main(int argc, char **argv)
     printf("peak accounted bytes: %llu (budget %llu); peak RSS %llu; live at exit %llu\n",
            (unsigned long long)peaks.peak_bytes, (unsigned long long)n.budget_bytes,
            (unsigned long long)rss, (unsigned long long)end.live_bytes);
+    printf("budget waits: %llu admissions %.3f s, %llu growths %.3f s; %llu overdrafts, the "
+           "largest %llu bytes\n",
+           (unsigned long long)n.budget_admission_waits, 1e-9 * (double)n.budget_admission_wait_ns,
+           (unsigned long long)n.budget_growth_waits, 1e-9 * (double)n.budget_growth_wait_ns,
+           (unsigned long long)n.budget_overdrafts,
+           (unsigned long long)n.budget_overdraft_peak_bytes);
     printf("permits: %s, %llu at the end; unaccounted peak (estimate): %llu bytes\n",
            o.engine.auto_permits ? "auto" : "fixed", (unsigned long long)n.permits_admitted,
            (unsigned long long)n.unaccounted_peak_bytes);
@@ -506,7 +515,10 @@ int main(int argc, char **argv)
                "\"peak_accounted_bytes\":%llu,\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,"
                "\"live_bytes_at_exit\":%llu,\"learned_partition_bytes\":%llu,"
                "\"over_reservation_bytes\":%llu,\"over_reservation_events\":%llu,"
-               "\"budget_returned_early_bytes\":%llu,\"concurrency\":\"%s\","
+               "\"budget_returned_early_bytes\":%llu,\"budget_admission_waits\":%llu,"
+               "\"budget_admission_wait_s\":%.6f,\"budget_growth_waits\":%llu,"
+               "\"budget_growth_wait_s\":%.6f,\"budget_overdrafts\":%llu,"
+               "\"budget_overdraft_peak_bytes\":%llu,\"concurrency\":\"%s\","
                "\"permits_final\":%llu,\"unaccounted_peak_bytes\":%llu,\"elapsed_s\":%.6f,"
                "\"throughput_per_s\":%.3f}\n",
                o.partitions, verified, errors, release, (unsigned long long)n.bound,
@@ -516,6 +528,10 @@ int main(int argc, char **argv)
                (unsigned long long)learned, (unsigned long long)n.over_reservation_bytes,
                (unsigned long long)n.over_reservation_events,
                (unsigned long long)n.budget_returned_early,
+               (unsigned long long)n.budget_admission_waits,
+               1e-9 * (double)n.budget_admission_wait_ns, (unsigned long long)n.budget_growth_waits,
+               1e-9 * (double)n.budget_growth_wait_ns, (unsigned long long)n.budget_overdrafts,
+               (unsigned long long)n.budget_overdraft_peak_bytes,
                o.engine.auto_permits ? "auto" : "fixed", (unsigned long long)n.permits_admitted,
                (unsigned long long)n.unaccounted_peak_bytes, elapsed, per_s);
     int ok = st == ZKPIPE_OK && closed == ZKPIPE_OK && errors == 0 && verified == o.partitions &&

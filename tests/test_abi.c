@@ -97,6 +97,7 @@ _Static_assert(sizeof(zkpipe_zkey_info) == 64, "zkpipe_zkey_info changed size");
 _Static_assert(sizeof(zkpipe_snapshot) == 7776, "zkpipe_snapshot changed size");
 _Static_assert(sizeof(zkpipe_histogram_snapshot) == 584, "zkpipe_histogram_snapshot changed size");
 _Static_assert(sizeof(zkpipe_http_counters) == 128, "zkpipe_http_counters changed size");
+_Static_assert(sizeof(zkpipe_engine_counters) == 288, "zkpipe_engine_counters changed size");
 /* Embedded in zkpipe_http_config, so fixed too: new fields take its reserved space. */
 _Static_assert(sizeof(zkpipe_prom_options) == 64, "zkpipe_prom_options changed size");
 #endif

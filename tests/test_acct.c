@@ -187,6 +187,56 @@ static void register_until_full(void **state)
     zkpipe_acct_destroy(acct);
 }
 
+/* What a hook saw: the registry's live bytes at each call, and the ledger's totals. */
+typedef struct hook_log {
+    zkpipe_acct *acct;
+    int calls;
+    uint64_t before[4], after[4], registry[4];
+} hook_log;
+
+static void log_hook(void *ctx, uint64_t before, uint64_t after)
+{
+    hook_log *h = ctx;
+    if (h->calls < 4) {
+        h->before[h->calls] = before;
+        h->after[h->calls] = after;
+        h->registry[h->calls] = snap_of(h->acct).live_bytes;
+    }
+    h->calls++;
+}
+
+/* The hook runs before the counters change for a charge (a reservation grows first, so no
+ * counter shows bytes it does not cover) and after them for a release; a refused charge or
+ * release, a move and the close call it not at all. */
+static void hook_runs_before_a_charge_and_after_a_release(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct = new_acct();
+    zkpipe_ledger l;
+    assert_int_equal(zkpipe_ledger_open(&l, acct, ZKPIPE_STAGE_SYNTH), ZKPIPE_OK);
+    hook_log h = {.acct = acct};
+    assert_int_equal(zkpipe_ledger_set_hook(&l, log_hook, &h), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 100), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_AUX, 50), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_charge(&l, ZKPIPE_KIND_AUX, UINT64_MAX), ZKPIPE_EOVERFLOW);
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_H, 1), ZKPIPE_EUNDERFLOW);
+    assert_int_equal(zkpipe_ledger_move(&l, ZKPIPE_STAGE_PENDING), ZKPIPE_OK);
+    assert_int_equal(zkpipe_ledger_release(&l, ZKPIPE_KIND_ABC, 100), ZKPIPE_OK);
+    assert_int_equal(h.calls, 3);
+    assert_int_equal(h.before[0], 0);
+    assert_int_equal(h.after[0], 100);
+    assert_int_equal(h.registry[0], 0); /* not counted yet */
+    assert_int_equal(h.before[1], 100);
+    assert_int_equal(h.after[1], 150);
+    assert_int_equal(h.registry[1], 100);
+    assert_int_equal(h.before[2], 150);
+    assert_int_equal(h.after[2], 50);
+    assert_int_equal(h.registry[2], 50); /* no longer counted */
+    zkpipe_ledger_close(&l);
+    assert_int_equal(h.calls, 3);
+    zkpipe_acct_destroy(acct);
+}
+
 static void ledger_open_and_close(void **state)
 {
     (void)state;
@@ -712,6 +762,7 @@ int main(void)
         cmocka_unit_test(create_and_destroy),
         cmocka_unit_test(default_registry_is_permanent),
         cmocka_unit_test(builtin_names),
+        cmocka_unit_test(hook_runs_before_a_charge_and_after_a_release),
         cmocka_unit_test(register_names),
         cmocka_unit_test(register_until_full),
         cmocka_unit_test(ledger_open_and_close),

@@ -8,6 +8,7 @@
  * The host operations charge bytes without allocating them: only the ledgers matter here.
  * Worker threads never call cmocka asserts: they count failures, and the main thread checks. */
 #include <pthread.h>
+#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -260,9 +261,10 @@ enum { STRESS_SOURCES = 3 };
 
 /* Three sources (one exact, one announcing too little, one allocating scratch after freeing)
  * through 4 synthesis workers, 2 provers, cancels of every fifth job: on every snapshot the
- * accounted bytes stay within the budget plus the shortfalls the resident partitions could
- * have; at the end every budget unit is back, no ledger is open, each source has learned its
- * true peak, and the exact source was never over its reservation. */
+ * accounted bytes stay within the budget plus one partition's shortfall (not one per resident
+ * partition: a charge beyond a reservation takes its bytes from the budget first); at the end
+ * every budget unit is back, no ledger is open, each source has learned its true peak, and the
+ * exact source was never over its reservation. */
 static void budget_is_conserved_under_traffic(void **state)
 {
     (void)state;
@@ -279,13 +281,12 @@ static void budget_is_conserved_under_traffic(void **state)
     cfg.permits = 4;
     cfg.capacity = 2;
     cfg.prover_workers = 2;
-    /* Until a source has learned its peak, each partition of it holding buffers (at most
-     * permits + capacity + provers at once) can overshoot by its shortfall. */
-    uint64_t resident = cfg.permits + cfg.capacity + cfg.prover_workers;
+    /* The most one partition can lack: an estimate's shortfall, or a regrowth after freeing
+     * beyond what its reservation kept. */
     uint64_t shortfall = true_peak(&p[1]) - p[1].announce;
     if (p[2].scratch > shortfall)
         shortfall = p[2].scratch;
-    snapshot_watch w = {.acct = acct, .byte_limit = budget + resident * shortfall};
+    snapshot_watch w = {.acct = acct, .byte_limit = budget + shortfall};
     zkpipe_engine *e;
     assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_OK);
     assert_int_equal(snapshot_watch_start(&w), 0);
@@ -327,6 +328,231 @@ static void budget_is_conserved_under_traffic(void **state)
     assert_int_equal(w.failed_reads, 0);
     assert_int_equal(w.breaches, 0);
     assert_true(w.max_live <= w.byte_limit);
+    zkpipe_acct_destroy(acct);
+}
+
+/* ---- any estimate: the budget is a promise ---- */
+
+enum { WILD_CHARGES = 3, WILD_SOURCES = 8 };
+
+/* A partition of random size: charges in synthesis and more in prove (growth in both), each its
+ * own buffer, all released at the end of prove; announcing 0, too little, the truth or too
+ * much. */
+typedef struct wild {
+    uint64_t synth[WILD_CHARGES], prove[WILD_CHARGES];
+    uint64_t announce;
+    const void *key; /* its source */
+    atomic_long *failures;
+} wild;
+
+static uint64_t wild_peak(const wild *w)
+{
+    uint64_t n = 0;
+    for (int i = 0; i < WILD_CHARGES; i++)
+        n += w->synth[i] + w->prove[i];
+    return n;
+}
+
+static zkpipe_status w_estimate(const zkpipe_stage_call *call, uint64_t *bytes)
+{
+    *bytes = ((const wild *)call->ctx)->announce;
+    return ZKPIPE_OK;
+}
+
+static void w_charge(const wild *w, zkpipe_ledger *l, const uint64_t *bytes, uint32_t kind)
+{
+    for (int i = 0; i < WILD_CHARGES; i++) {
+        if (bytes[i] > 0 && zkpipe_ledger_charge(l, kind, bytes[i]) != ZKPIPE_OK)
+            atomic_fetch_add(w->failures, 1);
+        sched_yield(); /* let the other partitions move between charges */
+    }
+}
+
+static zkpipe_status w_synthesize(const zkpipe_stage_call *call, void **out)
+{
+    const wild *w = call->ctx;
+    w_charge(w, call->ledger, w->synth, ZKPIPE_KIND_ABC);
+    *out = call->ctx;
+    return ZKPIPE_OK;
+}
+
+static zkpipe_status w_prove(const zkpipe_stage_call *call, void *item,
+                             zkpipe_partition_result *out)
+{
+    (void)item;
+    (void)out;
+    const wild *w = call->ctx;
+    w_charge(w, call->ledger, w->prove, ZKPIPE_KIND_H);
+    for (int i = 0; i < WILD_CHARGES; i++)
+        if ((w->synth[i] > 0 &&
+             zkpipe_ledger_release(call->ledger, ZKPIPE_KIND_ABC, w->synth[i]) != ZKPIPE_OK) ||
+            (w->prove[i] > 0 &&
+             zkpipe_ledger_release(call->ledger, ZKPIPE_KIND_H, w->prove[i]) != ZKPIPE_OK))
+            atomic_fetch_add(w->failures, 1);
+    return ZKPIPE_OK;
+}
+
+static const void *w_source(void *ctx, size_t partition)
+{
+    (void)partition;
+    return ((const wild *)ctx)->key;
+}
+
+static const zkpipe_stage_ops wild_ops = {
+    .struct_size = sizeof(zkpipe_stage_ops),
+    .name = "wild",
+    .estimate = w_estimate,
+    .synthesize = w_synthesize,
+    .prove = w_prove,
+    .discard = p_discard,
+    .source = w_source,
+};
+
+static uint64_t next_random(uint64_t *x)
+{
+    *x ^= *x << 13;
+    *x ^= *x >> 7;
+    *x ^= *x << 17;
+    return *x;
+}
+
+/* Fills `w` with a partition of `most` / 2 to `most` bytes (some of its charges may be 0) and an
+ * estimate of one of four kinds; returns its shortfall: what its estimate lacks of its peak. */
+static uint64_t wild_init(wild *w, uint64_t *rng, uint64_t most, const void *key,
+                          atomic_long *failures)
+{
+    memset(w, 0, sizeof *w);
+    w->key = key;
+    w->failures = failures;
+    uint64_t left = most / 2 + 1 + next_random(rng) % (most / 2);
+    for (int i = 0; i < WILD_CHARGES; i++) {
+        w->synth[i] = next_random(rng) % (left / 2 + 1);
+        left -= w->synth[i];
+        w->prove[i] = next_random(rng) % (left / 2 + 1);
+        left -= w->prove[i];
+    }
+    w->synth[0] += left / 2 + 1; /* never an empty synthesis; at most `most` in all */
+    uint64_t peak = wild_peak(w);
+    switch (next_random(rng) % 4) {
+    case 0:
+        w->announce = 0;
+        break;
+    case 1:
+        w->announce = peak / 3;
+        break;
+    case 2:
+        w->announce = peak;
+        break;
+    default:
+        w->announce = 2 * peak < most ? 2 * peak : most;
+        break;
+    }
+    return w->announce < peak ? peak - w->announce : 0;
+}
+
+/* Many synthesis and prover workers, a channel of one slot, partitions of random sizes that
+ * grow in synthesis and in prove, estimates of 0, too little, the truth and too much, cancels:
+ * every partition ends (within a deadline: a deadlock fails here, not in the test runner's
+ * timeout), every budget unit comes back, every ledger closes, and the accounted bytes never
+ * exceed the budget by more than the largest single shortfall, nor by more than the largest
+ * overdraft the engine reports. */
+static void any_estimate_keeps_the_budget_within_one_shortfall(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct;
+    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
+    enum { JOBS = ZKPIPE_TEST_SANITIZED ? 40 : 200, PER_JOB = 8 };
+    const uint64_t budget = 1 << 16;
+    zkpipe_engine_config cfg = config(acct, budget);
+    cfg.synth_workers = 6;
+    cfg.permits = 6;
+    cfg.capacity = 1;
+    cfg.prover_workers = 4;
+    static wild parts[JOBS * PER_JOB];
+    static const char sources[WILD_SOURCES] = {0};
+    atomic_long failures = 0;
+    uint64_t rng = 0x9e3779b97f4a7c15u, shortfall = 0;
+    for (size_t i = 0; i < JOBS * PER_JOB; i++) {
+        /* Half share a few sources (their sizes are learned), half are each their own (never
+         * learned before they end: every one of them is admitted on its estimate). */
+        const void *key = i % 2 ? (const void *)&sources[i % WILD_SOURCES] : &parts[i];
+        uint64_t f = wild_init(&parts[i], &rng, budget / 4, key, &failures);
+        shortfall = f > shortfall ? f : shortfall;
+    }
+    zkpipe_engine *e;
+    assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_OK);
+    zkpipe_job *job[JOBS];
+    for (size_t j = 0; j < JOBS; j++) {
+        zkpipe_partition pp[PER_JOB];
+        for (size_t i = 0; i < PER_JOB; i++)
+            pp[i] = (zkpipe_partition){&wild_ops, &parts[j * PER_JOB + i], {0, 0}};
+        assert_int_equal(zkpipe_engine_submit(e, &job[j], pp, PER_JOB, NULL, NULL), ZKPIPE_OK);
+        if (j % 7 == 6)
+            zkpipe_job_cancel(job[j]);
+    }
+    zkpipe_engine_counters c;
+    for (size_t j = 0; j < JOBS; j++) {
+        zkpipe_status st = zkpipe_job_wait_timed(job[j], (uint64_t)6 * PATIENCE_MS * 1000000);
+        if (st != ZKPIPE_OK) {
+            zkpipe_engine_stats(e, &c);
+            fail_msg("job %zu: %s; in flight %llu, proving %llu, budget available %llu", j,
+                     zkpipe_status_name(st), (unsigned long long)c.in_flight,
+                     (unsigned long long)c.proving, (unsigned long long)c.budget_available);
+        }
+        for (size_t i = 0; i < PER_JOB; i++) {
+            zkpipe_partition_result r;
+            assert_int_equal(zkpipe_job_result(job[j], i, &r), ZKPIPE_OK);
+            if (r.status != ZKPIPE_OK && !(j % 7 == 6 && r.status == ZKPIPE_ECANCELED))
+                fail_msg("job %zu partition %zu: %s (%s)", j, i, zkpipe_status_name(r.status),
+                         r.detail);
+        }
+        zkpipe_job_destroy(job[j]);
+    }
+    zkpipe_engine_drain(e);
+    assert_int_equal(zkpipe_engine_stats(e, &c), ZKPIPE_OK);
+    assert_int_equal(c.budget_available, budget);
+    assert_int_equal(c.proved + c.canceled, JOBS * PER_JOB);
+    assert_int_equal(c.failed, 0);
+    assert_true(c.budget_overdraft_peak_bytes <= shortfall);
+    zkpipe_engine_destroy(e);
+    zkpipe_snapshot s;
+    assert_int_equal(zkpipe_acct_snapshot(acct, &s), ZKPIPE_OK);
+    assert_int_equal(s.live_items, 0);
+    assert_int_equal(s.live_bytes, 0);
+    assert_int_equal(atomic_load(&failures), 0);
+    if (s.peak_bytes > budget + c.budget_overdraft_peak_bytes || s.peak_bytes > budget + shortfall)
+        fail_msg("peak %llu bytes: budget %llu, largest shortfall %llu, largest overdraft %llu",
+                 (unsigned long long)s.peak_bytes, (unsigned long long)budget,
+                 (unsigned long long)shortfall, (unsigned long long)c.budget_overdraft_peak_bytes);
+    zkpipe_acct_destroy(acct);
+}
+
+/* A partition larger than the whole budget, announcing nothing: the first ones run on the
+ * overdraft (no hang), the later ones reserve the whole budget (their learned size, capped)
+ * and so run alone; the accounted bytes stay within the budget plus one partition's size. */
+static void a_partition_larger_than_the_budget_runs_alone(void **state)
+{
+    (void)state;
+    zkpipe_acct *acct;
+    assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
+    zkpipe_engine_config cfg = config(acct, 10000);
+    cfg.synth_workers = 3;
+    cfg.permits = 3;
+    cfg.prover_workers = 2;
+    profile p;
+    profile_init(&p, 9000, 4000, 2000, 0);
+    p.announce = 0;
+    zkpipe_engine_counters c;
+    zkpipe_engine_source src;
+    run(&cfg, &p, 3, 6, &c, &src);
+    assert_int_equal(src.learned_bytes, true_peak(&p));
+    assert_int_equal(src.reserved_bytes, cfg.budget_bytes);
+    assert_true(c.budget_overdrafts >= 1);
+    assert_true(c.budget_overdraft_peak_bytes <= true_peak(&p));
+    zkpipe_snapshot s;
+    assert_int_equal(zkpipe_acct_snapshot(acct, &s), ZKPIPE_OK);
+    assert_true(s.peak_bytes <= cfg.budget_bytes + c.budget_overdraft_peak_bytes);
+    assert_true(s.peak_bytes <= true_peak(&p) + cfg.budget_bytes);
     zkpipe_acct_destroy(acct);
 }
 
@@ -446,6 +672,8 @@ int main(void)
         cmocka_unit_test(freed_abc_admit_the_next_synthesis),
         cmocka_unit_test(learned_sizes_converge_after_one_partition),
         cmocka_unit_test(budget_is_conserved_under_traffic),
+        cmocka_unit_test(any_estimate_keeps_the_budget_within_one_shortfall),
+        cmocka_unit_test(a_partition_larger_than_the_budget_runs_alone),
         cmocka_unit_test(real_proofs_keep_the_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -537,10 +537,23 @@ static void provider_serves_the_engine(void **state)
                  "zkpipe_partition_prove_seconds_bucket{le=\"+Inf\"} 7",
                  "zkpipe_partitions_oldest_age_seconds 0",
                  "# TYPE zkpipe_over_reservation_events_total counter",
+                 "# TYPE zkpipe_budget_admission_waits_total counter",
+                 "# TYPE zkpipe_budget_admission_wait_seconds_total counter",
+                 "# TYPE zkpipe_budget_growth_waits_total counter",
+                 "# TYPE zkpipe_budget_growth_wait_seconds_total counter",
+                 "# TYPE zkpipe_budget_overdrafts_total counter",
+                 "# TYPE zkpipe_budget_overdraft_peak_bytes gauge",
                  "# TYPE zkpipe_source_learned_bytes gauge");
     http_reply_free(&r);
     eng = engine_status(port, &doc);
     assert_true(number(eng, "admission.over_reservation_events") >= 1);
+    /* The budget's waits and overdrafts are served; an overdraft is one partition's at most. */
+    assert_true(number(eng, "admission.growth_waits") >= 0);
+    assert_true(number(eng, "admission.growth_wait_s") >= 0);
+    assert_true(number(eng, "admission.admission_waits") >= 0);
+    assert_true(number(eng, "admission.admission_wait_s") >= 0);
+    assert_true(number(eng, "admission.overdrafts") >= 0);
+    assert_true(number(eng, "admission.overdraft_peak_bytes") <= BUF_BYTES);
     const json_t *sources = json_object_get(json_object_get(eng, "admission"), "sources");
     assert_int_equal(json_array_size(sources), 1);
     const json_t *src = json_array_get(sources, 0);

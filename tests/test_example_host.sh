@@ -61,6 +61,21 @@ check "$json" 8
 [ "$(field peak_accounted_bytes "$json")" -le $((7 * 1048576)) ] || fail "budget exceeded: $json"
 [ "$(field peak_accounted_bytes "$json")" -ge "$one" ] || fail "less than one partition: $json"
 
+# An estimate of 4 MiB for partitions of 10 MiB (and the host state): each charge beyond a
+# reservation takes its bytes from the budget first, so the accounted bytes exceed the budget
+# by one partition's shortfall at most (by the largest overdraft, which the engine reports).
+short=$(((10 - 4) * 1048576 + 4096))
+json=$(run --partitions 16 --abc-mib 6 --aux-mib 4 --synth-ms 2 --prove-ms 5 \
+    --synth-workers 4 --permits 4 --capacity 2 --budget-mib 32 --estimate-mib 4)
+echo "$json"
+check "$json" 16
+peak=$(field peak_accounted_bytes "$json")
+[ "$peak" -le $((32 * 1048576 + short)) ] || fail "more than one shortfall over: $json"
+[ "$peak" -le $((32 * 1048576 + $(field budget_overdraft_peak_bytes "$json"))) ] ||
+    fail "over the budget by more than the largest overdraft: $json"
+field budget_growth_waits "$json" >/dev/null
+field budget_admission_waits "$json" >/dev/null
+
 # Auto concurrency: the engine chooses the permits within the synthesis workers, the waist
 # stays within synth_workers + capacity, the budget holds; without a budget it takes one.
 json=$(run --partitions 12 --abc-mib 2 --aux-mib 1 --synth-ms 1 --prove-ms 20 \

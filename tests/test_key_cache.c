@@ -77,6 +77,7 @@ static const zkpipe_key_ops hkey_ops = {
  * that it was given the key's handle. */
 typedef struct hpart {
     uint64_t units;
+    uint64_t announce; /* its estimate: `units` unless a test says otherwise */
     hkey *key;
     atomic_int *gate; /* NULL: none; proves wait while *gate is 0 */
     atomic_long *synths, *proofs, *failures;
@@ -84,7 +85,7 @@ typedef struct hpart {
 
 static zkpipe_status p_estimate(const zkpipe_stage_call *call, uint64_t *bytes)
 {
-    *bytes = ((const hpart *)call->ctx)->units;
+    *bytes = ((const hpart *)call->ctx)->announce;
     return ZKPIPE_OK;
 }
 
@@ -183,7 +184,7 @@ static void hkey_add(rig *r, hkey *k, uint64_t bytes, int loaded)
 
 static hpart part(rig *r, uint64_t units, hkey *key, atomic_int *gate)
 {
-    hpart p = {units, key, gate, &r->synths, &r->proofs, &r->failures};
+    hpart p = {units, units, key, gate, &r->synths, &r->proofs, &r->failures};
     return p;
 }
 
@@ -353,6 +354,34 @@ static void test_idle_key_released_only_when_needed(void **state)
     assert_int_equal(k.releases, 2);
     assert_true(zkpipe_key_is_resident(a.key));
     assert_false(zkpipe_key_is_resident(b.key));
+    rig_free(&r);
+}
+
+/* A partition that announced too little grows its reservation as it charges; the growth
+ * releases an idle key for the bytes, as an admission would, rather than going over the
+ * budget. */
+static void test_growth_releases_an_idle_key(void **state)
+{
+    (void)state;
+    rig r;
+    rig_cache(&r, 0);
+    hkey a;
+    hkey_add(&r, &a, 600, 1);
+    rig_engine(&r, 1000, 1, 1);
+    hpart p = part(&r, 700, NULL, NULL);
+    p.announce = 100; /* admitted beside the key; 300 free when it charges its 700 */
+    finish(submit(&r, &p), ZKPIPE_OK);
+    zkpipe_key_cache_counters k = kstats(&r);
+    assert_int_equal(k.releases, 1);
+    assert_false(zkpipe_key_is_resident(a.key));
+    zkpipe_engine_counters c = estats(&r);
+    assert_int_equal(c.budget_overdrafts, 0);
+    assert_int_equal(c.budget_growth_waits, 1);
+    assert_int_equal(c.over_reservation_events, 1);
+    assert_int_equal(c.budget_available, 1000);
+    zkpipe_snapshot s;
+    assert_int_equal(zkpipe_acct_snapshot(r.acct, &s), ZKPIPE_OK);
+    assert_true(s.peak_bytes <= 1000);
     rig_free(&r);
 }
 
@@ -731,6 +760,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_budget_includes_keys),
         cmocka_unit_test(test_idle_key_released_only_when_needed),
+        cmocka_unit_test(test_growth_releases_an_idle_key),
         cmocka_unit_test(test_key_in_use_never_released),
         cmocka_unit_test(test_waiting_admitted_once_idle),
         cmocka_unit_test(test_zkey_reload_proofs_verify),

@@ -454,6 +454,164 @@ static void split_moves_units_without_freeing_them(void **state)
     zkpipe_sem_destroy(s);
 }
 
+/* ---- growth and the overdraft (sync/sem_internal.h) ---- */
+
+/* A member thread: admitted (or growing its `permit`) in the background. */
+typedef struct member {
+    zkpipe_sem *sem;
+    uint64_t units;
+    int grow, late; /* grow `permit` by `units` (late phase or early); else admit `units` */
+    zkpipe_permit permit;
+    zkpipe_status status;
+    pthread_t thread;
+} member;
+
+static void *member_main(void *arg)
+{
+    member *m = arg;
+    m->status = m->grow ? zkpipe__sem_grow(m->sem, &m->permit, m->units, m->late, NULL, NULL)
+                        : zkpipe__sem_admit(m->sem, &m->permit, m->units, NULL, NULL);
+    return NULL;
+}
+
+static void start_member(member *m, zkpipe_sem *s, zkpipe_permit held, uint64_t units, int grow,
+                         int late)
+{
+    m->sem = s;
+    m->permit = held;
+    m->units = units;
+    m->grow = grow;
+    m->late = late;
+    m->status = ZKPIPE_EINVAL;
+    assert_int_equal(pthread_create(&m->thread, NULL, member_main, m), 0);
+}
+
+static zkpipe_permit admitted(zkpipe_sem *s, uint64_t units)
+{
+    zkpipe_permit p;
+    zkpipe__sem_join(s);
+    assert_int_equal(zkpipe__sem_admit(s, &p, units, NULL, NULL), ZKPIPE_OK);
+    return p;
+}
+
+static zkpipe__sem_waits waits_of(zkpipe_sem *s)
+{
+    zkpipe__sem_waits w;
+    zkpipe__sem_waits_get(s, &w);
+    return w;
+}
+
+/* Growth is served ahead of a waiting admission; when every member waits (the admission, and
+ * the grower itself) the grower overdraws; units coming back pay the debt before the admission
+ * is served. */
+static void growth_goes_ahead_and_overdraws_when_all_wait(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 10, NULL), ZKPIPE_OK);
+    zkpipe_permit a = admitted(s, 6);
+    zkpipe__sem_join(s);
+    member b;
+    start_member(&b, s, (zkpipe_permit){0}, 8, 0, 0);
+    await_waiters(s, 1);
+    assert_int_equal(zkpipe__sem_grow(s, &a, 3, 0, NULL, NULL), ZKPIPE_OK); /* ahead of b */
+    assert_int_equal(a.units, 9);
+    assert_int_equal(zkpipe__sem_grow(s, &a, 2, 0, NULL, NULL), ZKPIPE_OK); /* 1 free: over */
+    assert_int_equal(a.units, 11);
+    zkpipe__sem_waits w = waits_of(s);
+    assert_int_equal(w.debt, 1);
+    assert_int_equal(w.overdrafts, 1);
+    assert_int_equal(w.debt_peak, 1);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+
+    assert_int_equal(zkpipe_permit_release_units(&a, 1), ZKPIPE_OK); /* pays the debt */
+    assert_int_equal(waits_of(s).debt, 0);
+    assert_int_equal(zkpipe_permit_release_units(&a, 4), ZKPIPE_OK);
+    assert_int_equal(zkpipe_sem_waiters(s), 1); /* 4 free, b needs 8 */
+    assert_int_equal(zkpipe_permit_release(&a), ZKPIPE_OK);
+    zkpipe__sem_leave(s);
+    pthread_join(b.thread, NULL);
+    assert_int_equal(b.status, ZKPIPE_OK);
+    assert_int_equal(b.permit.units, 8);
+    assert_int_equal(zkpipe_permit_release(&b.permit), ZKPIPE_OK);
+    zkpipe__sem_leave(s);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+    assert_int_equal(waits_of(s).admissions, 1);
+    zkpipe_sem_destroy(s);
+}
+
+/* An early grower waits while another member can move; a late one overdraws at once when the
+ * overdraft is free, and a second late one waits for that debt to be paid, as does an admission
+ * even of nothing. The growers are served first once units come back, and a member leaving
+ * wakes an early grower that may now overdraw although no unit it could use came back. */
+static void early_growth_waits_while_a_member_can_move(void **state)
+{
+    (void)state;
+    zkpipe_sem *s;
+    assert_int_equal(zkpipe_sem_create(&s, 10, NULL), ZKPIPE_OK);
+    zkpipe_permit a = admitted(s, 4), c = admitted(s, 4), d = admitted(s, 2);
+    member ga;
+    start_member(&ga, s, a, 3, 1, 0);
+    await_waiters(s, 1);
+    assert_int_equal(zkpipe__sem_grow(s, &c, 5, 1, NULL, NULL), ZKPIPE_OK); /* late: over */
+    assert_int_equal(c.units, 9);
+    assert_int_equal(waits_of(s).debt, 5);
+    zkpipe__sem_join(s);
+    member z;
+    start_member(&z, s, (zkpipe_permit){0}, 0, 0, 0); /* nothing, but after the debt */
+    await_waiters(s, 2);
+    member gd;
+    start_member(&gd, s, d, 1, 1, 1); /* late, but the overdraft is taken */
+    await_waiters(s, 3);
+    assert_int_equal(zkpipe_permit_release(&c), ZKPIPE_OK); /* pays 5, 4 free: a's 3, d's 1 */
+    zkpipe__sem_leave(s);
+    pthread_join(z.thread, NULL);
+    assert_int_equal(z.status, ZKPIPE_OK);
+    assert_false(zkpipe_permit_is_held(&z.permit));
+    zkpipe__sem_leave(s);
+    pthread_join(ga.thread, NULL);
+    assert_int_equal(ga.status, ZKPIPE_OK);
+    assert_int_equal(ga.permit.units, 7);
+    pthread_join(gd.thread, NULL);
+    assert_int_equal(gd.status, ZKPIPE_OK);
+    assert_int_equal(gd.permit.units, 3);
+    assert_int_equal(zkpipe_sem_available(s), 0);
+
+    /* a grows early by 5 while d can move: it waits; d's 3 units coming back are not enough,
+     * and once d leaves, a is the only member and waiting: it overdraws by 2. */
+    member gb;
+    start_member(&gb, s, ga.permit, 5, 1, 0);
+    await_waiters(s, 1);
+    assert_int_equal(zkpipe_permit_release(&gd.permit), ZKPIPE_OK); /* 3 free: not 5 */
+    assert_int_equal(zkpipe_sem_waiters(s), 1);
+    zkpipe__sem_leave(s); /* d gone: a alone, waiting: it overdraws by 2 */
+    pthread_join(gb.thread, NULL);
+    assert_int_equal(gb.status, ZKPIPE_OK);
+    assert_int_equal(gb.permit.units, 12);
+    zkpipe__sem_waits w = waits_of(s);
+    assert_int_equal(w.debt, 2);
+    assert_int_equal(w.overdrafts, 2);
+    assert_int_equal(w.debt_peak, 5);
+    assert_int_equal(w.growths, 3);
+    assert_int_equal(w.admissions, 1);
+    assert_int_equal(zkpipe_permit_release(&gb.permit), ZKPIPE_OK);
+    zkpipe__sem_leave(s);
+    assert_int_equal(waits_of(s).debt, 0);
+    assert_int_equal(zkpipe_sem_available(s), 10);
+    /* Misuse: another semaphore's permit; closed. */
+    zkpipe_sem *t;
+    assert_int_equal(zkpipe_sem_create(&t, 4, NULL), ZKPIPE_OK);
+    zkpipe_permit other;
+    assert_int_equal(zkpipe_sem_acquire(t, &other, 1), ZKPIPE_OK);
+    assert_int_equal(zkpipe__sem_grow(s, &other, 1, 1, NULL, NULL), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__sem_grow(NULL, &other, 1, 1, NULL, NULL), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_permit_release(&other), ZKPIPE_OK);
+    zkpipe_sem_close(t);
+    assert_int_equal(zkpipe__sem_grow(t, &other, 1, 1, NULL, NULL), ZKPIPE_ECLOSED);
+    zkpipe_sem_destroy(t);
+    zkpipe_sem_destroy(s);
+}
+
 /* A permit given back a part at a time: waiters are served in FIFO order as the parts come
  * back, the rest stays held, and the last part ends the permit. */
 static void partial_release_serves_waiters_in_order(void **state)
@@ -736,6 +894,8 @@ int main(void)
         cmocka_unit_test(lowered_request_is_served_in_its_place),
         cmocka_unit_test(request_lowered_to_zero_leaves_the_queue),
         cmocka_unit_test(split_moves_units_without_freeing_them),
+        cmocka_unit_test(growth_goes_ahead_and_overdraws_when_all_wait),
+        cmocka_unit_test(early_growth_waits_while_a_member_can_move),
         cmocka_unit_test(partial_release_serves_waiters_in_order),
         cmocka_unit_test(partial_release_refuses_what_is_not_held),
         cmocka_unit_test(limit_holds_back_and_raising_it_serves_waiters),

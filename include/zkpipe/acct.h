@@ -65,10 +65,13 @@ typedef struct zkpipe_acct zkpipe_acct;
  * may be moved (memcpy) to other storage between calls, e.g. with the item that embeds it or
  * by a language that moves values by copying them (Rust). The copy left behind must then be
  * forgotten, never used or closed: closing both would release the item twice. */
-/* Told of a ledger's byte total after every charge and release (zkpipe_ledger_set_hook): `before`
- * and `after` are the ledger's live bytes around that one operation. Runs on the thread that
- * made the operation (the ledger's owner), after the counters have changed; it must not call
- * functions on the same ledger. */
+/* Told of a ledger's byte total around every charge and release (zkpipe_ledger_set_hook):
+ * `before` and `after` are the ledger's live bytes around that one operation. Runs on the
+ * thread that made the operation (the ledger's owner): for a charge before any counter changes
+ * (after the charge's checks: it will not fail), so a reservation can grow first and the
+ * counters never show bytes it does not cover; for a release after the counters have changed,
+ * so the bytes it gives back are no longer counted. It may block (the engine's waits for
+ * budget bytes there); it must not call functions on the same ledger. */
 typedef void (*zkpipe_ledger_hook_fn)(void *ctx, uint64_t before, uint64_t after);
 
 typedef struct zkpipe_ledger {
@@ -123,6 +126,9 @@ ZKPIPE_API zkpipe_status zkpipe_ledger_open(zkpipe_ledger *ledger, zkpipe_acct *
                                             uint32_t stage);
 
 /*! zkpipe_ledger_charge() : one more live buffer of `kind` with `bytes` bytes (0 allowed).
+ * With a hook set, it runs first and may block: a partition's ledger in the engine waits here
+ * for budget bytes beyond its reservation (zkpipe/engine.h), so charge while holding no lock
+ * that another partition's work needs.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, closed ledger or unregistered kind),
  *         ZKPIPE_EOVERFLOW (the ledger's byte total would wrap). */
 ZKPIPE_API zkpipe_status zkpipe_ledger_charge(zkpipe_ledger *ledger, uint32_t kind, uint64_t bytes);
@@ -144,11 +150,11 @@ ZKPIPE_API zkpipe_status zkpipe_ledger_move(zkpipe_ledger *ledger, uint32_t stag
 ZKPIPE_API void zkpipe_ledger_close(zkpipe_ledger *ledger);
 
 /*! zkpipe_ledger_set_hook() : from now until the ledger is closed, `hook` (NULL: none) is told
- * of the ledger's live bytes after each zkpipe_ledger_charge and zkpipe_ledger_release on it;
- * neither moves nor close call it. This is how a byte reservation follows its ledger (the
- * engine's do; a host holding zkpipe_sem permits can give units back from its own hook with
- * zkpipe_permit_release_units). `ctx` must stay valid while the hook is set; it travels with
- * the ledger when the ledger is moved to other storage.
+ * of the ledger's live bytes around each zkpipe_ledger_charge (before the counters change) and
+ * zkpipe_ledger_release (after) on it; neither moves nor close call it. This is how a byte
+ * reservation follows its ledger (the engine's do; a host holding zkpipe_sem permits can give units
+ * back from its own hook with zkpipe_permit_release_units). `ctx` must stay valid while the hook is
+ * set; it travels with the ledger when the ledger is moved to other storage.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL or closed ledger). Thread safety: see zkpipe_ledger. */
 ZKPIPE_API zkpipe_status zkpipe_ledger_set_hook(zkpipe_ledger *ledger, zkpipe_ledger_hook_fn hook,
                                                 void *ctx);

@@ -25,19 +25,28 @@
  * operations (zkpipe/stages.h); a host brings its own (examples/host_pipeline.c).
  *
  * The byte budget: before synthesis a partition reserves max(its `estimate`, the largest peak
- * the closed ledgers of its source reached) bytes (a source: the operations table with the key
- * its `source` operation names); a partition estimated larger than the whole budget fails with
- * ZKPIPE_ETOOBIG at once instead of waiting forever. With ZKPIPE_RESERVATION_FOLLOW (the
+ * the ledgers of its source reached, open ones included) bytes (a source: the operations table with
+ * the key its `source` operation names); a partition estimated larger than the whole budget fails
+ * with ZKPIPE_ETOOBIG at once instead of waiting forever. With ZKPIPE_RESERVATION_FOLLOW (the
  * default) the reservation then follows the ledger: the bytes the partition frees go back to
  * the budget at once (a, b, c after h: the next synthesis may start), except what its source
  * has been seen to allocate again after freeing (so until a partition of the source has been
  * proved, the reservation is held whole); it never drops below what the ledger holds,
  * travels through the channel with the item and is returned whole when the ledger is closed.
  * With ZKPIPE_RESERVATION_WHOLE it is held whole until then. The ledgers hold the truth: a
- * ledger that charges beyond its reservation is allowed (the bytes are real) and counted
- * (over_reservation_events and _bytes); the accounted bytes of all partitions stay within the
- * budget plus the shortfalls of the partitions over their reservation, and a source that
- * announces too little is over once per partition admitted before its first ledger closed.
+ * charge beyond the reservation grows it first, inside zkpipe_ledger_charge (the ledger's
+ * hook), taking the bytes from the budget ahead of every admission and waiting for them when
+ * they are not free; so a stage operation's charge may block, and a host must not charge
+ * while holding a lock that another partition's work needs. When nothing else could move (a
+ * partition being proved, or one in synthesis while every other partition waits for the
+ * budget too), one partition at a time is let past the budget: the overdraft, paid back first
+ * by the units that come back. So the accounted bytes never exceed the budget by more than
+ * one partition's shortfall (budget_overdraft_peak_bytes), whatever the estimates, and some
+ * partition can always go on (docs/ARCHITECTURE.md has the argument). A partition that alone
+ * needs more than the whole budget runs on its overdraft, and the next ones of its source
+ * (reserving the whole budget, their learned size capped) run alone. Charges beyond the
+ * units admitted are counted (over_reservation_events and _bytes); the peak a ledger reaches
+ * raises its source's learned size at once, so partitions admitted later reserve it.
  *
  * Concurrency: with ZKPIPE_CONCURRENCY_FIXED `permits` partitions are admitted to synthesis
  * at once; with ZKPIPE_CONCURRENCY_AUTO the engine chooses, between 1 and synth_workers, from
@@ -189,7 +198,9 @@ typedef struct zkpipe_stage_call {
     /* The partition's open ledger (in ZKPIPE_STAGE_SYNTH during synthesize, in
      * ZKPIPE_STAGE_PROVING when prove starts); NULL in estimate, and in discard when the engine
      * has already closed it (its charges are gone then; free the item without releasing). Only
-     * the thread the operation runs on may charge it. */
+     * the thread the operation runs on may charge it. With a byte budget a charge may wait for
+     * budget bytes (see the top of this file): charge a buffer before allocating it, and never
+     * while holding a lock that another partition's operations take. */
     zkpipe_ledger *ledger;
     zkpipe_pool *pool;       /* prove: the prover worker's pool; otherwise NULL */
     zkpipe_backend backend;  /* the backend the engine resolved: ZKPIPE_BACKEND_CPU or _CUDA */
@@ -279,8 +290,8 @@ typedef struct zkpipe_engine_counters {
     uint64_t channel_items;     /* items in the channel now */
     uint64_t channel_capacity;
     uint64_t waiting_senders; /* synthesis workers blocked in front of a full channel */
-    /* Partitions whose ledger charged beyond the budget units they held, and the sum of each
-     * one's largest excess: bytes the budget did not cover (see the top of this file). */
+    /* Partitions whose ledger charged beyond the budget units they were admitted with (their
+     * reservation grew to cover it), and the sum of each one's largest excess. */
     uint64_t over_reservation_events;
     uint64_t over_reservation_bytes;
     /* Budget bytes given back before their ledgers closed, as the ledgers freed them. */
@@ -299,7 +310,20 @@ typedef struct zkpipe_engine_counters {
      * pages not yet returned, other libraries, stacks), so read it as a trend, not a ledger. */
     uint64_t unaccounted_bytes;
     uint64_t unaccounted_peak_bytes;
-    uint64_t reserved[1]; /* zero */
+    /* Waits for the byte budget (0 without one): admissions that waited for their
+     * reservation, and growths (a ledger charging beyond what its reservation held) that
+     * waited for the bytes, each with the nanoseconds they waited in all. When these rise
+     * while prover_idle_ns does too, the budget, not the CPU, is what limits throughput. */
+    uint64_t budget_admission_waits;
+    uint64_t budget_admission_wait_ns;
+    uint64_t budget_growth_waits;
+    uint64_t budget_growth_wait_ns;
+    /* Overdrafts: growths let past the budget because nothing else could move (see the top of
+     * this file), and the largest excess one reached: the accounted bytes stay within
+     * budget_bytes + overdraft_peak_bytes. */
+    uint64_t budget_overdrafts;
+    uint64_t budget_overdraft_peak_bytes;
+    uint64_t reserved[8]; /* zero */
 } zkpipe_engine_counters;
 
 /* Longest source name kept, excluding the terminating NUL. */
@@ -310,10 +334,10 @@ typedef struct zkpipe_engine_source {
     char name[ZKPIPE_ENGINE_SOURCE_NAME_MAX + 1]; /* the operations' name, cut; "" for none */
     const void *key;         /* what the operations' `source` returned (NULL without one) */
     uint64_t estimate_bytes; /* the last estimate its partitions announced */
-    uint64_t learned_bytes;  /* the largest peak its closed ledgers reached; 0 before one */
+    uint64_t learned_bytes;  /* the largest peak its ledgers reached (open ones too); 0 first */
     uint64_t reserved_bytes; /* the last reservation: max(estimate, learned), within the budget */
     uint64_t partitions;     /* its closed ledgers */
-    uint64_t over_reservation_events; /* of them, those that charged beyond their reservation */
+    uint64_t over_reservation_events; /* of them, those that charged beyond their admission */
     uint64_t over_reservation_bytes;  /* ... the sum of their largest excesses */
     uint64_t reserved[4];             /* zero */
 } zkpipe_engine_source;

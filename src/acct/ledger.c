@@ -54,6 +54,12 @@ zkpipe_status zkpipe_ledger_charge(zkpipe_ledger *ledger, uint32_t kind, uint64_
         return ZKPIPE_EINVAL;
     if (bytes > UINT64_MAX - ledger_total(ledger))
         return ZKPIPE_EOVERFLOW;
+    /* Before the counters change: a reservation grows first (and may wait for the bytes),
+     * so the budget covers the bytes before any counter shows them. */
+    if (ledger->hook != NULL) {
+        uint64_t before = ledger_total(ledger);
+        ledger->hook(ledger->hook_ctx, before, before + bytes);
+    }
     zkpipe_acct *acct = ledger->acct;
     zkpipe__gate_stripe *g = zkpipe__gate_enter(acct, ledger);
     add_buffers(&acct->stage[ledger->stage].kind[kind], 1, bytes);
@@ -61,12 +67,9 @@ zkpipe_status zkpipe_ledger_charge(zkpipe_ledger *ledger, uint32_t kind, uint64_
     zkpipe__raise_peak(&acct->peak_bytes, live + bytes);
     struct zkpipe_trace *due = zkpipe__watch_check(acct);
     zkpipe__gate_leave_watched(g, due);
-    uint64_t before = ledger->hook != NULL ? ledger_total(ledger) : 0;
     ledger->buffers[kind]++;
     ledger->bytes[kind] += bytes;
     ledger->kinds_used |= 1u << kind;
-    if (ledger->hook != NULL)
-        ledger->hook(ledger->hook_ctx, before, before + bytes);
     return ZKPIPE_OK;
 }
 

@@ -58,6 +58,17 @@ zkpipe__plan zkpipe__admission_plan(zkpipe__admission *a, const zkpipe_stage_ops
     return p;
 }
 
+void zkpipe__admission_raise(zkpipe__admission *a, const zkpipe_stage_ops *ops, const void *key,
+                             uint64_t peak)
+{
+    pthread_mutex_lock(&a->lock);
+    zkpipe__source *s = find(a, ops, key);
+    s->used = ++a->clock;
+    if (peak > s->stats.learned_bytes)
+        s->stats.learned_bytes = peak;
+    pthread_mutex_unlock(&a->lock);
+}
+
 void zkpipe__admission_learn(zkpipe__admission *a, const zkpipe_stage_ops *ops, const void *key,
                              uint64_t peak, uint64_t regrowth, uint64_t over, int proved)
 {

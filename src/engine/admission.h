@@ -51,6 +51,12 @@ void zkpipe__admission_destroy(zkpipe__admission *a);
 zkpipe__plan zkpipe__admission_plan(zkpipe__admission *a, const zkpipe_stage_ops *ops,
                                     const void *key, uint64_t estimate, uint64_t cap);
 
+/* A ledger of (ops, key), still open, has reached `peak` bytes: later plans reserve at least
+ * that much at once (a wrong estimate costs the partitions admitted before this one, not those
+ * admitted before the first close). */
+void zkpipe__admission_raise(zkpipe__admission *a, const zkpipe_stage_ops *ops, const void *key,
+                             uint64_t peak);
+
 /* A ledger of (ops, key) closed after reaching `peak` bytes, growing back by at most
  * `regrowth` above its following reservation, and exceeding what it held by at most `over`;
  * `proved`: its partition was proved (the ledger saw the whole profile). */

@@ -8,6 +8,7 @@
 #include "core/struct_size_internal.h"
 #include "engine/engine_internal.h"
 #include "engine/key_cache_internal.h"
+#include "sync/sem_internal.h"
 
 void zkpipe_engine_config_init(zkpipe_engine_config *config)
 {
@@ -364,6 +365,16 @@ zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters 
     out->prover_idle_ns = atomic_load(&engine->prover_idle_ns);
     out->unaccounted_bytes = zkpipe__unaccounted_sample(&engine->unaccounted);
     out->unaccounted_peak_bytes = zkpipe__unaccounted_peak(&engine->unaccounted);
+    if (engine->budget != NULL) {
+        zkpipe__sem_waits w;
+        zkpipe__sem_waits_get(engine->budget, &w);
+        out->budget_admission_waits = w.admissions;
+        out->budget_admission_wait_ns = w.admission_ns;
+        out->budget_growth_waits = w.growths;
+        out->budget_growth_wait_ns = w.growth_ns;
+        out->budget_overdrafts = w.overdrafts;
+        out->budget_overdraft_peak_bytes = w.debt_peak;
+    }
     zkpipe_chan_counters ch;
     if (zkpipe_chan_stats(engine->ch, &ch) == ZKPIPE_OK) {
         out->channel_items = ch.queued;

@@ -281,13 +281,21 @@ static uint64_t look(void *ctx, uint64_t *request)
     return wait;
 }
 
+uint64_t zkpipe__keys_look(void *cache, uint64_t *units)
+{
+    looker l = {cache, NULL, *units};
+    return look(&l, units);
+}
+
 /* Takes `units` + `need` of the budget into *p (or only `units` if the key's load is paid for
- * by another meanwhile: look), releasing idle keys while they do not fit. */
+ * by another meanwhile: look), releasing idle keys while they do not fit; a member's admission
+ * when `member` (sem_internal.h). */
 static zkpipe_status take_units(zkpipe_key_cache *c, const zkpipe_key *own, zkpipe_sem *budget,
-                                uint64_t units, uint64_t need, zkpipe_permit *p)
+                                uint64_t units, uint64_t need, int member, zkpipe_permit *p)
 {
     looker l = {c, own, units};
-    return zkpipe__sem_acquire_looking(budget, p, units + need, look, &l);
+    return member ? zkpipe__sem_admit(budget, p, units + need, look, &l)
+                  : zkpipe__sem_acquire_looking(budget, p, units + need, look, &l);
 }
 
 /* Loads `k` (KEY_LOADING, pinned once by the caller) with `kp` as its units. Called unlocked;
@@ -323,8 +331,8 @@ static void give_back(zkpipe_permit *p, uint64_t units)
 }
 
 zkpipe_status zkpipe__key_admit(zkpipe_key_cache *cache, zkpipe_key *key, zkpipe_sem *budget,
-                                uint64_t units, zkpipe_permit *permit, void **handle, char *detail,
-                                size_t cap)
+                                uint64_t units, int member, zkpipe_permit *permit, void **handle,
+                                char *detail, size_t cap)
 {
     memset(permit, 0, sizeof *permit);
     *handle = NULL;
@@ -332,8 +340,11 @@ zkpipe_status zkpipe__key_admit(zkpipe_key_cache *cache, zkpipe_key *key, zkpipe
     if (c == NULL || budget == NULL || c->budget != budget) {
         /* Nothing this budget holds can be released: take the units as always, then pin the
          * key against its own cache's budget. */
-        zkpipe_status st =
-            budget != NULL && units > 0 ? zkpipe_sem_acquire(budget, permit, units) : ZKPIPE_OK;
+        zkpipe_status st = ZKPIPE_OK;
+        if (budget != NULL && member)
+            st = zkpipe__sem_admit(budget, permit, units, NULL, NULL);
+        else if (budget != NULL && units > 0)
+            st = zkpipe_sem_acquire(budget, permit, units);
         if (st == ZKPIPE_OK && key != NULL &&
             (st = zkpipe_key_pin(key, handle, detail, cap)) != ZKPIPE_OK)
             zkpipe_permit_release(permit);
@@ -352,8 +363,9 @@ zkpipe_status zkpipe__key_admit(zkpipe_key_cache *cache, zkpipe_key *key, zkpipe
         pthread_mutex_unlock(&c->lock);
         zkpipe_permit p;
         memset(&p, 0, sizeof p);
-        zkpipe_status st =
-            units + need > 0 ? take_units(c, key, budget, units, need, &p) : ZKPIPE_OK;
+        zkpipe_status st = units + need > 0 || member
+                               ? take_units(c, key, budget, units, need, member, &p)
+                               : ZKPIPE_OK;
         if (st != ZKPIPE_OK)
             return st;
         uint64_t granted = zkpipe_permit_is_held(&p) ? p.units : 0;
@@ -417,7 +429,7 @@ zkpipe_status zkpipe_key_pin(zkpipe_key *key, void **handle, char *detail, size_
     pthread_mutex_unlock(&c->lock);
     if (budget != NULL) {
         zkpipe_permit none;
-        return zkpipe__key_admit(c, key, budget, 0, &none, handle, detail, detail_cap);
+        return zkpipe__key_admit(c, key, budget, 0, 0, &none, handle, detail, detail_cap);
     }
     /* No budget: nothing to charge or release, only the load. */
     pthread_mutex_lock(&c->lock);

@@ -19,13 +19,20 @@ void zkpipe__key_cache_unbind(zkpipe_key_cache *cache);
 /* Admits a partition of `units` budget units (into *permit, empty when units is 0 or `budget`
  * is NULL) that uses `key` (NULL: none), pinning the key and loading it first when it is
  * released: the partition's units and the key's are asked for in one request, and idle keys
- * are released LRU while the request does not fit (zkpipe/key_cache.h). `cache` is the
- * engine's (NULL: none); a key of another cache is pinned after the units are taken, with its
- * own cache's budget. *handle receives the key's handle. On error nothing is held or pinned
- * and a line may be in `detail`. Returns what zkpipe_sem_acquire does, or the load's error. */
+ * are released LRU while the request does not fit (zkpipe/key_cache.h). `member`: the request
+ * is a joined member's admission (zkpipe__sem_admit; the engine's partitions), not a plain
+ * acquire (a host's pin). `cache` is the engine's (NULL: none); a key of another cache is
+ * pinned after the units are taken, with its own cache's budget. *handle receives the key's
+ * handle. On error nothing is held or pinned and a line may be in `detail`. Returns what
+ * zkpipe_sem_acquire does, or the load's error. */
 zkpipe_status zkpipe__key_admit(zkpipe_key_cache *cache, zkpipe_key *key, zkpipe_sem *budget,
-                                uint64_t units, zkpipe_permit *permit, void **handle, char *detail,
-                                size_t detail_cap);
+                                uint64_t units, int member, zkpipe_permit *permit, void **handle,
+                                char *detail, size_t detail_cap);
+
+/* A zkpipe__sem_look_fn (ctx: a cache bound to the budget) for a partition growing its
+ * reservation: releases one idle key, as a waiting admission does (never a pinned one, so
+ * never the partition's own); never lowers the request. */
+uint64_t zkpipe__keys_look(void *cache, uint64_t *units);
 
 /* The cache's series of an engine's HTTP provider (key_cache_http.c): /status's "keys" object
  * and the /metrics families zkpipe_keys, _keys_resident, _keys_pinned, _key_resident_bytes,

@@ -110,7 +110,7 @@ static void synth_one(zkpipe_engine *e, zkpipe__item *it, unsigned worker)
             e->config.keys, it->ops.key != NULL ? it->ops.key(it->ctx, it->index) : NULL,
             NULL,           0,
             r->detail,      sizeof r->detail};
-        st = zkpipe__reservation_take(&it->res, e->budget, &e->adm, plan,
+        st = zkpipe__reservation_take(&it->res, e->budget, &e->adm, it->table, it->source, plan,
                                       e->config.reservation == ZKPIPE_RESERVATION_FOLLOW, &it->key);
     }
     if (st == ZKPIPE_OK)
@@ -166,6 +166,7 @@ static void prove_one(zkpipe_engine *e, zkpipe__item *it, zkpipe_pool *pool, uns
         e->prove_hook(e->prove_hook_ctx);
     zkpipe_partition_result *r = &it->job->results[it->index];
     zkpipe_stage_call call = call_for(e, it, pool, worker);
+    it->res.late = 1; /* nothing but the budget can block it now: it may overdraw */
     void *payload = it->payload;
     it->payload = NULL; /* prove consumes it */
     zkpipe_status st = it->ops.prove(&call, payload, r);

@@ -214,6 +214,12 @@ int main(void)
     F(zkpipe_engine_counters, prover_idle_ns);
     F(zkpipe_engine_counters, unaccounted_bytes);
     F(zkpipe_engine_counters, unaccounted_peak_bytes);
+    F(zkpipe_engine_counters, budget_admission_waits);
+    F(zkpipe_engine_counters, budget_admission_wait_ns);
+    F(zkpipe_engine_counters, budget_growth_waits);
+    F(zkpipe_engine_counters, budget_growth_wait_ns);
+    F(zkpipe_engine_counters, budget_overdrafts);
+    F(zkpipe_engine_counters, budget_overdraft_peak_bytes);
     F(zkpipe_engine_counters, reserved);
     S(zkpipe_engine_source);
     F(zkpipe_engine_source, name);

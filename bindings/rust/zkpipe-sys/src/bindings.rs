@@ -394,7 +394,13 @@ pub struct zkpipe_engine_counters {
     pub prover_idle_ns: u64,
     pub unaccounted_bytes: u64,
     pub unaccounted_peak_bytes: u64,
-    pub reserved: [u64; 1],
+    pub budget_admission_waits: u64,
+    pub budget_admission_wait_ns: u64,
+    pub budget_growth_waits: u64,
+    pub budget_growth_wait_ns: u64,
+    pub budget_overdrafts: u64,
+    pub budget_overdraft_peak_bytes: u64,
+    pub reserved: [u64; 8],
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -1293,6 +1299,18 @@ const _: () = assert!(offset_of!(zkpipe_engine_counters, unaccounted_bytes) == l
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.unaccounted_bytes) == layout::FSIZE_zkpipe_engine_counters_unaccounted_bytes);
 const _: () = assert!(offset_of!(zkpipe_engine_counters, unaccounted_peak_bytes) == layout::OFFSET_zkpipe_engine_counters_unaccounted_peak_bytes);
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.unaccounted_peak_bytes) == layout::FSIZE_zkpipe_engine_counters_unaccounted_peak_bytes);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, budget_admission_waits) == layout::OFFSET_zkpipe_engine_counters_budget_admission_waits);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.budget_admission_waits) == layout::FSIZE_zkpipe_engine_counters_budget_admission_waits);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, budget_admission_wait_ns) == layout::OFFSET_zkpipe_engine_counters_budget_admission_wait_ns);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.budget_admission_wait_ns) == layout::FSIZE_zkpipe_engine_counters_budget_admission_wait_ns);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, budget_growth_waits) == layout::OFFSET_zkpipe_engine_counters_budget_growth_waits);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.budget_growth_waits) == layout::FSIZE_zkpipe_engine_counters_budget_growth_waits);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, budget_growth_wait_ns) == layout::OFFSET_zkpipe_engine_counters_budget_growth_wait_ns);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.budget_growth_wait_ns) == layout::FSIZE_zkpipe_engine_counters_budget_growth_wait_ns);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, budget_overdrafts) == layout::OFFSET_zkpipe_engine_counters_budget_overdrafts);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.budget_overdrafts) == layout::FSIZE_zkpipe_engine_counters_budget_overdrafts);
+const _: () = assert!(offset_of!(zkpipe_engine_counters, budget_overdraft_peak_bytes) == layout::OFFSET_zkpipe_engine_counters_budget_overdraft_peak_bytes);
+const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.budget_overdraft_peak_bytes) == layout::FSIZE_zkpipe_engine_counters_budget_overdraft_peak_bytes);
 const _: () = assert!(offset_of!(zkpipe_engine_counters, reserved) == layout::OFFSET_zkpipe_engine_counters_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_engine_counters| &s.reserved) == layout::FSIZE_zkpipe_engine_counters_reserved);
 const _: () = assert!(size_of::<zkpipe_engine_source>() == layout::SIZE_zkpipe_engine_source);
