@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "queue_job.h"
+
 /* Where the queue is: a Redis server and the stream of jobs on it. */
 typedef struct queue_addr {
     char host[256]; /* a name, an IPv4 address, or an IPv6 one (written in brackets) */
@@ -17,6 +19,15 @@ typedef struct queue_addr {
  * bytes, none of them a space or a control character). @return 1, or 0 with one line in why. */
 int queue_addr_parse(queue_addr *a, const char *url, char *why, size_t cap);
 
+/* The most --circuit flags a node takes. */
+#define QUEUE_CIRCUITS_MAX 64
+
+/* A circuit a node proves: the name jobs give it and the operator's zkey. */
+typedef struct queue_circuit {
+    char name[QUEUE_CIRCUIT_MAX + 1]; /* as a job names it (queue_job.h) */
+    const char *zkey;
+} queue_circuit;
+
 /* A queue node's settings (zkpipe-pipeline --queue ...). */
 typedef struct queue_options {
     const char *url; /* --queue; NULL: not a node */
@@ -27,7 +38,12 @@ typedef struct queue_options {
     unsigned long exit_when_idle_ms; /* --exit-when-idle-ms (default 0: never) */
     unsigned long max_deliveries;    /* --max-deliveries (default 3) */
     const char *metrics_path;        /* the program's --metrics FILE, or NULL */
-    int any;                         /* a queue flag was given */
+    const char *out_dir;             /* the program's --out DIR, or NULL: results inline only */
+    const char *inputs_dir;          /* --inputs DIR, or NULL: witnesses come in the jobs */
+    unsigned long max_wtns_mib;      /* --max-wtns-mib (default 64) */
+    queue_circuit circuits[QUEUE_CIRCUITS_MAX]; /* --circuit NAME=FILE.zkey */
+    unsigned ncircuits;
+    int any; /* a queue flag was given */
 } queue_options;
 
 /* The defaults above. */
@@ -41,8 +57,7 @@ void queue_usage(FILE *f);
  * stderr says why). */
 int queue_flag(queue_options *q, const char *name, const char *value);
 
-/*! queue_name_ok() : whether `id` can name a job's output files (ID.proof.json): 1 to 200 bytes,
- * no '/', no control character, not "." or "..", not starting with '-'. */
-int queue_name_ok(const char *id);
+/*! queue_circuit_zkey() : the zkey of the circuit `name` (--circuit), or NULL. */
+const char *queue_circuit_zkey(const queue_options *q, const char *name);
 
 #endif
