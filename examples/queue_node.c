@@ -419,15 +419,15 @@ static uint64_t entry_deliveries(queue_link *l, node *n, const char *entry, uint
 
 static void hand_back(node *n, queue_link *l, qjob *j);
 
-/* The job's witness, as a descriptor the node holds: the bytes it carries in a sealed
- * anonymous file, or the file it names beneath --inputs. The engine opens it by its
+/* The job's witness, as a descriptor the node holds: the bytes it carries (j->f.wtns, which
+ * points into the reply being taken) in a sealed anonymous file, or the file it names beneath
+ * --inputs. The engine opens it by its
  * /proc/self/fd name, the very file checked here, never a path resolved again. 0, or -1 with
  * the status and a line. */
 static int witness_open(node *n, qjob *j, zkpipe_status *st, char *why, size_t cap)
 {
     if (j->f.wtns != NULL) {
         j->wtns_fd = queue_input_memfd(j->f.wtns, j->f.wtns_len, why, cap);
-        j->f.wtns = NULL; /* the reply's bytes, freed after take */
         *st = ZKPIPE_ENOMEM;
     } else if (n->inputs_fd < 0) {
         snprintf(why, cap,
@@ -485,22 +485,26 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
     int stopping = n->stop != 0; /* delivered by a read sent before the stop */
     n->s.taken++;
     n->s.reclaimed += reclaimed != 0;
-    if (!stopping) {
-        j->hnext = n->held_head;
-        if (n->held_head != NULL)
-            n->held_head->hprev = j;
-        n->held_head = j;
-        if (++n->s.held > n->s.peak_held)
-            n->s.peak_held = n->s.held;
-    }
     pthread_mutex_unlock(&n->lock);
-    zkpipe_status st = ZKPIPE_OK;
-    if (stopping) {
-        if (j->f.wtns != NULL) /* the bytes outlive the reply in the node's copy */
-            witness_open(n, j, &st, why, sizeof why);
+    /* The bytes a job carries outlive the reply in the node's sealed copy: what is proved, and
+     * what a requeue, a dead letter or a hand-back sends again. */
+    zkpipe_status st = ZKPIPE_OK, copy_st = ZKPIPE_OK;
+    char copy_why[256];
+    int copied =
+        parsed && j->f.wtns != NULL ? witness_open(n, j, &copy_st, copy_why, sizeof copy_why) : 0;
+    j->f.wtns = NULL;
+    if (stopping && parsed && copied == 0) { /* one that is no job gets its error result */
         hand_back(n, l, j);
         return;
     }
+    pthread_mutex_lock(&n->lock);
+    j->hnext = n->held_head;
+    if (n->held_head != NULL)
+        n->held_head->hprev = j;
+    n->held_head = j;
+    if (++n->s.held > n->s.peak_held)
+        n->s.peak_held = n->s.held;
+    pthread_mutex_unlock(&n->lock);
 
     j->mark = cli_mapped_damage_mark();
     if (j->deliveries > n->q->max_deliveries) {
@@ -510,10 +514,12 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
                  "");
     } else if (!parsed) {
         fail_job(j, JOB_FAILED, ZKPIPE_EINVAL, "%s%s", why, "");
+    } else if (copied != 0) {
+        fail_job(j, JOB_FAILED, copy_st, "%s%s", copy_why, "");
     } else if ((j->zkey = queue_circuit_zkey(n->q, j->f.circuit)) == NULL) {
         fail_job(j, JOB_FAILED, ZKPIPE_EINVAL, "the circuit '%s' is not one of this node's%s",
                  j->f.circuit, " (--circuit)");
-    } else if (witness_open(n, j, &st, why, sizeof why) != 0) {
+    } else if (j->wtns_fd < 0 && witness_open(n, j, &st, why, sizeof why) != 0) {
         fail_job(j, JOB_FAILED, st, "%s%s", why, "");
     } else if ((j->key = key_get(n, j->zkey, &st, why, sizeof why)) == NULL) {
         fail_job(j, JOB_FAILED, st, "%s%s", why, "");
@@ -536,7 +542,7 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
 
 /* ---- The finisher ---- */
 
-/* An argument vector of up to ARGS_MAX strings: the longest, a dead letter's, has 40. */
+/* An argument vector of up to ARGS_MAX strings: the longest, a dead letter's, has 49. */
 #define ARGS_MAX 64
 
 typedef struct args {
@@ -1418,6 +1424,13 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
                (unsigned long long)n.bound, (unsigned long long)n.cfg.permits, n.cfg.capacity,
                n.cfg.prover_workers, q->claim_idle_ms,
                zkpipe_backend_name(zkpipe_engine_backend(n.engine, NULL)));
+        printf("jobs may name the circuits");
+        for (unsigned i = 0; i < q->ncircuits; i++)
+            printf(" %s", q->circuits[i].name);
+        printf("; witnesses in the job, up to %lu MiB%s%s; results in %s:results%s%s\n",
+               q->max_wtns_mib, q->inputs_dir != NULL ? ", or beneath " : "",
+               q->inputs_dir != NULL ? q->inputs_dir : "", n.stream,
+               q->out_dir != NULL ? " and files in " : "", q->out_dir != NULL ? q->out_dir : "");
         fflush(stdout);
         take_loop(&n, &l);
         drain_held(&n);
