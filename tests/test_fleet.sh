@@ -3,7 +3,8 @@
 # the proofs checked with zkpipe-verify ($3); $4 is the test probe (a free port).
 #
 # 1. Three nodes, 62 jobs of the interop fixtures (both curves, three circuits each, a bad
-#    witness per zkey, a witness of the other curve, a witness that does not exist), one node
+#    witness per zkey, a witness of the other curve, a witness named beneath the nodes'
+#    --inputs that does not exist; the others carried in the jobs), one node
 #    killed with SIGKILL while it holds jobs: every good job ends with one counted "ok" and
 #    outputs that verify, every bad one with its error (the missing one in STREAM:dead), no job
 #    is left pending, the dead node's jobs were taken over, and the survivors end with nothing
@@ -190,7 +191,7 @@ json=$(tail -n 1 "$tmp/early.out")
 
 # ---- 3. A node stalled past --claim-idle-ms: its jobs proved twice ----
 # The stalled node holds jobs; another takes them over and proves them; the stalled one wakes
-# up and proves them too: the same files, replaced whole, and one result per delivery.
+# up and proves them too: one result per delivery, the submitter writing each job's files once.
 slow_url=redis://127.0.0.1:$port/slow
 node_start "$slow_url" slow
 slow=$node
