@@ -81,8 +81,8 @@ queue_str queue_job_field(const queue_str *fields, size_t n, const char *name)
 int queue_job_parse(queue_job *j, const queue_str *fields, size_t n, size_t wtns_max, char *why,
                     size_t cap)
 {
-    enum { ID, CIRCUIT, INPUT, WTNS, SUB, KNOWN };
-    static const char *const known[KNOWN] = {"id", "circuit", "input", "wtns", "sub"};
+    enum { ID, CIRCUIT, INPUT, WTNS, SUB, REQUEUED, KNOWN };
+    static const char *const known[KNOWN] = {"id", "circuit", "input", "wtns", "sub", "requeued"};
     const queue_str *v[KNOWN] = {NULL};
     char q[80];
     memset(j, 0, sizeof *j);
@@ -160,5 +160,6 @@ int queue_job_parse(queue_job *j, const queue_str *fields, size_t n, size_t wtns
         j->wtns = (const unsigned char *)v[WTNS]->p;
         j->wtns_len = v[WTNS]->len;
     }
+    j->requeued = v[REQUEUED] != NULL;
     return 1;
 }

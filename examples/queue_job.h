@@ -12,7 +12,10 @@
  *            QUEUE_INPUT_MAX bytes, components of [A-Za-z0-9._-] separated by single '/', none
  *            "." or "..", not starting or ending with '/';
  *   sub      optional, the submission's token, copied into the result: 1 to QUEUE_SUB_MAX
- *            printable ASCII bytes without spaces.
+ *            printable ASCII bytes without spaces;
+ *   requeued optional, any value: written by a node on an entry it requeues, it only says that
+ *            the entry's earlier deliveries may be counted in STREAM:deliveries (queue_node.h):
+ *            the node looks there, and for an entry it did not write finds nothing.
  * Exactly one of wtns and input. A known field given twice is an error (which one would
  * count?). Fields the node writes itself (deliveries, status, error) are ignored when a job
  * carries them: the node never trusts them from the stream. zkey and out (the paths of the old
@@ -46,6 +49,7 @@ typedef struct queue_job {
     char sub[QUEUE_SUB_MAX + 1];     /* "" when none */
     const unsigned char *wtns;       /* NULL when the job names an input */
     size_t wtns_len;
+    int requeued; /* the field is there */
 } queue_job;
 
 /*! queue_job_parse() : checks the `n` strings of a stream entry (field, value, field, value,

@@ -397,9 +397,11 @@ static uint64_t reply_count(redisReply *r)
 }
 
 /* How many times this entry was delivered, from XPENDING (`delivered` when known: a new
- * entry's 1), plus those of the entries it was requeued from: counted by the nodes in
- * STREAM:deliveries (queue_node.h), never by a field of the job. */
-static uint64_t entry_deliveries(queue_link *l, node *n, const char *entry, uint64_t delivered)
+ * entry's 1), plus, for an entry a node requeued, those of the entries before it: counted by
+ * the nodes in STREAM:deliveries (queue_node.h), never by a field of the job. A new entry
+ * read by XREADGROUP costs no command (the taker's reads go on while Redis is slow). */
+static uint64_t entry_deliveries(queue_link *l, node *n, const char *entry, uint64_t delivered,
+                                 int requeued)
 {
     if (delivered == 0) {
         delivered = 1;
@@ -413,8 +415,9 @@ static uint64_t entry_deliveries(queue_link *l, node *n, const char *entry, uint
         if (r != NULL)
             freeReplyObject(r);
     }
-    uint64_t before = reply_count(queue_link_cmdv(l, "HGET", n->tries, entry, NULL));
-    return before + delivered;
+    if (!requeued)
+        return delivered;
+    return reply_count(queue_link_cmdv(l, "HGET", n->tries, entry, NULL)) + delivered;
 }
 
 static void hand_back(node *n, queue_link *l, qjob *j);
@@ -479,7 +482,7 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
     snprintf(j->entry, sizeof j->entry, "%s", entry);
     char why[ZKPIPE_DETAIL_MAX + 128];
     int parsed = job_fields(n, j, e->element[1], why, sizeof why);
-    j->deliveries = entry_deliveries(l, n, entry, delivered);
+    j->deliveries = entry_deliveries(l, n, entry, delivered, j->f.requeued);
     j->kind = JOB_ENGINE;
     pthread_mutex_lock(&n->lock);
     int stopping = n->stop != 0; /* delivered by a read sent before the stop */
@@ -675,12 +678,15 @@ static int job_args(args *a, const qjob *j, void **map)
     return k;
 }
 
-/* A fresh entry for the job: its own fields only (its deliveries go to STREAM:deliveries). */
+/* A fresh entry for the job: its own fields only, marked requeued (its deliveries go to
+ * STREAM:deliveries). */
 static int requeue_fields(args *a, const qjob *j, void **map)
 {
     int at = a->n;
     arg(a, "0"); /* the count, set below */
-    int k = job_args(a, j, map);
+    arg(a, "requeued");
+    arg(a, "1");
+    int k = job_args(a, j, map) + 2;
     if (j->f.input[0] == '\0' && *map == NULL)
         return -1;
     snprintf(a->num[a->nums], sizeof a->num[0], "%d", k);

@@ -34,8 +34,9 @@
  * Deliveries are counted by Redis, never taken from a job: an entry's own from XPENDING (a
  * delivery by XREADGROUP or XAUTOCLAIM counts one), plus, for an entry the node requeued, those
  * of the entries before it, kept in the hash STREAM:deliveries (field: the entry's id), which
- * only the transition script writes: set with the fresh entry it adds, dropped when an entry is
- * acknowledged. A plain XADD makes an entry without a count there: a new job. (A client that can
+ * only the transition script writes: set with the fresh entry it adds (marked with a field
+ * requeued, so that a new job's take costs no lookup), dropped when an entry is acknowledged. A
+ * plain XADD makes an entry without a count there, with or without that field: a new job. (A client that can
  * write any Redis key could still write that hash: the fleet's Redis is the fleet's, and its
  * access is for its nodes and submitters to share.)
  *

@@ -11,9 +11,9 @@
 #    file or a folder) is refused and never opened; one beneath it is proved.
 # 3. A FIFO named as the witness: that job's error comes at once and the next job is proved
 #    promptly (the node never waits on it).
-# 4. Forged deliveries (2^64 - 1, or past --max-deliveries) and error fields change nothing:
-#    the job is proved once, its deliveries counted by Redis; a job requeued by the node keeps
-#    its count (STREAM:deliveries) until it is dead-lettered.
+# 4. Forged deliveries (2^64 - 1, or past --max-deliveries), error and requeued fields change
+#    nothing: the job is proved once, its deliveries counted by Redis; a job requeued by the
+#    node keeps its count (STREAM:deliveries) until it is dead-lettered.
 # 5. Huge fields: a 10 MB witness over --max-wtns-mib, a 10 MB input name, a 1 MB id: refused
 #    with an error result of bounded size, nothing huge copied; an unknown circuit is refused.
 # Skips (exit 77) with one line when redis-server is not installed or the binaries were built
@@ -120,7 +120,7 @@ echo "a FIFO as the witness: its error and the next job's proof in $took ms"
 # ---- 4. Forged deliveries and error fields ----
 wtns_job forged1 deliveries 18446744073709551615
 wtns_job forged2 deliveries 99 error "forged: dead-letter me"
-wtns_job forged3 status ZKPIPE_EIO error "forged"
+wtns_job forged3 status ZKPIPE_EIO error "forged" requeued 1
 for id in forged1 forged2 forged3; do
     expect $id ok
     [ "$(result $id deliveries)" = 1 ] || fail "$id: deliveries $(result $id deliveries)"

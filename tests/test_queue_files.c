@@ -87,6 +87,11 @@ static void test_job_forged_fields_ignored(void **state)
                            STR("error"),      STR("dead-letter me"),
                            STR("status"),     STR("ZKPIPE_EIO")};
     assert_int_equal(parse(&j, f, 12, why), 1);
+    assert_int_equal(j.requeued, 0);
+    const queue_str g[] = {STR("id"),    STR("x"), STR("circuit"),  STR("c"),
+                           STR("input"), STR("w"), STR("requeued"), STR("1")};
+    assert_int_equal(parse(&j, g, 8, why), 1);
+    assert_int_equal(j.requeued, 1);
 }
 
 static void refused(const queue_str *f, size_t n, const char *expect)

@@ -53,4 +53,5 @@ job old id pwn zkey /k.zkey wtns /etc/shadow out /etc
 job dotdot id x circuit c input ../w.wtns
 job twice id a id b circuit c wtns w
 job neither id a circuit c
+job requeued id j circuit c input w requeued x
 du -sh "$here/corpus"
