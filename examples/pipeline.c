@@ -302,6 +302,9 @@ static int parse_args(int argc, char **argv, options *o)
     /* A node takes its witnesses from the queue (its circuits from --circuit, and --out is where
      * it also writes their outputs); queue flags need --queue. */
     o->queue.out_dir = o->out_dir;
+    if (o->queue.url != NULL && o->queue.ncircuits == 0)
+        fprintf(stderr, "zkpipe-pipeline: --queue: name the circuits its jobs may prove "
+                        "(--circuit NAME=FILE.zkey)\n");
     if (o->queue.url != NULL || o->queue.any)
         return o->queue.url != NULL && o->zkey_path == NULL && o->nwtns == 0 &&
                        o->queue.ncircuits > 0
