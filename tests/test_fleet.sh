@@ -1,6 +1,7 @@
 #!/bin/sh
 # A fleet of zkpipe-pipeline --queue nodes ($1) on a real redis-server, fed by zkpipe-submit ($2),
-# the proofs checked with zkpipe-verify ($3); $4 is the test probe (a free port).
+# the proofs checked with zkpipe-verify ($3); $4 is the test probe (a free port), $5 the
+# LD_PRELOAD shim that maps files slowly.
 #
 # 1. Three nodes, 62 jobs of the interop fixtures (both curves, three circuits each, a bad
 #    witness per zkey, a witness of the other curve, a witness named beneath the nodes'
@@ -17,8 +18,8 @@
 # Skips (exit 77) with one line when redis-server is not installed or the binaries were built
 # without hiredis ("-" for $1 and $2).
 set -eu
-[ $# -eq 4 ] || { echo "usage: test_fleet.sh PIPELINE SUBMIT VERIFY PROBE" >&2; exit 2; }
-pipe=$1 submit=$2 verify=$3 probe=$4
+[ $# -eq 5 ] || { echo "usage: test_fleet.sh PIPELINE SUBMIT VERIFY PROBE DELAY_SHIM" >&2; exit 2; }
+pipe=$1 submit=$2 verify=$3 probe=$4 delay_shim=$5
 . "$(dirname "$0")/fleet_common.sh"
 fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
 url=redis://127.0.0.1:$port/jobs
@@ -193,7 +194,13 @@ json=$(tail -n 1 "$tmp/early.out")
 # The stalled node holds jobs; another takes them over and proves them; the stalled one wakes
 # up and proves them too: one result per delivery, the submitter writing each job's files once.
 slow_url=redis://127.0.0.1:$port/slow
+# Its witnesses (the jobs' bytes, in its sealed memfds) mapped 300 ms late: a job it takes in one
+# of hold_stopped's short runs is still held when it is stopped again, never proved and
+# acknowledged within the run (the multiplier proves in a few ms), which left it holding none.
+node_env="LD_PRELOAD=$delay_shim ZKPIPE_TEST_DELAY_ON_MMAP_SUFFIX=(deleted)"
+node_env="$node_env ZKPIPE_TEST_DELAY_ON_MMAP_MS=300"
 node_start "$slow_url" slow
+node_env=
 slow=$node
 stop_reading "$slow" slow
 mkdir -p "$tmp/round3"
