@@ -36,9 +36,9 @@
  * of the entries before it, kept in the hash STREAM:deliveries (field: the entry's id), which
  * only the transition script writes: set with the fresh entry it adds (marked with a field
  * requeued, so that a new job's take costs no lookup), dropped when an entry is acknowledged. A
- * plain XADD makes an entry without a count there, with or without that field: a new job. (A client that can
- * write any Redis key could still write that hash: the fleet's Redis is the fleet's, and its
- * access is for its nodes and submitters to share.)
+ * plain XADD makes an entry without a count there, with or without that field: a new job. (A
+ * client that can write any Redis key could still write that hash: the fleet's Redis is the
+ * fleet's, and its access is for its nodes and submitters to share.)
  *
  * Backpressure: a node reads a job (XREADGROUP, or XAUTOCLAIM) only when its engine can admit
  * it: a partition permit is free that no job already submitted is waiting for, the byte budget
