@@ -433,7 +433,7 @@ int cli_outputs_check_inputs(const cli_output *outs, size_t n, const char *const
     return rc;
 }
 
-static int write_all(int fd, const char *text, size_t len)
+int cli_write_all(int fd, const char *text, size_t len)
 {
     while (len > 0) {
         ssize_t w = write(fd, text, len);
@@ -471,7 +471,7 @@ static int stage(plan *p, const cli_output *outs, size_t n, cli_error *e)
             if (fchown(fd, p[i].st.st_uid, p[i].st.st_gid) != 0)
                 fchmod(fd, p[i].st.st_mode & 0777);
         }
-        int bad = write_all(fd, outs[i].text, outs[i].len) != 0 || fsync(fd) != 0;
+        int bad = cli_write_all(fd, outs[i].text, outs[i].len) != 0 || fsync(fd) != 0;
         err = errno;
         if (close(fd) != 0 && !bad) {
             bad = 1;
@@ -488,7 +488,7 @@ static int write_devices(plan *p, const cli_output *outs, size_t n, cli_error *e
     for (size_t i = 0; i < n; i++) {
         if (p[i].fd < 0)
             continue;
-        if (write_all(p[i].fd, outs[i].text, outs[i].len) != 0)
+        if (cli_write_all(p[i].fd, outs[i].text, outs[i].len) != 0)
             return refuse(e, i, errno, "cannot write");
         if (p[i].own) {
             p[i].own = 0;

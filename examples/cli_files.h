@@ -14,6 +14,10 @@
  * bytes, EISDIR for a folder, ENODEV for a FIFO, a device or a socket. */
 char *cli_read_file(const char *path, size_t max, size_t *len);
 
+/*! cli_write_all() : writes the `len` bytes at `text` to `fd`, through short writes, EINTR
+ * and a non-blocking descriptor's EAGAIN (waiting in poll). @return 0, or -1 with errno set. */
+int cli_write_all(int fd, const char *text, size_t len);
+
 /* One output of a set: where it goes and what it holds. */
 typedef struct cli_output {
     const char *path; /* see cli_outputs_write; "-" is standard output */

@@ -51,20 +51,36 @@ int cli_output_path(char *out, size_t cap, const char *dir, const char *name, co
     return n > 0 && (size_t)n < cap;
 }
 
+zkpipe_status cli_proof_render(char **proof_json, size_t *plen, char **public_json, size_t *qlen,
+                               const zkpipe_groth16_proof *proof, const zkpipe_scalar *pub,
+                               size_t num_public)
+{
+    *public_json = NULL;
+    zkpipe_status st = (*proof_json = malloc(4096)) != NULL ? ZKPIPE_OK : ZKPIPE_ENOMEM;
+    if (st == ZKPIPE_OK)
+        st = zkpipe_snarkjs_proof_write(*proof_json, 4096, plen, proof);
+    if (st == ZKPIPE_OK)
+        st = zkpipe_snarkjs_public_write(NULL, 0, qlen, pub, num_public);
+    if (st == ZKPIPE_OK && (*public_json = malloc(*qlen + 1)) == NULL)
+        st = ZKPIPE_ENOMEM;
+    if (st == ZKPIPE_OK)
+        st = zkpipe_snarkjs_public_write(*public_json, *qlen + 1, qlen, pub, num_public);
+    if (st != ZKPIPE_OK) {
+        free(*proof_json);
+        free(*public_json);
+        *proof_json = *public_json = NULL;
+    }
+    return st;
+}
+
 zkpipe_status cli_proof_write(const char *proof_path, const char *public_path,
                               const zkpipe_groth16_proof *proof, const zkpipe_scalar *pub,
                               size_t num_public, char *why, size_t cap)
 {
-    char proof_json[4096], public_json_small[4096], *public_json = public_json_small;
+    char *proof_json, *public_json;
     size_t plen, qlen;
-    zkpipe_status st = zkpipe_snarkjs_proof_write(proof_json, sizeof proof_json, &plen, proof);
-    if (st == ZKPIPE_OK)
-        st = zkpipe_snarkjs_public_write(NULL, 0, &qlen, pub, num_public);
-    if (st == ZKPIPE_OK && qlen >= sizeof public_json_small &&
-        (public_json = malloc(qlen + 1)) == NULL)
-        st = ZKPIPE_ENOMEM;
-    if (st == ZKPIPE_OK)
-        st = zkpipe_snarkjs_public_write(public_json, qlen + 1, &qlen, pub, num_public);
+    zkpipe_status st =
+        cli_proof_render(&proof_json, &plen, &public_json, &qlen, proof, pub, num_public);
     if (st != ZKPIPE_OK) {
         snprintf(why, cap, "cannot render the outputs: %s", zkpipe_status_str(st));
     } else {
@@ -75,7 +91,7 @@ zkpipe_status cli_proof_write(const char *proof_path, const char *public_path,
             st = ZKPIPE_EIO;
         }
     }
-    if (public_json != public_json_small)
-        free(public_json);
+    free(proof_json);
+    free(public_json);
     return st;
 }

@@ -29,6 +29,13 @@ void cli_zkey_close(cli_zkey *k);
  * its directory and without a ".wtns" ending. @return 1, or 0 when it does not fit. */
 int cli_output_path(char *out, size_t cap, const char *dir, const char *name, const char *suffix);
 
+/*! cli_proof_render() : the proof and its public signals as snarkjs's JSON, each in a buffer of
+ * its own (malloc: the caller frees both) of *plen and *qlen bytes. @return ZKPIPE_OK, or
+ * ZKPIPE_ENOMEM or the writers' error, with both set to NULL. */
+zkpipe_status cli_proof_render(char **proof_json, size_t *plen, char **public_json, size_t *qlen,
+                               const zkpipe_groth16_proof *proof, const zkpipe_scalar *pub,
+                               size_t num_public);
+
 /*! cli_proof_write() : the proof and its public signals in snarkjs's JSON, written as one set
  * with cli_outputs_write (public_path first, proof_path last: a proof.json that is new means its
  * public.json is). @return ZKPIPE_OK, or ZKPIPE_EIO / ZKPIPE_ENOMEM / a rendering error, with

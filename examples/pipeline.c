@@ -252,6 +252,9 @@ static int parse_args(int argc, char **argv, options *o)
         {"exit-when-idle-ms", required_argument, NULL, 'q'},
         {"redis-password-file", required_argument, NULL, 'q'},
         {"insecure-no-auth", no_argument, NULL, 'q'},
+        {"circuit", required_argument, NULL, 'q'},
+        {"inputs", required_argument, NULL, 'q'},
+        {"max-wtns-mib", required_argument, NULL, 'q'},
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
@@ -304,9 +307,15 @@ static int parse_args(int argc, char **argv, options *o)
     /* Witnesses before the first --zkey go with it. */
     if (o->key_idle_ms > 0 && o->zkey_path == NULL && o->queue.url == NULL)
         return 2;
-    /* A node takes its witnesses from the queue; queue flags need --queue. */
+    /* A node takes its witnesses from the queue (its circuits from --circuit, and --out is where
+     * it also writes their outputs); queue flags need --queue. */
+    o->queue.out_dir = o->out_dir;
+    if (o->queue.url != NULL && o->queue.ncircuits == 0)
+        fprintf(stderr, "zkpipe-pipeline: --queue: name the circuits its jobs may prove "
+                        "(--circuit NAME=FILE.zkey)\n");
     if (o->queue.url != NULL || o->queue.any)
-        return o->queue.url != NULL && o->zkey_path == NULL && o->out_dir == NULL && o->nwtns == 0
+        return o->queue.url != NULL && o->zkey_path == NULL && o->nwtns == 0 &&
+                       o->queue.ncircuits > 0
                    ? 0
                    : 2;
     /* Witnesses go with --zkey, and --zkey needs at least one; --out and --full-check too. */

@@ -9,11 +9,13 @@
 #include "queue_node.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -22,6 +24,8 @@
 #include "cli_mapped.h"
 #include "cli_zkey.h"
 #include "queue_auth.h"
+#include "queue_files.h"
+#include "queue_job.h"
 #include "queue_redis.h"
 #include "zkpipe/zkpipe.h"
 
@@ -40,19 +44,24 @@ static const char prog[] = "zkpipe-pipeline";
  * finished meanwhile is not requeued or dead-lettered twice). A transition whose reply was lost
  * may run twice (sent again on a new connection, or run late by a server that was stopped):
  * its guard key, one per transition, set on the first run, makes the second do nothing, so a
- * delivery has one result. KEYS[1]: the jobs stream, KEYS[2]: the guard, KEYS[3..]: the
- * streams to append to. ARGV: group, entry, "always" or "pending", the guard's lifetime in
- * ms, then per further key a count of strings and its field-value strings. */
+ * delivery has one result. The entry's delivery count (STREAM:deliveries, queue_node.h) goes
+ * with it: dropped, and carried to the fresh entry of a requeue. KEYS[1]: the jobs stream,
+ * KEYS[2]: the guard, KEYS[3]: the delivery counts, KEYS[4..]: the streams to append to. ARGV:
+ * group, entry, "always" or "pending", the guard's lifetime in ms, the deliveries a fresh entry
+ * on the jobs stream has had, then per further key a count of strings and its field-value
+ * strings. */
 static const char transition_lua[] =
     "if not redis.call('SET', KEYS[2], '1', 'NX', 'PX', ARGV[4]) then return -1 end\n"
     "local acked = redis.call('XACK', KEYS[1], ARGV[1], ARGV[2])\n"
     "if acked == 0 and ARGV[3] ~= 'always' then return 0 end\n"
-    "local at = 5\n"
-    "for i = 3, #KEYS do\n"
+    "redis.call('HDEL', KEYS[3], ARGV[2])\n"
+    "local at = 6\n"
+    "for i = 4, #KEYS do\n"
     "  local n = tonumber(ARGV[at]); at = at + 1\n"
     "  local f = {}\n"
     "  for j = 1, n do f[j] = ARGV[at]; at = at + 1 end\n"
-    "  redis.call('XADD', KEYS[i], '*', unpack(f))\n"
+    "  local id = redis.call('XADD', KEYS[i], '*', unpack(f))\n"
+    "  if KEYS[i] == KEYS[1] and ARGV[5] ~= '0' then redis.call('HSET', KEYS[3], id, ARGV[5]) end\n"
     "end\n"
     "return acked\n";
 
@@ -93,11 +102,15 @@ typedef struct node node;
 
 typedef struct qjob {
     node *node;
-    struct qjob *next;                                             /* in the finisher's list */
-    struct qjob *hprev, *hnext;                                    /* in the held list */
-    char entry[64];                                                /* the stream entry's id */
-    char *id, *zkey, *wtns, *out, *sub, *last_status, *last_error; /* fields, owned */
-    uint64_t deliveries; /* of the job, this one included */
+    struct qjob *next;          /* in the finisher's list */
+    struct qjob *hprev, *hnext; /* in the held list */
+    char entry[64];             /* the stream entry's id */
+    queue_job f;                /* its fields, checked (f.wtns only during take) */
+    const char *zkey;           /* the operator's zkey of f.circuit */
+    int wtns_fd;                /* the witness the node holds (queue_input_open, _memfd), or -1 */
+    size_t wtns_len;            /* its bytes */
+    char wtns_path[32];         /* its name for the library: /proc/self/fd/N */
+    uint64_t deliveries; /* of the job, this one included, the entries it was requeued from too */
     qjob_kind kind;
     qkey *key;
     zkpipe_zkey_partition part;
@@ -121,7 +134,8 @@ struct node {
     queue_addr addr; /* q's, with its credentials (queue_auth_finish) */
     const char *stream, *group;
     char consumer[256];
-    char results[300], dead[300];
+    char results[300], dead[300], tries[300];
+    int inputs_fd, out_fd; /* --inputs, --out, or -1 */
     int full_check;
     zkpipe_engine *engine;
     zkpipe_engine_config cfg;
@@ -163,18 +177,6 @@ static void wait_ms(node *n, pthread_cond_t *cv, uint64_t ms)
     ts.tv_sec += (time_t)(ms / 1000 + ns / 1000000000u);
     ts.tv_nsec = (long)(ns % 1000000000u);
     pthread_cond_timedwait(cv, &n->lock, &ts);
-}
-
-static char *dup_reply(const redisReply *r)
-{
-    if (r == NULL || (r->type != REDIS_REPLY_STRING && r->type != REDIS_REPLY_STATUS))
-        return NULL;
-    char *s = malloc(r->len + 1);
-    if (s != NULL) {
-        memcpy(s, r->str, r->len);
-        s[r->len] = '\0';
-    }
-    return s;
 }
 
 /* ---- Keys ---- */
@@ -222,7 +224,7 @@ static void keys_trim(node *n)
 static void damaged_line(char *buf, size_t cap, const char *path)
 {
     snprintf(buf, cap,
-             "%s: I/O error: the file shrank or its storage failed while this node read it (an "
+             "%.120s: I/O error: the file shrank or its storage failed while this node read it (an "
              "input must stay unchanged while its jobs run)",
              path);
 }
@@ -298,13 +300,8 @@ static qkey *key_get(node *n, const char *path, zkpipe_status *st, char *why, si
 
 static void job_free(qjob *j)
 {
-    free(j->id);
-    free(j->zkey);
-    free(j->wtns);
-    free(j->out);
-    free(j->sub);
-    free(j->last_status);
-    free(j->last_error);
+    if (j->wtns_fd >= 0)
+        close(j->wtns_fd);
     free(j->pub);
     free(j);
 }
@@ -367,54 +364,107 @@ static void fail_job(qjob *j, qjob_kind kind, zkpipe_status st, const char *fmt,
     snprintf(j->message, sizeof j->message, fmt, a, b);
 }
 
-/* The job's fields from a stream entry's field-value array (those missing stay NULL). */
-static void job_fields(qjob *j, const redisReply *f)
+/* What names the job's witness in its lines: its input name, never a path of this host. */
+static const char *wtns_name(const qjob *j)
 {
-    for (size_t i = 0; f != NULL && f->type == REDIS_REPLY_ARRAY && i + 1 < f->elements; i += 2) {
-        const redisReply *k = f->element[i];
-        char **to = NULL;
-        if (k->type != REDIS_REPLY_STRING)
-            continue;
-        if (strcmp(k->str, "id") == 0)
-            to = &j->id;
-        else if (strcmp(k->str, "zkey") == 0)
-            to = &j->zkey;
-        else if (strcmp(k->str, "wtns") == 0)
-            to = &j->wtns;
-        else if (strcmp(k->str, "out") == 0)
-            to = &j->out;
-        else if (strcmp(k->str, "sub") == 0)
-            to = &j->sub;
-        else if (strcmp(k->str, "status") == 0)
-            to = &j->last_status;
-        else if (strcmp(k->str, "error") == 0)
-            to = &j->last_error;
-        else if (strcmp(k->str, "deliveries") == 0) {
-            const redisReply *v = f->element[i + 1];
-            if (v->type == REDIS_REPLY_STRING)
-                j->deliveries = strtoull(v->str, NULL, 10);
-            continue;
-        }
-        if (to != NULL && *to == NULL)
-            *to = dup_reply(f->element[i + 1]);
-    }
+    return j->f.input[0] != '\0' ? j->f.input : "the job's witness";
 }
 
-/* How many times this entry was delivered, from XPENDING; 1 when that cannot be read. */
-static uint64_t entry_deliveries(queue_link *l, node *n, const char *entry)
+/* The job's fields from a stream entry's field-value array (queue_job.h). On an error the job
+ * keeps a bounded, printable copy of its id (or its entry's) for its result. */
+static int job_fields(node *n, qjob *j, const redisReply *f, char *why, size_t cap)
 {
-    redisReply *r = queue_link_cmdv(l, "XPENDING", n->stream, n->group, entry, entry, "1", NULL);
-    uint64_t d = 1;
-    if (r != NULL && r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
-        r->element[0]->type == REDIS_REPLY_ARRAY && r->element[0]->elements == 4 &&
-        r->element[0]->element[3]->type == REDIS_REPLY_INTEGER)
-        d = (uint64_t)r->element[0]->element[3]->integer;
+    queue_str s[2 * QUEUE_FIELDS_MAX];
+    size_t k = f->elements < 2 * QUEUE_FIELDS_MAX ? f->elements : 2 * QUEUE_FIELDS_MAX;
+    for (size_t i = 0; i < k; i++) {
+        const redisReply *e = f->element[i];
+        s[i].p = e->type == REDIS_REPLY_STRING ? e->str : "";
+        s[i].len = e->type == REDIS_REPLY_STRING ? e->len : 0;
+    }
+    int ok = 0;
+    if (f->elements > 2 * QUEUE_FIELDS_MAX)
+        snprintf(why, cap, "the job has %zu strings: at most %d field/value pairs", f->elements,
+                 QUEUE_FIELDS_MAX);
+    else
+        ok = queue_job_parse(&j->f, s, k, (size_t)n->q->max_wtns_mib << 20, why, cap);
+    if (!ok) {
+        queue_str id = queue_job_field(s, k, "id");
+        if (id.p == NULL)
+            id = (queue_str){j->entry, strlen(j->entry)};
+        memset(&j->f, 0, sizeof j->f);
+        queue_job_quote(j->f.id, sizeof j->f.id, id);
+    }
+    return ok;
+}
+
+/* A count the nodes wrote (a decimal string), or 0; frees the reply. */
+static uint64_t reply_count(redisReply *r)
+{
+    uint64_t v = 0;
+    if (r != NULL && r->type == REDIS_REPLY_STRING && r->len > 0 && r->len < 20 &&
+        strspn(r->str, "0123456789") == r->len)
+        v = strtoull(r->str, NULL, 10);
     if (r != NULL)
         freeReplyObject(r);
-    return d;
+    return v;
+}
+
+/* How many times this entry was delivered, from XPENDING (`delivered` when known: a new
+ * entry's 1), plus, for an entry a node requeued, those of the entries before it: counted by
+ * the nodes in STREAM:deliveries (queue_node.h), never by a field of the job. A new entry
+ * read by XREADGROUP costs no command (the taker's reads go on while Redis is slow). */
+static uint64_t entry_deliveries(queue_link *l, node *n, const char *entry, uint64_t delivered,
+                                 int requeued)
+{
+    if (delivered == 0) {
+        delivered = 1;
+        redisReply *r =
+            queue_link_cmdv(l, "XPENDING", n->stream, n->group, entry, entry, "1", NULL);
+        if (r != NULL && r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
+            r->element[0]->type == REDIS_REPLY_ARRAY && r->element[0]->elements == 4 &&
+            r->element[0]->element[3]->type == REDIS_REPLY_INTEGER &&
+            r->element[0]->element[3]->integer > 0)
+            delivered = (uint64_t)r->element[0]->element[3]->integer;
+        if (r != NULL)
+            freeReplyObject(r);
+    }
+    if (!requeued)
+        return delivered;
+    return reply_count(queue_link_cmdv(l, "HGET", n->tries, entry, NULL)) + delivered;
 }
 
 static void hand_back(node *n, queue_link *l, qjob *j);
+
+/* The job's witness, as a descriptor the node holds: the bytes it carries (j->f.wtns, which
+ * points into the reply being taken) in a sealed anonymous file, or the file it names beneath
+ * --inputs. The engine opens it by its
+ * /proc/self/fd name, the very file checked here, never a path resolved again. 0, or -1 with
+ * the status and a line. */
+static int witness_open(node *n, qjob *j, zkpipe_status *st, char *why, size_t cap)
+{
+    if (j->f.wtns != NULL) {
+        j->wtns_fd = queue_input_memfd(j->f.wtns, j->f.wtns_len, why, cap);
+        *st = ZKPIPE_ENOMEM;
+    } else if (n->inputs_fd < 0) {
+        snprintf(why, cap,
+                 "the job names an input (%s), and this node has no --inputs: send the "
+                 "witness in the job (wtns)",
+                 j->f.input);
+        *st = ZKPIPE_EINVAL;
+    } else {
+        j->wtns_fd =
+            queue_input_open(n->inputs_fd, j->f.input, (size_t)n->q->max_wtns_mib << 20, why, cap);
+        /* A file not there (yet) on this node may be on another, or later. */
+        *st = j->wtns_fd < 0 && errno != ENOENT && errno != EIO ? ZKPIPE_EINVAL : ZKPIPE_EIO;
+    }
+    if (j->wtns_fd < 0)
+        return -1;
+    if (fstat(j->wtns_fd, &j->wst) != 0)
+        j->wst.st_ino = 0;
+    j->wtns_len = (size_t)j->wst.st_size;
+    snprintf(j->wtns_path, sizeof j->wtns_path, "/proc/self/fd/%d", j->wtns_fd);
+    return 0;
+}
 
 /* Takes one stream entry [id, fields]: held from here until the finisher is done with it.
  * `delivered`: this entry's delivery count when known (a new entry: 1), else 0. */
@@ -433,85 +483,73 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
         redisReply *r = queue_link_cmdv(l, "XACK", n->stream, n->group, entry, NULL);
         if (r != NULL)
             freeReplyObject(r);
+        if ((r = queue_link_cmdv(l, "HDEL", n->tries, entry, NULL)) != NULL)
+            freeReplyObject(r);
         return;
     }
     qjob *j = calloc(1, sizeof *j);
     if (j == NULL)
         return; /* left pending: taken over once idle */
     j->node = n;
+    j->wtns_fd = -1;
     snprintf(j->entry, sizeof j->entry, "%s", entry);
-    job_fields(j, e->element[1]);
-    j->deliveries += delivered != 0 ? delivered : entry_deliveries(l, n, entry);
+    char why[ZKPIPE_DETAIL_MAX + 128];
+    int parsed = job_fields(n, j, e->element[1], why, sizeof why);
+    j->deliveries = entry_deliveries(l, n, entry, delivered, j->f.requeued);
     j->kind = JOB_ENGINE;
-    if (j->id == NULL)
-        j->id = strdup(entry);
     pthread_mutex_lock(&n->lock);
     int stopping = n->stop != 0; /* delivered by a read sent before the stop */
     n->s.taken++;
     n->s.reclaimed += reclaimed != 0;
-    if (!stopping) {
-        j->hnext = n->held_head;
-        if (n->held_head != NULL)
-            n->held_head->hprev = j;
-        n->held_head = j;
-        if (++n->s.held > n->s.peak_held)
-            n->s.peak_held = n->s.held;
-    }
     pthread_mutex_unlock(&n->lock);
-    if (stopping) {
+    /* The bytes a job carries outlive the reply in the node's sealed copy: what is proved, and
+     * what a requeue, a dead letter or a hand-back sends again. */
+    zkpipe_status st = ZKPIPE_OK, copy_st = ZKPIPE_OK;
+    char copy_why[256];
+    int copied =
+        parsed && j->f.wtns != NULL ? witness_open(n, j, &copy_st, copy_why, sizeof copy_why) : 0;
+    j->f.wtns = NULL;
+    if (stopping && parsed && copied == 0) { /* one that is no job gets its error result */
         hand_back(n, l, j);
         return;
     }
+    pthread_mutex_lock(&n->lock);
+    j->hnext = n->held_head;
+    if (n->held_head != NULL)
+        n->held_head->hprev = j;
+    n->held_head = j;
+    if (++n->s.held > n->s.peak_held)
+        n->s.peak_held = n->s.held;
+    pthread_mutex_unlock(&n->lock);
 
-    char why[ZKPIPE_DETAIL_MAX + 128];
-    zkpipe_status st = ZKPIPE_OK;
     j->mark = cli_mapped_damage_mark();
-    if (j->wtns == NULL || stat(j->wtns, &j->wst) != 0)
-        j->wst.st_ino = 0;
     if (j->deliveries > n->q->max_deliveries) {
-        j->kind = JOB_DEAD;
-        j->status = ZKPIPE_ETIMEDOUT;
-        if (j->last_status != NULL)
-            for (int s = 0; s >= -64; s--)
-                if (strcmp(zkpipe_status_name(s), j->last_status) == 0)
-                    j->status = (zkpipe_status)s;
-        snprintf(j->message, sizeof j->message, "%s",
-                 j->last_error != NULL ? j->last_error
-                                       : "never finished: the nodes holding it stopped or lost "
-                                         "Redis for longer than --claim-idle-ms");
-    } else if (j->id == NULL || j->zkey == NULL || j->wtns == NULL || j->out == NULL) {
-        fail_job(j, JOB_FAILED, ZKPIPE_EINVAL, "the job has no %s field%s",
-                 j->id == NULL     ? "id"
-                 : j->zkey == NULL ? "zkey"
-                 : j->wtns == NULL ? "wtns"
-                                   : "out",
+        fail_job(j, JOB_DEAD, ZKPIPE_ETIMEDOUT, "%s%s",
+                 "never finished: the nodes holding it stopped or lost Redis for longer than "
+                 "--claim-idle-ms",
                  "");
-    } else if (!queue_name_ok(j->id)) {
-        fail_job(j, JOB_FAILED, ZKPIPE_EINVAL, "the id '%s' cannot name output files%s", j->id, "");
+    } else if (!parsed) {
+        fail_job(j, JOB_FAILED, ZKPIPE_EINVAL, "%s%s", why, "");
+    } else if (copied != 0) {
+        fail_job(j, JOB_FAILED, copy_st, "%s%s", copy_why, "");
+    } else if ((j->zkey = queue_circuit_zkey(n->q, j->f.circuit)) == NULL) {
+        fail_job(j, JOB_FAILED, ZKPIPE_EINVAL, "the circuit '%s' is not one of this node's%s",
+                 j->f.circuit, " (--circuit)");
+    } else if (j->wtns_fd < 0 && witness_open(n, j, &st, why, sizeof why) != 0) {
+        fail_job(j, JOB_FAILED, st, "%s%s", why, "");
     } else if ((j->key = key_get(n, j->zkey, &st, why, sizeof why)) == NULL) {
         fail_job(j, JOB_FAILED, st, "%s%s", why, "");
+    } else if ((j->pub = calloc(j->key->key.num_public + 1, sizeof *j->pub)) == NULL) {
+        fail_job(j, JOB_FAILED, ZKPIPE_ENOMEM, "out of memory%s%s", "", "");
     } else {
-        char proof_path[4096], public_path[4096];
-        cli_output outs[2] = {{public_path, NULL, 0}, {proof_path, NULL, 0}};
-        cli_error ce;
-        if (!cli_output_path(proof_path, sizeof proof_path, j->out, j->id, "proof.json") ||
-            !cli_output_path(public_path, sizeof public_path, j->out, j->id, "public.json")) {
-            fail_job(j, JOB_FAILED, ZKPIPE_EINVAL, "the output path is too long%s%s", "", "");
-        } else if (cli_outputs_check(outs, 2, &ce) != 0) {
-            cli_error_text(why, sizeof why, outs, &ce);
-            fail_job(j, JOB_FAILED, ZKPIPE_EIO, "%s%s", why, "");
-        } else if ((j->pub = calloc(j->key->key.num_public + 1, sizeof *j->pub)) == NULL) {
-            fail_job(j, JOB_FAILED, ZKPIPE_ENOMEM, "out of memory%s%s", "", "");
-        } else {
-            j->part = (zkpipe_zkey_partition){j->key->key.source, j->wtns, j->pub, NULL};
-            zkpipe_partition part = {zkpipe_zkey_stage_ops(), &j->part, {0, 0}};
-            zkpipe_job *ignored;
-            st = zkpipe_engine_submit(n->engine, &ignored, &part, 1, job_done, j);
-            /* Submitted, j belongs to the engine and then the finisher: it may be freed by now. */
-            if (st == ZKPIPE_OK)
-                return;
-            fail_job(j, JOB_FAILED, st, "cannot submit: %s%s", zkpipe_status_str(st), "");
-        }
+        j->part = (zkpipe_zkey_partition){j->key->key.source, j->wtns_path, j->pub, NULL};
+        zkpipe_partition part = {zkpipe_zkey_stage_ops(), &j->part, {0, 0}};
+        zkpipe_job *ignored;
+        st = zkpipe_engine_submit(n->engine, &ignored, &part, 1, job_done, j);
+        /* Submitted, j belongs to the engine and then the finisher: it may be freed by now. */
+        if (st == ZKPIPE_OK)
+            return;
+        fail_job(j, JOB_FAILED, st, "cannot submit: %s%s", zkpipe_status_str(st), "");
     }
     pthread_mutex_lock(&n->lock);
     push_done(n, j);
@@ -532,13 +570,18 @@ typedef struct args {
     char guard[640]; /* stream, consumer and two numbers */
 } args;
 
-static void arg(args *a, const char *s)
+static void arg_bytes(args *a, const char *s, size_t len)
 {
     if (a->n < ARGS_MAX) {
         a->v[a->n] = s != NULL ? s : "";
-        a->len[a->n] = strlen(a->v[a->n]);
+        a->len[a->n] = s != NULL ? len : 0;
         a->n++;
     }
+}
+
+static void arg(args *a, const char *s)
+{
+    arg_bytes(a, s, s != NULL ? strlen(s) : 0);
 }
 
 static void arg_u64(args *a, uint64_t v)
@@ -564,7 +607,7 @@ static int send_transition(node *n, queue_link *l, const args *a, const qjob *j)
         if (r != NULL) {
             if (errors++ == 0)
                 fprintf(stderr, "%s: job %s (entry %s): Redis refuses the update: %s\n", prog,
-                        j->id, j->entry, r->str);
+                        j->f.id, j->entry, r->str);
             freeReplyObject(r);
         }
         uint64_t now = queue_now_ns();
@@ -583,11 +626,11 @@ static int send_transition(node *n, queue_link *l, const args *a, const qjob *j)
     }
 }
 
-/* The script's head: EVAL, the keys, group, entry, mode. */
-/* The script's head: EVAL, the keys (the jobs stream, this transition's guard, then the rest
- * of `keys`), group, entry, mode, the guard's lifetime. */
+/* The script's head: EVAL, the keys (the jobs stream, this transition's guard, the delivery
+ * counts, then the rest of `keys`), group, entry, mode, the guard's lifetime and the
+ * deliveries a requeued entry has had. */
 static void script(args *a, node *n, int nkeys, const char *const *keys, const qjob *j,
-                   const char *mode)
+                   const char *mode, uint64_t deliveries)
 {
     pthread_mutex_lock(&n->lock);
     uint64_t seq = ++n->transitions;
@@ -596,42 +639,74 @@ static void script(args *a, node *n, int nkeys, const char *const *keys, const q
              (unsigned long long)n->boot_ns, (unsigned long long)seq);
     arg(a, "EVAL");
     arg(a, transition_lua);
-    arg_u64(a, (uint64_t)nkeys + 1);
+    arg_u64(a, (uint64_t)nkeys + 2);
     arg(a, keys[0]);
     arg(a, a->guard);
+    arg(a, n->tries);
     for (int i = 1; i < nkeys; i++)
         arg(a, keys[i]);
     arg(a, n->group);
     arg(a, j->entry);
     arg(a, mode);
     arg(a, GUARD_TTL_MS);
+    arg_u64(a, deliveries);
 }
 
+/* A result entry's fields; with the proof and its public signals when it proved. */
 static void result_fields(args *a, node *n, const qjob *j, const char *status, const char *msg,
-                          const char *prove_s)
+                          const char *prove_s, const char *proof, const char *pub)
 {
-    arg(a, "16");
-    const char *f[16] = {"id",   j->id,       "status",     status,  "message", msg,
-                         "node", n->consumer, "prove_s",    prove_s, "entry",   j->entry,
-                         "sub",  j->sub,      "deliveries", NULL};
+    arg(a, proof != NULL ? "20" : "16");
+    const char *f[20] = {"id",         j->f.id,   "status", status,  "message", msg,   "node",
+                         n->consumer,  "prove_s", prove_s,  "entry", j->entry,  "sub", j->f.sub,
+                         "deliveries", NULL,      "proof",  proof,   "public",  pub};
     for (int i = 0; i < 15; i++)
         arg(a, f[i]);
     arg_u64(a, j->deliveries);
+    for (int i = 16; proof != NULL && i < 20; i++)
+        arg(a, f[i]);
 }
 
-/* The fields of a job's fresh entry: the job's own, its last status and error (when there is
- * one) and the deliveries it has had. */
-static void requeue_fields(args *a, const qjob *j, const char *status, const char *error,
-                           uint64_t deliveries)
+/* The job's own fields, as it came (checked): its witness read back from the node's copy
+ * (`*map`, unmapped by the caller with j->wtns_len) when the job carried it. */
+static int job_args(args *a, const qjob *j, void **map)
 {
-    int with_error = status != NULL && error != NULL;
-    const char *f[14] = {"id",   j->id, "zkey", j->zkey,  "wtns", j->wtns, "out",
-                         j->out, "sub", j->sub, "status", status, "error", error};
-    arg_u64(a, with_error ? 16 : 12);
-    for (int i = 0; i < (with_error ? 14 : 10); i++)
+    int k = j->f.sub[0] != '\0' ? 6 : 4;
+    const char *f[6] = {"id", j->f.id, "circuit", j->f.circuit, "sub", j->f.sub};
+    for (int i = 0; i < k; i++)
         arg(a, f[i]);
-    arg(a, "deliveries");
-    arg_u64(a, deliveries);
+    *map = NULL;
+    if (j->f.input[0] != '\0') {
+        arg(a, "input");
+        arg(a, j->f.input);
+        return k + 2;
+    }
+    if (j->wtns_fd >= 0 && j->wtns_len > 0 &&
+        (*map = mmap(NULL, j->wtns_len, PROT_READ, MAP_SHARED, j->wtns_fd, 0)) != MAP_FAILED) {
+        arg(a, "wtns");
+        arg_bytes(a, *map, j->wtns_len);
+        return k + 2;
+    }
+    *map = NULL;
+    return k;
+}
+
+/* A fresh entry for the job: its own fields only, marked requeued (its deliveries go to
+ * STREAM:deliveries). */
+static int requeue_fields(args *a, const qjob *j, void **map)
+{
+    int at = a->n;
+    arg(a, "0"); /* the count, set below */
+    arg(a, "requeued");
+    arg(a, "1");
+    int k = job_args(a, j, map) + 2;
+    if (j->f.input[0] == '\0' && *map == NULL)
+        return -1;
+    snprintf(a->num[a->nums], sizeof a->num[0], "%d", k);
+    a->v[at] = a->num[a->nums];
+    a->len[at] = strlen(a->v[at]);
+    a->nums++;
+    return 0;
 }
 
 /* A job delivered after the stop (by a read sent before it) is not started: it is requeued at
@@ -642,12 +717,15 @@ static void hand_back(node *n, queue_link *l, qjob *j)
 {
     args a = {.n = 0};
     const char *keys[2] = {n->stream, n->stream};
-    script(&a, n, 2, keys, j, "pending");
-    requeue_fields(&a, j, j->last_status, j->last_error, j->deliveries - 1);
-    redisReply *r = queue_link_cmd(l, a.n, a.v, a.len);
-    int ok = r != NULL && r->type != REDIS_REPLY_ERROR;
+    void *map = NULL;
+    script(&a, n, 2, keys, j, "pending", j->deliveries - 1);
+    int ok = requeue_fields(&a, j, &map) == 0;
+    redisReply *r = ok ? queue_link_cmd(l, a.n, a.v, a.len) : NULL;
+    ok = r != NULL && r->type != REDIS_REPLY_ERROR;
     if (r != NULL)
         freeReplyObject(r);
+    if (map != NULL)
+        munmap(map, j->wtns_len);
     pthread_mutex_lock(&n->lock);
     if (ok)
         n->s.handed_back++;
@@ -657,42 +735,66 @@ static void hand_back(node *n, queue_link *l, qjob *j)
     job_free(j);
 }
 
+/* A proved job's outputs, for its result entry and, with --out, the node's files. */
+static void outputs(node *n, qjob *j, const zkpipe_groth16_proof *proof, char **proof_json,
+                    char **public_json)
+{
+    size_t plen, qlen;
+    j->status = cli_proof_render(proof_json, &plen, public_json, &qlen, proof, j->pub,
+                                 j->key->key.num_public);
+    if (j->status != ZKPIPE_OK) {
+        snprintf(j->message, sizeof j->message, "cannot render the outputs: %s",
+                 zkpipe_status_str(j->status));
+        return;
+    }
+    if (n->out_fd < 0)
+        return;
+    char names[2][QUEUE_ID_MAX + 16], tag[64];
+    snprintf(names[0], sizeof names[0], "%s.public.json", j->f.id);
+    snprintf(names[1], sizeof names[1], "%s.proof.json", j->f.id);
+    snprintf(tag, sizeof tag, "%ld-%llu", (long)getpid(), (unsigned long long)n->boot_ns);
+    const char *nv[2] = {names[0], names[1]}, *dv[2] = {*public_json, *proof_json};
+    size_t lv[2] = {qlen, plen};
+    if (queue_output_write(n->out_fd, nv, dv, lv, 2, tag, j->message, sizeof j->message) != 0)
+        j->status = ZKPIPE_EIO;
+}
+
 /* What becomes of an ended job: its outputs, then its result and ACK, its requeue, or its
  * dead letter, in one step on the server. */
 static void finish(node *n, queue_link *l, qjob *j)
 {
+    char *proof_json = NULL, *public_json = NULL;
     if (j->kind == JOB_ENGINE) {
         zkpipe_partition_result r;
         zkpipe_job_result(j->job, 0, &r);
         j->status = r.status;
         j->prove_s = r.prove_s;
-        snprintf(j->message, sizeof j->message, "%s",
-                 r.detail[0] != '\0' || r.status == ZKPIPE_OK ? r.detail
-                                                              : zkpipe_status_str(r.status));
+        /* The library names the witness by the node's descriptor: the job's name for it. */
+        size_t plen = strlen(j->wtns_path);
+        const char *detail = r.detail;
+        if (strncmp(detail, j->wtns_path, plen) == 0 && detail[plen] == ':')
+            snprintf(j->message, sizeof j->message, "%s%s", wtns_name(j), detail + plen);
+        else
+            snprintf(j->message, sizeof j->message, "%s",
+                     detail[0] != '\0' || r.status == ZKPIPE_OK ? detail
+                                                                : zkpipe_status_str(r.status));
         /* A proved partition's proof has been checked against the zkey's verifying key by the
          * stage's prove (ZKPIPE_EUNSATISFIED when it fails). An input damaged under its mapping
          * meanwhile makes whatever came of it an I/O error (retried: the file may be whole
          * again), and the key is opened anew for the next jobs. */
-        const cli_zkey *k = &j->key->key;
         int key_damaged = cli_mapped_damaged(j->mark, j->key->st.st_dev, j->key->st.st_ino);
         if (key_damaged ||
             (j->wst.st_ino != 0 && cli_mapped_damaged(j->mark, j->wst.st_dev, j->wst.st_ino))) {
             j->status = ZKPIPE_EIO;
-            damaged_line(j->message, sizeof j->message, key_damaged ? j->zkey : j->wtns);
+            damaged_line(j->message, sizeof j->message, key_damaged ? j->zkey : wtns_name(j));
             if (key_damaged) {
                 pthread_mutex_lock(&n->lock);
                 j->key->stale = 1;
                 pthread_mutex_unlock(&n->lock);
             }
         }
-        char proof_path[4096], public_path[4096];
-        if (j->status == ZKPIPE_OK &&
-            (!cli_output_path(proof_path, sizeof proof_path, j->out, j->id, "proof.json") ||
-             !cli_output_path(public_path, sizeof public_path, j->out, j->id, "public.json")))
-            j->status = ZKPIPE_EINVAL; /* checked at take: cannot happen */
         if (j->status == ZKPIPE_OK)
-            j->status = cli_proof_write(proof_path, public_path, &r.proof, j->pub, k->num_public,
-                                        j->message, sizeof j->message);
+            outputs(n, j, &r.proof, &proof_json, &public_json);
         zkpipe_job_destroy(j->job);
         j->job = NULL;
     }
@@ -703,37 +805,55 @@ static void finish(node *n, queue_link *l, qjob *j)
     char prove_s[32], dead_msg[sizeof j->message + 640];
     snprintf(prove_s, sizeof prove_s, "%.6f", j->prove_s);
     args a = {.n = 0};
+    void *map = NULL;
+    if (requeue) {
+        const char *keys[2] = {n->stream, n->stream};
+        script(&a, n, 2, keys, j, "pending", j->deliveries);
+        if (requeue_fields(&a, j, &map) != 0) { /* the node's copy is gone: the job's error */
+            requeue = 0;
+            a.n = a.nums = 0;
+        }
+    }
     if (dead) {
         snprintf(dead_msg, sizeof dead_msg, "dead-lettered to %s after %llu deliveries: %s",
                  n->dead, (unsigned long long)j->deliveries, j->message);
         const char *keys[3] = {n->stream, n->dead, n->results};
-        script(&a, n, 3, keys, j, "pending");
-        const char *f[20] = {"id",       j->id,    "zkey",      j->zkey,      "wtns",
-                             j->wtns,    "out",    j->out,      "sub",        j->sub,
-                             "entry",    j->entry, "status",    status,       "message",
+        script(&a, n, 3, keys, j, "pending", 0);
+        /* The job's own fields (when they were a job's) and what became of it. */
+        int count_at = a.n;
+        arg(&a, "0");
+        int k = j->f.circuit[0] != '\0' ? job_args(&a, j, &map) : 0;
+        if (k == 0) {
+            arg(&a, "id");
+            arg(&a, j->f.id);
+            k = 2;
+        }
+        const char *f[10] = {"entry",    j->entry, "status",    status,       "message",
                              j->message, "node",   n->consumer, "deliveries", NULL};
-        arg(&a, "20");
-        for (int i = 0; i < 19; i++)
+        for (int i = 0; i < 9; i++)
             arg(&a, f[i]);
         arg_u64(&a, j->deliveries);
-        result_fields(&a, n, j, status, dead_msg, prove_s);
-    } else if (requeue) {
-        const char *keys[2] = {n->stream, n->stream};
-        script(&a, n, 2, keys, j, "pending");
-        requeue_fields(&a, j, status, j->message, j->deliveries);
-    } else {
+        snprintf(a.num[a.nums], sizeof a.num[0], "%d", k + 10);
+        a.v[count_at] = a.num[a.nums];
+        a.len[count_at] = strlen(a.v[count_at]);
+        a.nums++;
+        result_fields(&a, n, j, status, dead_msg, prove_s, NULL, NULL);
+    } else if (!requeue) {
         const char *keys[2] = {n->stream, n->results};
-        script(&a, n, 2, keys, j, "always");
-        result_fields(&a, n, j, status, j->message, prove_s);
+        script(&a, n, 2, keys, j, "always", 0);
+        result_fields(&a, n, j, status, j->message, prove_s, proof_json, public_json);
     }
     if (j->status != ZKPIPE_OK)
-        fprintf(stderr, "%s: job %s (entry %s, delivery %llu): %s (%s): %s\n", prog,
-                j->id != NULL ? j->id : "?", j->entry, (unsigned long long)j->deliveries,
-                j->message, status,
+        fprintf(stderr, "%s: job %s (entry %s, delivery %llu): %s (%s): %s\n", prog, j->f.id,
+                j->entry, (unsigned long long)j->deliveries, j->message, status,
                 dead      ? "dead-lettered"
                 : requeue ? "requeued"
                           : "failed");
     int sent = send_transition(n, l, &a, j);
+    if (map != NULL)
+        munmap(map, j->wtns_len);
+    free(proof_json);
+    free(public_json);
     pthread_mutex_lock(&n->lock);
     if (!sent)
         n->s.left_pending++;
@@ -1308,6 +1428,20 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
 
     node n;
     memset(&n, 0, sizeof n);
+    /* The folders jobs may read beneath and write into, held open: a job names files in them,
+     * never a path (queue_node.h). */
+    n.inputs_fd = n.out_fd = -1;
+    const char *dirs[2] = {q->inputs_dir, q->out_dir}, *flags_[2] = {"--inputs", "--out"};
+    for (int i = 0; i < 2; i++) {
+        int fd = dirs[i] == NULL ? -1 : open(dirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+        if (dirs[i] != NULL && fd < 0) {
+            fprintf(stderr, "%s: %s %s: %s\n", prog, flags_[i], dirs[i], strerror(errno));
+            if (n.inputs_fd >= 0)
+                close(n.inputs_fd);
+            return 1;
+        }
+        *(i == 0 ? &n.inputs_fd : &n.out_fd) = fd;
+    }
     n.q = q;
     /* Before any connection: a remote Redis without credentials is refused here. */
     n.addr = q->addr;
@@ -1323,6 +1457,10 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     kc.idle_ms = key_idle_ms;
     if (zkpipe_key_cache_create(&n.cache, &kc) != ZKPIPE_OK) {
         fprintf(stderr, "%s: cannot create the key cache\n", prog);
+        if (n.inputs_fd >= 0)
+            close(n.inputs_fd);
+        if (n.out_fd >= 0)
+            close(n.out_fd);
         return 1;
     }
     n.cfg.keys = n.cache;
@@ -1339,6 +1477,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     }
     snprintf(n.results, sizeof n.results, "%s:results", n.stream);
     snprintf(n.dead, sizeof n.dead, "%s:dead", n.stream);
+    snprintf(n.tries, sizeof n.tries, "%s:deliveries", n.stream);
     pthread_condattr_t ca;
     pthread_condattr_init(&ca);
     pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
@@ -1405,6 +1544,13 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
                (unsigned long long)n.bound, (unsigned long long)n.cfg.permits, n.cfg.capacity,
                n.cfg.prover_workers, q->claim_idle_ms,
                zkpipe_backend_name(zkpipe_engine_backend(n.engine, NULL)));
+        printf("jobs may name the circuits");
+        for (unsigned i = 0; i < q->ncircuits; i++)
+            printf(" %s", q->circuits[i].name);
+        printf("; witnesses in the job, up to %lu MiB%s%s; results in %s:results%s%s\n",
+               q->max_wtns_mib, q->inputs_dir != NULL ? ", or beneath " : "",
+               q->inputs_dir != NULL ? q->inputs_dir : "", n.stream,
+               q->out_dir != NULL ? " and files in " : "", q->out_dir != NULL ? q->out_dir : "");
         fflush(stdout);
         take_loop(&n, &l);
         drain_held(&n);
@@ -1461,6 +1607,10 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         free(k);
     }
     zkpipe_key_cache_destroy(n.cache); /* the engine and every key gone */
+    if (n.inputs_fd >= 0)
+        close(n.inputs_fd);
+    if (n.out_fd >= 0)
+        close(n.out_fd);
     pthread_mutex_lock(&n.lock);
     qstats s = n.s;
     n.connects = l.connects; /* leave_group may have connected again */

@@ -9,15 +9,43 @@
  * for a server that wants one, one for a server that has none) stop the node at once with one
  * line: not retried. The password is never printed. TLS: through stunnel (README).
  *
- * Jobs: stream entries with fields id (the caller's name for it, also the name of its output
- * files), zkey, wtns and out (paths every node can read; out a folder). For each job the node
- * proves the witness with the zkey (opened once and kept while jobs use it), checks the proof
- * against the zkey's verifying key, writes OUT/ID.public.json and OUT/ID.proof.json (snarkjs
- * format, each staged then renamed), and then, in one step (a Lua script, atomic on the server),
- * appends a result entry to STREAM:results and XACKs the job: at least once, never a result
- * without its ACK or an ACK without its result. Result fields: id, status ("ok" or the zkpipe
- * status name), message, node, prove_s, and entry (the job's stream id), sub (the
- * submission's token, copied from the job), deliveries.
+ * What an operator configures, and what a job may name: a job never names a path of the node's
+ * host. The node proves the circuits it was given (--circuit NAME=FILE.zkey, repeatable: the zkey
+ * paths are the operator's); reads a job's witness either from the job itself (field wtns: the
+ * .wtns bytes, at most --max-wtns-mib, default 64) or, with --inputs DIR, from a file the job
+ * names beneath DIR (field input: resolved with openat2 RESOLVE_BENEATH|RESOLVE_NO_SYMLINKS, or
+ * openat with O_NOFOLLOW one component at a time where the kernel lacks it; no "..", no absolute
+ * name, no symbolic link; opened without blocking and checked to be a regular file before
+ * anything reads it, so a FIFO or a device is that job's error at once); and returns every
+ * result in STREAM:results, the proof and public signals as fields of the result entry (so a
+ * fleet needs no shared file system). With --out DIR it also writes DIR/ID.public.json and
+ * DIR/ID.proof.json, each through a temporary file created in DIR (O_EXCL|O_NOFOLLOW) and
+ * renamed over the name: a symbolic link planted there is replaced, never followed. The library
+ * maps a witness by name: the node gives it /proc/self/fd/N of the descriptor it checked (a job's
+ * bytes in a sealed memfd), so that what is proved is the file checked, never a path resolved
+ * again.
+ *
+ * Jobs: stream entries with fields id (the caller's name for it: 1 to 128 bytes of
+ * [A-Za-z0-9._-], also its output files' name), circuit (one of --circuit's names), wtns or
+ * input, and optionally sub (the submission's token, copied into the result). Every field is
+ * checked and bounded by one parser (queue_job.h) before the node acts on it; a job that fails
+ * it gets a result with ZKPIPE_EINVAL and a bounded line saying why (its id, when unusable, a
+ * cut and marked copy). Fields the node writes itself (deliveries, status, error) are ignored
+ * in a job. For each job the node proves the witness with the circuit's zkey (opened once and
+ * kept while jobs use it), checks the proof against the zkey's verifying key, and then, in one
+ * step (a Lua script, atomic on the server), appends a result entry to STREAM:results and XACKs
+ * the job: at least once, never a result without its ACK or an ACK without its result. Result
+ * fields: id, status ("ok" or the zkpipe status name), message, node, prove_s, entry (the job's
+ * stream id), sub, deliveries, and for a proved job proof and public (snarkjs's JSON).
+ *
+ * Deliveries are counted by Redis, never taken from a job: an entry's own from XPENDING (a
+ * delivery by XREADGROUP or XAUTOCLAIM counts one), plus, for an entry the node requeued, those
+ * of the entries before it, kept in the hash STREAM:deliveries (field: the entry's id), which
+ * only the transition script writes: set with the fresh entry it adds (marked with a field
+ * requeued, so that a new job's take costs no lookup), dropped when an entry is acknowledged. A
+ * plain XADD makes an entry without a count there, with or without that field: a new job. (A
+ * client that can write any Redis key could still write that hash: the fleet's Redis is the
+ * fleet's, and its access is for its nodes and submitters to share.)
  *
  * Backpressure: a node reads a job (XREADGROUP, or XAUTOCLAIM) only when its engine can admit
  * it: a partition permit is free that no job already submitted is waiting for, the byte budget
@@ -32,15 +60,18 @@
  * and a Redis connection of its own, so that nothing else the node does (opening a zkey,
  * waiting for a permit, writing outputs) delays it. A job whose node died or lost Redis for
  * longer than --claim-idle-ms is taken over by another node (XAUTOCLAIM) and proved again; the
- * first node, should it come back, proves it too (at least once: the same files, replaced
- * whole, and one more result entry).
+ * first node, should it come back, proves it too (at least once: one more result entry, and
+ * with --out the same files, replaced whole).
  * A job that fails for a reason another try or another node may not have (ZKPIPE_EIO: a file it
- * could not read or write; ENOMEM, EDEVICE, ENODEVICE, ETHREAD, ETOOBIG: this node's means;
- * EVERIFY) is requeued at once (a fresh entry with the same fields, its deliveries and its last
- * error, added as the old one is ACKed, in one step); one that fails for a reason in the job itself
- * (the witness does not satisfy the circuit, another curve, a malformed file or entry) gets its
- * result with that error. A job delivered --max-deliveries times without an outcome goes to
- * STREAM:dead with its last error (and a result entry saying so), never silently dropped.
+ * could not read or write, an input not there yet; ENOMEM, EDEVICE, ENODEVICE, ETHREAD,
+ * ETOOBIG: this node's means; EVERIFY) is requeued at once (a fresh entry with the job's own
+ * checked fields, its deliveries counted on in STREAM:deliveries, added as the old one is
+ * ACKed, in one step); one that fails for a reason in the job itself (the witness does not
+ * satisfy the circuit, another curve, a malformed file or entry, a circuit the node was not
+ * given, an input it may not read) gets its result with that error. A job delivered
+ * --max-deliveries times without an outcome goes to STREAM:dead with its last error (and a result
+ * entry saying so), never silently dropped: the dead letter holds the job's own checked fields
+ * (bounded as above) and what became of it.
  *
  * Every transition is guarded by a key of its own (STREAM:guard:..., kept 10 minutes), so that
  * one whose reply was lost and that runs twice (sent again on a new connection, or run late by a

@@ -5,6 +5,7 @@
 
 #include "cli_args.h"
 #include "queue_auth.h"
+#include "queue_job.h"
 
 void queue_options_init(queue_options *q)
 {
@@ -12,6 +13,7 @@ void queue_options_init(queue_options *q)
     q->group = "zkpipe";
     q->claim_idle_ms = 30000;
     q->max_deliveries = 3;
+    q->max_wtns_mib = 64;
 }
 
 void queue_usage(FILE *f)
@@ -30,7 +32,14 @@ void queue_usage(FILE *f)
                "  --max-deliveries N   a job delivered N times without an outcome goes to\n"
                "                       STREAM:dead (default 3)\n"
                "  --exit-when-idle-ms N  exit once nothing was held or pending in the group for\n"
-               "                       N ms (default 0: run until SIGTERM)\n");
+               "                       N ms (default 0: run until SIGTERM)\n"
+               "  --circuit NAME=FILE  a circuit jobs may name (circuit NAME), proved with the\n"
+               "                       zkey FILE (repeatable; one at least)\n"
+               "  --inputs DIR         jobs may name witness files beneath DIR (input NAME);\n"
+               "                       without it, jobs carry their witness (wtns)\n"
+               "  --max-wtns-mib N     the largest witness a job may carry or name (default 64)\n"
+               "  --out DIR            also write ID.proof.json and ID.public.json into DIR\n"
+               "                       (results always come back in STREAM:results)\n");
 }
 
 /* The percent-decoded `s` (len bytes) into out (cap bytes with its NUL): 1, or 0 for a bad
@@ -229,14 +238,38 @@ const char *queue_addr_name(const queue_addr *a, char *buf, size_t cap)
     return buf;
 }
 
-int queue_name_ok(const char *id)
+const char *queue_circuit_zkey(const queue_options *q, const char *name)
 {
-    size_t n = strlen(id);
-    if (n == 0 || n > 200 || id[0] == '-' || strcmp(id, ".") == 0 || strcmp(id, "..") == 0)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (id[i] == '/' || (unsigned char)id[i] < ' ' || id[i] == 0x7f)
-            return 0;
+    for (unsigned i = 0; i < q->ncircuits; i++)
+        if (strcmp(q->circuits[i].name, name) == 0)
+            return q->circuits[i].zkey;
+    return NULL;
+}
+
+/* --circuit NAME=FILE: 1, or -1 with a line on stderr. */
+static int circuit_flag(queue_options *q, const char *value)
+{
+    const char *eq = value != NULL ? strchr(value, '=') : NULL;
+    char buf[80];
+    queue_job probe;
+    /* The name is checked as a job's would be: a circuit a job cannot name is an error. */
+    queue_str f[6] = {{"id", 2}, {"x", 1}, {"circuit", 7}, {value, 0}, {"wtns", 4}, {"x", 1}};
+    if (eq != NULL)
+        f[3].len = (size_t)(eq - value);
+    if (eq == NULL || eq[1] == '\0' || !queue_job_parse(&probe, f, 6, 1, buf, sizeof buf)) {
+        fprintf(stderr,
+                "zkpipe-pipeline: --circuit %s: NAME=FILE.zkey, NAME 1 to %d bytes of "
+                "[A-Za-z0-9._-]\n",
+                value != NULL ? value : "", QUEUE_CIRCUIT_MAX);
+        return -1;
+    }
+    if (queue_circuit_zkey(q, probe.circuit) != NULL || q->ncircuits == QUEUE_CIRCUITS_MAX) {
+        fprintf(stderr, "zkpipe-pipeline: --circuit %s: %s\n", value,
+                q->ncircuits == QUEUE_CIRCUITS_MAX ? "too many circuits" : "that name is taken");
+        return -1;
+    }
+    memcpy(q->circuits[q->ncircuits].name, probe.circuit, sizeof probe.circuit);
+    q->circuits[q->ncircuits++].zkey = eq + 1;
     return 1;
 }
 
@@ -265,6 +298,18 @@ int queue_flag(queue_options *q, const char *name, char *value)
             q->group = value;
         else
             q->consumer = value;
+    } else if (strcmp(name, "circuit") == 0) {
+        if (circuit_flag(q, value) < 0)
+            return -1;
+    } else if (strcmp(name, "inputs") == 0) {
+        if (value == NULL || value[0] == '\0') {
+            fprintf(stderr, "zkpipe-pipeline: --inputs: a folder\n");
+            return -1;
+        }
+        q->inputs_dir = value;
+    } else if (strcmp(name, "max-wtns-mib") == 0) {
+        n = &q->max_wtns_mib;
+        max = 4096;
     } else if (strcmp(name, "claim-idle-ms") == 0) {
         n = &q->claim_idle_ms;
         min = 100;

@@ -6,6 +6,8 @@
 
 #include <stdio.h>
 
+#include "queue_job.h"
+
 /* The longest password taken (bytes), from a URL, a file or the environment. */
 #define QUEUE_PASSWORD_MAX 512
 
@@ -37,6 +39,15 @@ const char *queue_addr_name(const queue_addr *a, char *buf, size_t cap);
  * @return buf. */
 const char *queue_addr_where(const queue_addr *a, char *buf, size_t cap);
 
+/* The most --circuit flags a node takes. */
+#define QUEUE_CIRCUITS_MAX 64
+
+/* A circuit a node proves: the name jobs give it and the operator's zkey. */
+typedef struct queue_circuit {
+    char name[QUEUE_CIRCUIT_MAX + 1]; /* as a job names it (queue_job.h) */
+    const char *zkey;
+} queue_circuit;
+
 /* A queue node's settings (zkpipe-pipeline --queue ...). */
 typedef struct queue_options {
     const char *url; /* --queue; NULL: not a node */
@@ -49,7 +60,12 @@ typedef struct queue_options {
     const char *metrics_path;        /* the program's --metrics FILE, or NULL */
     const char *password_file;       /* --redis-password-file FILE, or NULL */
     int insecure_no_auth;            /* --insecure-no-auth: a remote Redis without credentials */
-    int any;                         /* a queue flag was given */
+    const char *out_dir;             /* the program's --out DIR, or NULL: results inline only */
+    const char *inputs_dir;          /* --inputs DIR, or NULL: witnesses come in the jobs */
+    unsigned long max_wtns_mib;      /* --max-wtns-mib (default 64) */
+    queue_circuit circuits[QUEUE_CIRCUITS_MAX]; /* --circuit NAME=FILE.zkey */
+    unsigned ncircuits;
+    int any; /* a queue flag was given */
 } queue_options;
 
 /* The defaults above. */
@@ -64,8 +80,7 @@ void queue_usage(FILE *f);
  * q->addr and its password overwritten in `value` (argv's own bytes: see queue_auth_hide). */
 int queue_flag(queue_options *q, const char *name, char *value);
 
-/*! queue_name_ok() : whether `id` can name a job's output files (ID.proof.json): 1 to 200 bytes,
- * no '/', no control character, not "." or "..", not starting with '-'. */
-int queue_name_ok(const char *id);
+/*! queue_circuit_zkey() : the zkey of the circuit `name` (--circuit), or NULL. */
+const char *queue_circuit_zkey(const queue_options *q, const char *name);
 
 #endif

@@ -1,16 +1,20 @@
 /* zkpipe-submit: adds one job per witness to a fleet's queue (zkpipe-pipeline --queue, see
  * queue_node.h) and waits for their results.
  *
- *   zkpipe-submit redis://[USER@]HOST:PORT/STREAM --zkey FILE --out DIR [--group NAME]
- *                 [--redis-password-file FILE] [--insecure-no-auth] [--timeout-s N] [--json]
- *                 WTNS...
+ *   zkpipe-submit redis://[USER@]HOST:PORT/STREAM --circuit NAME [--out DIR] [--input-names]
+ *                 [--max-wtns-mib N] [--group NAME] [--redis-password-file FILE]
+ *                 [--insecure-no-auth] [--timeout-s N] [--json] WTNS...
  *
  * (or unix:///PATH?stream=STREAM). Credentials as a node's (queue_auth.h): the password from
  * --redis-password-file, the URL or $ZKPIPE_REDIS_PASSWORD, a remote Redis refused without one
  * unless --insecure-no-auth; refused credentials end it at once (exit 1, one line).
  *
- * Each job is a stream entry {id: the witness file's name without ".wtns", zkey, wtns, out: the
- * paths made absolute, sub: a token of this submission}. The results are read from
+ * Each job is a stream entry {id: the witness file's name without ".wtns", circuit: NAME (one
+ * of the nodes' --circuit), wtns: the witness file's bytes, sub: a token of this submission}
+ * (queue_job.h); with --input-names, each WTNS is a name beneath the nodes' --inputs instead,
+ * sent as input. Nothing in a job names a path of the nodes' hosts. With --out DIR, the proof
+ * and public signals each result carries are written into DIR (ID.proof.json,
+ * ID.public.json), this host's folder. The results are read from
  * STREAM:results from where that stream stood before the first job was added; a job is settled
  * by the first result that carries this submission's token and its id (a job proved twice, by a
  * node taken over too early, has two: the second is counted as a duplicate, not as a job). One
@@ -19,6 +23,7 @@
  * arguments. */
 #define _DEFAULT_SOURCE /* realpath */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,25 +34,30 @@
 #include <unistd.h>
 
 #include "queue_auth.h"
+#include "cli_files.h"
+#include "queue_files.h"
+#include "queue_job.h"
 #include "queue_options.h"
 #include "queue_redis.h"
 
 static const char prog[] = "zkpipe-submit";
 
 typedef struct job {
-    const char *wtns;
-    char id[256];
-    char path[PATH_MAX];
+    const char *wtns; /* the file, or with --input-names its name beneath the nodes' inputs */
+    char id[QUEUE_ID_MAX + 1];
     int settled, ok;
 } job;
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: zkpipe-submit redis://[USER@]HOST:PORT/STREAM --zkey FILE --out DIR "
-               "[options] WTNS...\n"
+    fprintf(f, "usage: zkpipe-submit redis://[USER@]HOST:PORT/STREAM --circuit NAME [options] "
+               "WTNS...\n"
                "       (or unix:///PATH?stream=STREAM: a Unix socket)\n"
-               "  --zkey FILE      the zkey every job proves with (a path every node can read)\n"
-               "  --out DIR        where the nodes write ID.proof.json and ID.public.json\n"
+               "  --circuit NAME   the circuit every job proves (one of the nodes' --circuit)\n"
+               "  --out DIR        write ID.proof.json and ID.public.json from the results here\n"
+               "  --input-names    each WTNS is a name beneath the nodes' --inputs, not a file\n"
+               "                   whose bytes go in the job\n"
+               "  --max-wtns-mib N the largest witness sent in a job (default 64, as the nodes)\n"
                "  --group NAME     the nodes' consumer group (default zkpipe)\n"
                "  --redis-password-file FILE  the Redis password: FILE's first line (chmod 600;\n"
                "                   else $ZKPIPE_REDIS_PASSWORD)\n"
@@ -57,18 +67,17 @@ static void usage(FILE *f)
                "  --help           this text\n");
 }
 
-/* `p` made absolute (links resolved when it exists), for nodes whose working folder differs. */
-static int absolute(char *out, size_t cap, const char *p)
+/* A result's proof and public signals, into the --out folder. */
+static void write_outputs(int out_fd, const job *j, const redisReply *proof, const redisReply *pub,
+                          const char *tag)
 {
-    if (realpath(p, out) != NULL)
-        return 1;
-    char cwd[PATH_MAX];
-    if (p[0] == '/')
-        return snprintf(out, cap, "%s", p) < (int)cap;
-    if (getcwd(cwd, sizeof cwd) == NULL)
-        return 0;
-    int n = snprintf(out, cap, "%s/%s", cwd, p);
-    return n > 0 && (size_t)n < cap;
+    char names[2][QUEUE_ID_MAX + 16], why[512];
+    snprintf(names[0], sizeof names[0], "%s.public.json", j->id);
+    snprintf(names[1], sizeof names[1], "%s.proof.json", j->id);
+    const char *nv[2] = {names[0], names[1]}, *dv[2] = {pub->str, proof->str};
+    size_t lv[2] = {pub->len, proof->len};
+    if (queue_output_write(out_fd, nv, dv, lv, 2, tag, why, sizeof why) != 0)
+        fprintf(stderr, "%s: %s: %s\n", prog, j->wtns, why);
 }
 
 static int cmp_id(const void *a, const void *b)
@@ -113,8 +122,10 @@ static int backoff(const queue_link *l, uint64_t deadline)
 int main(int argc, char **argv)
 {
     static const struct option flags[] = {
-        {"zkey", required_argument, NULL, 'z'},
+        {"circuit", required_argument, NULL, 'c'},
         {"out", required_argument, NULL, 'o'},
+        {"input-names", no_argument, NULL, 'i'},
+        {"max-wtns-mib", required_argument, NULL, 'm'},
         {"group", required_argument, NULL, 'g'},
         {"redis-password-file", required_argument, NULL, 'p'},
         {"insecure-no-auth", no_argument, NULL, 'I'},
@@ -123,15 +134,27 @@ int main(int argc, char **argv)
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
-    const char *zkey = NULL, *out = NULL, *group = "zkpipe", *password_file = NULL;
-    unsigned long timeout_s = 3600;
-    int json = 0, insecure_no_auth = 0, flag;
+    const char *circuit = NULL, *out = NULL, *group = "zkpipe", *password_file = NULL;
+    unsigned long timeout_s = 3600, max_mib = 64;
+    int json = 0, by_name = 0, insecure_no_auth = 0, flag;
     opterr = 0;
     while ((flag = getopt_long(argc, argv, "", flags, NULL)) != -1) {
         char *end;
         switch (flag) {
-        case 'z':
-            zkey = optarg;
+        case 'c':
+            circuit = optarg;
+            break;
+        case 'i':
+            by_name = 1;
+            break;
+        case 'm':
+            errno = 0;
+            max_mib = strtoul(optarg, &end, 10);
+            if (*optarg < '0' || *optarg > '9' || *end != '\0' || errno != 0 || max_mib == 0 ||
+                max_mib > 4096) {
+                fprintf(stderr, "%s: --max-wtns-mib: a number from 1 to 4096\n", prog);
+                return 2;
+            }
             break;
         case 'o':
             out = optarg;
@@ -167,7 +190,7 @@ int main(int argc, char **argv)
     }
     queue_addr addr;
     char why[160];
-    if (argc - optind < 2 || zkey == NULL || out == NULL || group[0] == '\0') {
+    if (argc - optind < 2 || circuit == NULL || group[0] == '\0') {
         usage(stderr);
         return 2;
     }
@@ -179,15 +202,10 @@ int main(int argc, char **argv)
     }
     if (!queue_auth_finish(&addr, password_file, insecure_no_auth, prog))
         return 2;
-    size_t njobs = (size_t)(argc - optind - 1);
-    char zkey_abs[PATH_MAX], out_abs[PATH_MAX];
-    struct stat st;
-    if (stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-        fprintf(stderr, "%s: --out %s: not a folder\n", prog, out);
-        return 1;
-    }
-    if (!absolute(zkey_abs, sizeof zkey_abs, zkey) || !absolute(out_abs, sizeof out_abs, out)) {
-        fprintf(stderr, "%s: a path too long\n", prog);
+    size_t njobs = (size_t)(argc - optind - 1), max_wtns = (size_t)max_mib << 20;
+    int out_fd = out == NULL ? -1 : open(out, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (out != NULL && out_fd < 0) {
+        fprintf(stderr, "%s: --out %s: %s\n", prog, out, strerror(errno));
         return 1;
     }
     job *jobs = calloc(njobs, sizeof *jobs);
@@ -203,13 +221,21 @@ int main(int argc, char **argv)
         size_t len = strlen(base);
         if (len > 5 && strcmp(base + len - 5, ".wtns") == 0)
             len -= 5;
-        snprintf(j->id, sizeof j->id, "%.*s", (int)len, base);
-        if (len >= sizeof j->id || !queue_name_ok(j->id) ||
-            !absolute(j->path, sizeof j->path, j->wtns)) {
-            fprintf(stderr, "%s: %s: its name cannot name a job and its outputs\n", prog, j->wtns);
+        /* The job as the nodes will check it (its witness's bytes: once read). */
+        queue_str f[6] = {{"id", 2},
+                          {base, len},
+                          {"circuit", 7},
+                          {circuit, strlen(circuit)},
+                          {by_name ? "input" : "wtns", by_name ? 5 : 4},
+                          {by_name ? j->wtns : "w", by_name ? strlen(j->wtns) : 1}};
+        queue_job check;
+        char bad[512];
+        if (!queue_job_parse(&check, f, 6, max_wtns, bad, sizeof bad)) {
+            fprintf(stderr, "%s: %s: not a job: %s\n", prog, j->wtns, bad);
             free(jobs);
             return 1;
         }
+        memcpy(j->id, check.id, sizeof j->id);
     }
     qsort(jobs, njobs, sizeof *jobs, cmp_id);
     for (size_t i = 1; i < njobs; i++)
@@ -245,21 +271,47 @@ int main(int argc, char **argv)
         }
         ok = backoff(&l, deadline);
     }
+    char *bytes = NULL;
+    size_t nbytes = 0;
     for (size_t i = 0; ok && i < njobs;) {
-        redisReply *r =
-            queue_link_cmdv(&l, "XADD", addr.stream, "*", "id", jobs[i].id, "zkey", zkey_abs,
-                            "wtns", jobs[i].path, "out", out_abs, "sub", sub, NULL);
+        if (!by_name && bytes == NULL &&
+            (bytes = cli_read_file(jobs[i].wtns, max_wtns, &nbytes)) == NULL) {
+            fprintf(stderr, "%s: %s: %s\n", prog, jobs[i].wtns,
+                    errno == EFBIG ? "larger than --max-wtns-mib" : strerror(errno));
+            ok = 0;
+            break;
+        }
+        const char *argv_[12] = {"XADD",
+                                 addr.stream,
+                                 "*",
+                                 "id",
+                                 jobs[i].id,
+                                 "circuit",
+                                 circuit,
+                                 by_name ? "input" : "wtns",
+                                 by_name ? jobs[i].wtns : bytes,
+                                 "sub",
+                                 sub};
+        size_t lens[12];
+        for (int k = 0; k < 11; k++)
+            lens[k] = strlen(argv_[k]);
+        if (!by_name)
+            lens[8] = nbytes;
+        redisReply *r = queue_link_cmd(&l, 11, argv_, lens);
         if (r != NULL && r->type == REDIS_REPLY_ERROR) {
             fprintf(stderr, "%s: %s: Redis refuses the job: %s\n", prog, jobs[i].wtns, r->str);
             ok = 0;
         } else if (r != NULL) {
             i++;
+            free(bytes);
+            bytes = NULL;
         } else {
             ok = backoff(&l, deadline);
         }
         if (r != NULL)
             freeReplyObject(r);
     }
+    free(bytes);
     size_t settled = 0, proved = 0, duplicates = 0;
     while (ok && settled < njobs) {
         redisReply *r = queue_link_cmdv(&l, "XREAD", "COUNT", "512", "BLOCK", "1000", "STREAMS",
@@ -297,6 +349,9 @@ int main(int argc, char **argv)
                 j->settled = 1;
                 settled++;
                 j->ok = status != NULL && strcmp(status->str, "ok") == 0;
+                const redisReply *proof = field(f, "proof"), *pub = field(f, "public");
+                if (j->ok && out_fd >= 0 && proof != NULL && pub != NULL)
+                    write_outputs(out_fd, j, proof, pub, sub);
                 proved += j->ok;
                 if (!j->ok)
                     fprintf(stderr, "%s: %s: %s (%s, node %s)\n", prog, j->wtns,
@@ -326,5 +381,7 @@ int main(int argc, char **argv)
                "\"elapsed_s\":%.6f}\n",
                njobs, proved, settled - proved, njobs - settled, duplicates, elapsed);
     free(jobs);
+    if (out_fd >= 0)
+        close(out_fd);
     return proved == njobs ? 0 : 1;
 }

@@ -97,10 +97,10 @@ copies() { # FILE DIR PREFIX N: DIR/PREFIX1.wtns ... DIR/PREFIXN.wtns, copies of
     mkdir -p "$2"
     for i in $(seq 1 "$4"); do cp "$1" "$2/$3$i.wtns"; done
 }
-submit_bg() { # STREAM DIR: zkpipe-submit of DIR/*.wtns with the multiplier's zkey ($d), outputs
-    # in DIR, in the background (its pid in $sub; its stdout and stderr in $tmp/STREAM-submit.out,
-    # .log)
-    "$submit" "redis://127.0.0.1:$port/$1" --zkey "$d/circuit.zkey" --out "$2" --timeout-s 120 \
+submit_bg() { # STREAM DIR: zkpipe-submit of DIR/*.wtns (their bytes in the jobs) for the
+    # circuit "mul" (the nodes' --circuit mul=...), the outputs of the results written into DIR,
+    # in the background (its pid in $sub; its stdout and stderr in $tmp/STREAM-submit.out, .log)
+    "$submit" "redis://127.0.0.1:$port/$1" --circuit mul --out "$2" --timeout-s 120 \
         --json "$2"/*.wtns >"$tmp/$1-submit.out" 2>"$tmp/$1-submit.log" &
     sub=$!
     pids="$pids $sub"

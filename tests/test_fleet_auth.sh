@@ -24,7 +24,7 @@ pipe=$1 submit=$2 verify=$3 probe=$4
 fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
 d=$fixtures/bn128/multiplier
 vk=$d/verification_key.json
-node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json"
+node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json --circuit mul=$d/circuit.zkey"
 unset ZKPIPE_REDIS_PASSWORD
 
 # The default user's password has every character a URL must escape in userinfo.
@@ -52,7 +52,7 @@ submit_job() { # URL NAME [FLAGS...]: one job (the multiplier's witness as NAME)
     shift 2
     mkdir -p "$tmp/$name_"
     cp "$d/witness.wtns" "$tmp/$name_/$name_.wtns"
-    "$submit" "$url_" --zkey "$d/circuit.zkey" --out "$tmp/$name_" --timeout-s 120 --json "$@" \
+    "$submit" "$url_" --circuit mul --out "$tmp/$name_" --timeout-s 120 --json "$@" \
         "$tmp/$name_/$name_.wtns" >"$tmp/$name_-submit.out" 2>"$tmp/$name_-submit.log" ||
         fail "zkpipe-submit $name_ failed"
     [ "$(field proved "$(tail -n 1 "$tmp/$name_-submit.out")")" = 1 ] || fail "$name_ not proved"
@@ -73,32 +73,33 @@ refused() { # NAME STATUS PATTERN CMD...: CMD ends by itself with STATUS and one
 # 192.0.2.1 (TEST-NET-1) and a name are never reached: the check comes first, and a connection
 # attempt would say "unreachable" (or hang until its timeout).
 for u in redis://192.0.2.1:6379/jobs redis://redis.invalid/jobs "redis://[2001:db8::1]/jobs"; do
-    refused remote 2 "not on this machine" "$pipe" --queue "$u" --report-ms 0
+    refused remote 2 "not on this machine" "$pipe" --queue "$u" $node_args
     ! grep -q "unreachable" "$tmp/remote.err" || fail "the node tried to connect to $u"
-    refused remote-submit 2 "not on this machine" "$submit" "$u" --zkey "$d/circuit.zkey" \
+    refused remote-submit 2 "not on this machine" "$submit" "$u" --circuit mul \
         --out "$tmp" "$d/witness.wtns"
 done
-refused empty-pw 2 "a bad password (empty" "$pipe" --queue "redis://:@127.0.0.1:$aport/jobs"
+refused empty-pw 2 "a bad password (empty" "$pipe" --queue "redis://:@127.0.0.1:$aport/jobs" \
+    $node_args
 refused bad-escape 2 "a bad password (empty, longer than 512 bytes, or a bad %XX escape)" \
-    "$submit" "redis://:a%4@127.0.0.1:$aport/jobs" --zkey "$d/circuit.zkey" --out "$tmp" \
+    "$submit" "redis://:a%4@127.0.0.1:$aport/jobs" --circuit mul --out "$tmp" \
     "$d/witness.wtns"
 chmod 644 "$tmp/pw"
 refused shared-file 2 "readable by its group or by others" "$pipe" --queue \
-    "redis://127.0.0.1:$aport/jobs" --redis-password-file "$tmp/pw"
+    "redis://127.0.0.1:$aport/jobs" --redis-password-file "$tmp/pw" $node_args
 chmod 600 "$tmp/pw"
 refused user-no-pw 2 "the user alice has no password" "$pipe" --queue \
-    "redis://alice@127.0.0.1:$aport/jobs"
+    "redis://alice@127.0.0.1:$aport/jobs" $node_args
 
 # ---- 2. Refused credentials: one line at start, exit 1, no retries ----
 ZKPIPE_REDIS_PASSWORD=wrong refused wrong 1 "refuses the password of the default user" \
     "$pipe" --queue "redis://127.0.0.1:$aport/jobs" $node_args
 ZKPIPE_REDIS_PASSWORD=wrong refused wrong-alice 1 "refuses the password of the user alice" \
-    "$submit" "redis://alice@127.0.0.1:$aport/jobs" --zkey "$d/circuit.zkey" --out "$tmp" \
+    "$submit" "redis://alice@127.0.0.1:$aport/jobs" --circuit mul --out "$tmp" \
     "$d/witness.wtns"
 refused none 1 "requires a password and none was given" "$pipe" --queue \
     "redis://127.0.0.1:$aport/jobs" $node_args
 refused none-submit 1 "requires a password and none was given" "$submit" \
-    "redis://127.0.0.1:$aport/jobs" --zkey "$d/circuit.zkey" --out "$tmp" "$d/witness.wtns"
+    "redis://127.0.0.1:$aport/jobs" --circuit mul --out "$tmp" "$d/witness.wtns"
 refused unwanted 1 "has no password configured" "$pipe" --queue "redis://127.0.0.1:$port/jobs" \
     --redis-password-file "$tmp/pw" $node_args
 for f in wrong none unwanted; do

@@ -30,8 +30,8 @@ set -eu
 pipe=$1 submit=$2 verify=$3 probe=$4 shim=$5 delay_shim=$6
 . "$(dirname "$0")/fleet_common.sh"
 fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
-node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json"
 d=$fixtures/bn128/multiplier
+node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json --circuit mul=$d/circuit.zkey"
 vk=$d/verification_key.json
 redis_start
 
@@ -51,7 +51,9 @@ submit_json() { # the counts line of submitter $2's output $1, once it has ended
 # intervals, they are found holding 4. With the multiplier's proofs at a few ms each, a fast
 # machine could prove and acknowledge every job between two stops, and the node was rarely
 # found holding 3.
-slow_env="LD_PRELOAD=$delay_shim ZKPIPE_TEST_DELAY_ON_MMAP_SUFFIX=.wtns"
+# (A witness carried in a job is mapped from the node's sealed anonymous copy of it, a
+# memfd: "/memfd:zkpipe-wtns (deleted)" to readlink.)
+slow_env="LD_PRELOAD=$delay_shim ZKPIPE_TEST_DELAY_ON_MMAP_SUFFIX=(deleted)"
 slow_env="$slow_env ZKPIPE_TEST_DELAY_ON_MMAP_MS=300"
 
 # ---- 1. SIGTERM while holding jobs: finish them, take no more ----
@@ -178,19 +180,21 @@ cp "$d/witness.wtns" "$tmp/bus/v1.wtns"
 cp "$d/witness.wtns" "$tmp/bus/tw.wtns"
 cp "$d/witness.wtns" "$tmp/bus/ok.wtns"
 node_env="LD_PRELOAD=$shim ZKPIPE_TEST_TRUNCATE_ON_MMAP=$tmp/victim.zkey:$tmp/bus/tw.wtns"
-node_start redis://127.0.0.1:$port/bus bus --metrics "$tmp/bus.prom"
+node_start redis://127.0.0.1:$port/bus bus --metrics "$tmp/bus.prom" --inputs "$tmp/bus" \
+    --circuit victim="$tmp/victim.zkey"
 node_env=
 bus=$node
 wait_until 300 test -s "$tmp/bus.prom" || fail "--metrics: not written while running"
 status=0
-"$submit" redis://127.0.0.1:$port/bus --zkey "$tmp/victim.zkey" --out "$tmp/bus" --timeout-s 120 \
+"$submit" redis://127.0.0.1:$port/bus --circuit victim --out "$tmp/bus" --timeout-s 120 \
     "$tmp/bus/v1.wtns" >"$tmp/bus-submit1.out" 2>"$tmp/bus-submit1.log" || status=$?
 [ ! -s "$tmp/victim.zkey" ] || fail "the shim did not truncate the zkey"
 [ "$status" -eq 1 ] && grep -q "v1.wtns: .*victim.zkey.*(ZKPIPE_E" "$tmp/bus-submit1.log" ||
     fail "truncated zkey: exit $status: $(cat "$tmp/bus-submit1.log")"
 status=0
-"$submit" redis://127.0.0.1:$port/bus --zkey "$d/circuit.zkey" --out "$tmp/bus" --timeout-s 120 \
-    "$tmp/bus/tw.wtns" "$tmp/bus/ok.wtns" >"$tmp/bus-submit2.out" 2>"$tmp/bus-submit2.log" ||
+# (The witnesses named beneath the node's --inputs: the node maps the files themselves.)
+"$submit" redis://127.0.0.1:$port/bus --circuit mul --out "$tmp/bus" --timeout-s 120 \
+    --input-names tw.wtns ok.wtns >"$tmp/bus-submit2.out" 2>"$tmp/bus-submit2.log" ||
     status=$?
 [ ! -s "$tmp/bus/tw.wtns" ] || fail "the shim did not truncate the witness"
 [ "$status" -eq 1 ] && grep -q "tw.wtns: .*tw.wtns.*(ZKPIPE_E" "$tmp/bus-submit2.log" &&
@@ -239,10 +243,11 @@ echo "a zkey and a witness truncated under the node: error results, the node liv
 echo "not a zkey" >"$tmp/stuck.zkey"
 node_env="LD_PRELOAD=$delay_shim ZKPIPE_TEST_DELAY_ON_MMAP_SUFFIX=/stuck.zkey"
 node_env="$node_env ZKPIPE_TEST_DELAY_ON_MMAP_UNTIL=$tmp/unstuck"
-node_start redis://127.0.0.1:$port/stuck stuck --max-deliveries 1
+node_start redis://127.0.0.1:$port/stuck stuck --max-deliveries 1 --circuit stuck="$tmp/stuck.zkey"
 node_env=
 stuck=$node
-rcli XADD stuck '*' id s1 zkey "$tmp/stuck.zkey" wtns "$d/witness.wtns" out "$tmp" >/dev/null
+redis-cli -h 127.0.0.1 -p "$port" -x XADD stuck '*' id s1 circuit stuck wtns <"$d/witness.wtns" \
+    >/dev/null
 idle_of() { rcli XPENDING stuck zkpipe - + 1 stuck | sed -n 3p; } # ms since the last renewal
 renewals=0 last=
 renewed() { # counts the drops of the job's idle time; true after two (the taker stays stuck)

@@ -18,7 +18,7 @@ pipe=$1 submit=$2 verify=$3 probe=$4 delay_shim=$5
 . "$(dirname "$0")/fleet_common.sh"
 fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
 d=$fixtures/bn128/multiplier
-node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json"
+node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json --circuit mul=$d/circuit.zkey"
 redis_start
 # Ended with threads still blocked, a node leaves them unjoined on purpose: ThreadSanitizer
 # would report them as leaked (its other options kept).
@@ -39,7 +39,7 @@ stop_twice() {
 }
 
 # ---- 1. A synthesis worker blocked ----
-node_env="$leaks_ok LD_PRELOAD=$delay_shim ZKPIPE_TEST_DELAY_ON_MMAP_SUFFIX=.wtns"
+node_env="$leaks_ok LD_PRELOAD=$delay_shim ZKPIPE_TEST_DELAY_ON_MMAP_SUFFIX=(deleted)"
 node_env="$node_env ZKPIPE_TEST_DELAY_ON_MMAP_MS=120000"
 node_start redis://127.0.0.1:$port/jobs blocked
 node_env=

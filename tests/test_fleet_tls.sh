@@ -27,7 +27,7 @@ fi
 . "$(dirname "$0")/fleet_common.sh"
 fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
 d=$fixtures/bn128/multiplier
-node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json"
+node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json --circuit mul=$d/circuit.zkey"
 unset ZKPIPE_REDIS_PASSWORD
 
 # ---- Certificates: a CA, the server's (localhost, 127.0.0.1), and another CA no one uses ----
@@ -78,7 +78,7 @@ url=redis://127.0.0.1:$lport/jobs
 node_start "$url" tls-node --redis-password-file "$tmp/pw"
 mkdir -p "$tmp/in"
 cp "$d/witness.wtns" "$tmp/in/t1.wtns"
-"$submit" "$url" --redis-password-file "$tmp/pw" --zkey "$d/circuit.zkey" --out "$tmp/in" \
+"$submit" "$url" --redis-password-file "$tmp/pw" --circuit mul --out "$tmp/in" \
     --timeout-s 120 --json "$tmp/in/t1.wtns" >"$tmp/submit.out" 2>"$tmp/submit.log" ||
     fail "zkpipe-submit through the tunnel failed"
 [ "$(field proved "$(tail -n 1 "$tmp/submit.out")")" = 1 ] || fail "the job was not proved"

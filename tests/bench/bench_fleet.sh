@@ -27,6 +27,9 @@ command -v redis-server >/dev/null 2>&1 || { echo "redis-server is not installed
 # $tmp, $pids, rcli, redis_start and the waits on the fleet's state: the fleet tests' own.
 . "$(dirname "$0")/../fleet_common.sh"
 engine="--synth-workers 1 --prover-workers 2 --prover-threads 1 --report-ms 0"
+# The nodes prove the zkey as the circuit "bench"; each job carries its witness's bytes and each
+# result the proof, which zkpipe-submit writes into --out.
+nodeflags="--circuit bench=$zkey"
 redis_start
 . "$(dirname "$0")/batch_common.sh"
 batch_copies "$wtns"
@@ -40,14 +43,14 @@ fleet() { # K round
     node_pids=
     for n in $(seq 1 "$k"); do
         # shellcheck disable=SC2086 # the engine flags, split on purpose
-        "$pipe" --queue "$url" --consumer "n$n" --json $engine \
+        "$pipe" --queue "$url" --consumer "n$n" --json $engine $nodeflags \
             >"$tmp/node$n.out" 2>"$tmp/node$n.err" &
         node_pids="$node_pids $!"
         pids="$pids $!"
     done
     for n in $(seq 1 "$k"); do wait_line "$tmp/node$n.out" "queue node n$n" 300; done
     # The submitter's own peak RSS says nothing of the proving: the nodes' comes below.
-    timed "nodes-$k" "$round" 0 "$submit" "$url" --zkey "$zkey" --out "$tmp/out" "$tmp"/in/*.wtns
+    timed "nodes-$k" "$round" 0 "$submit" "$url" --circuit bench --out "$tmp/out" "$tmp"/in/*.wtns
     # Each node's peak RSS (VmHWM) now that the batch is done: what the submitter's would not say.
     n=0 rss_line= largest=0
     for p in $node_pids; do
@@ -100,14 +103,14 @@ awk '{if ($1 > m) m = $1; b = $2} END {print "most jobs held by one node at once
 # of the batch; it is killed, and a second node takes them over after --claim-idle-ms.
 url=redis://127.0.0.1:$port/recovery
 # shellcheck disable=SC2086
-"$pipe" --queue "$url" --consumer victim --claim-idle-ms "$claim" $engine >"$tmp/victim.out" \
-    2>&1 &
+"$pipe" --queue "$url" --consumer victim --claim-idle-ms "$claim" $engine $nodeflags \
+    >"$tmp/victim.out" 2>&1 &
 victim=$!
 pids="$pids $victim"
 wait_line "$tmp/victim.out" "queue node victim" 300
 stop_reading "$victim" victim
 rm -rf "$tmp/out" && mkdir -p "$tmp/out"
-"$submit" "$url" --zkey "$zkey" --out "$tmp/out" "$tmp"/in/*.wtns >"$tmp/submit.out" 2>&1 &
+"$submit" "$url" --circuit bench --out "$tmp/out" "$tmp"/in/*.wtns >"$tmp/submit.out" 2>&1 &
 sub=$!
 pids="$pids $sub"
 wait_until 600 jobs_in recovery "$copies" || fail "the batch never reached the queue"
@@ -119,7 +122,7 @@ kill -9 "$victim"
 t_kill=$(now_ms)
 # shellcheck disable=SC2086
 "$pipe" --queue "$url" --consumer rescuer --claim-idle-ms "$claim" --exit-when-idle-ms 500 \
-    $engine >"$tmp/rescuer.out" 2>&1 &
+    $engine $nodeflags >"$tmp/rescuer.out" 2>&1 &
 pids="$pids $!"
 until [ "$(held)" -eq 0 ]; do sleep 0.01; done
 t_back=$(now_ms)
