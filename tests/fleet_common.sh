@@ -1,4 +1,4 @@
-# Shell helpers of the fleet's tests (test_fleet.sh, test_fleet_node.sh), sourced once they
+# Shell helpers of the fleet's tests (tests/test_fleet*.sh), sourced once they
 # set $pipe (zkpipe-pipeline, or "-" when built without hiredis), $submit (zkpipe-submit, or
 # "-"), $verify (zkpipe-verify) and $probe (zkpipe-test-probe). Sourcing it skips the test
 # (exit 77, one line) when the binaries or redis-server are missing, and makes $tmp (a scratch
@@ -15,6 +15,12 @@ if ! command -v redis-server >/dev/null 2>&1 || ! command -v redis-cli >/dev/nul
 fi
 tmp=$(mktemp -d)
 pids= redis_pid=
+# The fixture most fleet tests prove, and the flags their nodes share: the circuit "mul" (a
+# test that wants other circuits or an --inputs folder sets its own $node_args).
+fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
+d=$fixtures/bn128/multiplier
+vk=$d/verification_key.json
+node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json --circuit mul=$d/circuit.zkey"
 cleanup() {
     [ -z "$redis_pid" ] || kill -CONT "$redis_pid" 2>/dev/null || true
     for p in $pids $redis_pid; do kill -9 "$p" 2>/dev/null || true; done

@@ -21,7 +21,6 @@ set -eu
 [ $# -eq 5 ] || { echo "usage: test_fleet.sh PIPELINE SUBMIT VERIFY PROBE DELAY_SHIM" >&2; exit 2; }
 pipe=$1 submit=$2 verify=$3 probe=$4 delay_shim=$5
 . "$(dirname "$0")/fleet_common.sh"
-fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
 url=redis://127.0.0.1:$port/jobs
 node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json --inputs $tmp/in"
 # Every node proves the six circuits of the fixtures, each by its name CURVE-CIRCUIT.

@@ -21,10 +21,6 @@ set -eu
 [ $# -eq 4 ] || { echo "usage: test_fleet_auth.sh PIPELINE SUBMIT VERIFY PROBE" >&2; exit 2; }
 pipe=$1 submit=$2 verify=$3 probe=$4
 . "$(dirname "$0")/fleet_common.sh"
-fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
-d=$fixtures/bn128/multiplier
-vk=$d/verification_key.json
-node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json --circuit mul=$d/circuit.zkey"
 unset ZKPIPE_REDIS_PASSWORD
 
 # The default user's password has every character a URL must escape in userinfo.

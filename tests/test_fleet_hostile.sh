@@ -22,9 +22,7 @@ set -eu
 [ $# -eq 4 ] || { echo "usage: test_fleet_hostile.sh PIPELINE SUBMIT VERIFY PROBE" >&2; exit 2; }
 pipe=$1 submit=$2 verify=$3 probe=$4
 . "$(dirname "$0")/fleet_common.sh"
-fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
-d=$fixtures/bn128/multiplier
-vk=$d/verification_key.json
+# Its nodes name their circuits one by one.
 node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json"
 redis_start
 url=redis://127.0.0.1:$port/h

@@ -29,10 +29,6 @@ set -eu
 }
 pipe=$1 submit=$2 verify=$3 probe=$4 shim=$5 delay_shim=$6
 . "$(dirname "$0")/fleet_common.sh"
-fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
-d=$fixtures/bn128/multiplier
-node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json --circuit mul=$d/circuit.zkey"
-vk=$d/verification_key.json
 redis_start
 
 held_gauge() { # the jobs held by the node serving /metrics on port $1

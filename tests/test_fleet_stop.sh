@@ -16,9 +16,6 @@ set -eu
 [ $# -eq 5 ] || { echo "usage: test_fleet_stop.sh PIPELINE SUBMIT VERIFY PROBE DELAY_SHIM" >&2; exit 2; }
 pipe=$1 submit=$2 verify=$3 probe=$4 delay_shim=$5
 . "$(dirname "$0")/fleet_common.sh"
-fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
-d=$fixtures/bn128/multiplier
-node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json --circuit mul=$d/circuit.zkey"
 redis_start
 # Ended with threads still blocked, a node leaves them unjoined on purpose: ThreadSanitizer
 # would report them as leaked (its other options kept).

@@ -25,9 +25,6 @@ if [ -z "$stunnel" ] || ! command -v openssl >/dev/null 2>&1; then
     exit 77
 fi
 . "$(dirname "$0")/fleet_common.sh"
-fixtures=$(cd "$(dirname "$0")/interop/fixtures" && pwd)
-d=$fixtures/bn128/multiplier
-node_args="--claim-idle-ms 1500 --report-ms 0 --prover-threads 1 --json --circuit mul=$d/circuit.zkey"
 unset ZKPIPE_REDIS_PASSWORD
 
 # ---- Certificates: a CA, the server's (localhost, 127.0.0.1), and another CA no one uses ----
