@@ -36,14 +36,15 @@ typedef struct zkpipe_trace zkpipe_trace;
  * during the call. */
 typedef void (*zkpipe_trace_sample_fn)(uint64_t time_ns, const zkpipe_snapshot *snap, void *ctx);
 
-/*! zkpipe_trace_open() : creates (or truncates) the file at `path` and writes the header and
- * the closing bracket (an empty, valid trace).
+/*! zkpipe_trace_open() : creates (or truncates) the regular file at `path` and writes the
+ * header and the closing bracket (an empty, valid trace). A FIFO, device or socket is refused
+ * at once (each flush rewrites the end of the file in place).
  * @param out receives the trace; the caller finishes it with zkpipe_trace_close.
 
  * @param allocator NULL for the C library; copied.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL out or path, allocator incomplete), ZKPIPE_EIO (the
- *         file cannot be created or written), ZKPIPE_ENOMEM (memory or the lock). On error
- *         *out is untouched and nothing is left open.
+ *         file cannot be created or written, or is not a regular file), ZKPIPE_ENOMEM (memory
+ *         or the lock). On error *out is untouched and nothing is left open.
  * Thread safety: any thread. Allocates one block of about 74 KiB: the 64 KiB event buffer
  * and the snapshot that counter samples take. */
 ZKPIPE_API zkpipe_status zkpipe_trace_open(zkpipe_trace **out, const char *path,

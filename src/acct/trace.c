@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "acct/acct_internal.h"
@@ -122,7 +123,16 @@ static zkpipe_status open_trace(zkpipe_trace **out, const char *path,
         return ZKPIPE_ENOMEM;
     }
     if (path != NULL) {
-        t->fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        /* Each flush rewrites the closing bracket in place, so only a regular file can hold a
+         * trace; O_NONBLOCK keeps a FIFO without a reader from blocking the open itself. */
+        struct stat sb;
+        t->fd = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_NOCTTY | O_CLOEXEC, 0644);
+        if (t->fd >= 0 &&
+            (fstat(t->fd, &sb) != 0 || !S_ISREG(sb.st_mode) || ftruncate(t->fd, 0) != 0 ||
+             fcntl(t->fd, F_SETFL, fcntl(t->fd, F_GETFL) & ~O_NONBLOCK) != 0)) {
+            close(t->fd);
+            t->fd = -1;
+        }
         if (t->fd < 0 || !write_at(t->fd, HEADER CLOSER, sizeof HEADER CLOSER - 1, 0)) {
             if (t->fd >= 0)
                 close(t->fd);
