@@ -45,7 +45,7 @@ typedef struct zkpipe__http_slot {
     unsigned char busy; /* a response is queued for it: its request was complete */
     unsigned char shut; /* shut down here; libmicrohttpd closes it at its next pass */
     uint64_t since_ns;  /* accepted, or its previous response finished: its deadline's start */
-    uint64_t pass;      /* the pass of libmicrohttpd's loop that accepted it */
+    uint64_t pass;      /* the pass of libmicrohttpd's loop when since_ns was set */
 } zkpipe__http_slot;
 
 /* A server's connections, one slot for each libmicrohttpd holds (it holds at most `cap`).
@@ -71,8 +71,10 @@ zkpipe__http_slot *zkpipe__http_slots_take(zkpipe__http_slots *slots, int fd, ui
 void zkpipe__http_slots_release(zkpipe__http_slots *slots, zkpipe__http_slot *slot);
 
 /* Shuts down each idle connection whose request is not complete request_timeout_ns after
- * since_ns (*expired: how many). Returns the ns until the next one is due (UINT64_MAX: none
- * is idle). */
+ * since_ns (*expired: how many), once libmicrohttpd has had a whole pass since then: bytes that
+ * came while the server's thread was late (descheduled, or slowed by a long pass) are read
+ * before the request is judged. Returns the ns until the next one is due (0: one is due and
+ * waits for that pass; UINT64_MAX: none is idle). */
 uint64_t zkpipe__http_slots_expire(zkpipe__http_slots *slots, uint64_t now_ns, uint64_t *expired);
 
 /* 1 when every slot is taken and none is already on its way out. */

@@ -206,11 +206,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)cls, (void)req_cls, (void)toe;
+    (void)req_cls, (void)toe;
+    zkpipe_http *s = cls;
     zkpipe__http_slot *x = slot_of(c);
     if (x != NULL) {
         x->busy = 0;
         x->since_ns = now_ns();
+        x->pass = s->slots.pass;
     }
 }
 

@@ -68,9 +68,11 @@ uint64_t zkpipe__http_slots_expire(zkpipe__http_slots *slots, uint64_t now_ns, u
         if (x->fd < 0 || x->busy || x->shut)
             continue;
         uint64_t due = x->since_ns + slots->request_timeout_ns;
-        if (due <= now_ns) {
+        if (due <= now_ns && slots->pass - x->pass >= 2) {
             shut(slots, x);
             (*expired)++;
+        } else if (due <= now_ns) {
+            next = 0;
         } else if (due - now_ns < next) {
             next = due - now_ns;
         }
