@@ -443,7 +443,8 @@ pub struct EngineStats {
     pub budget_available: u64,
     /// Budget bytes given back before their partitions ended (reservations that follow).
     pub budget_returned_early: u64,
-    /// Ledgers that charged beyond the bytes their reservation held, and by how much in all.
+    /// Ledgers that charged beyond the bytes they were admitted with (their reservation grew
+    /// to cover it), and by how much in all.
     pub over_reservation_events: u64,
     pub over_reservation_bytes: u64,
     /// Time the prover workers spent waiting for an item, all together.
@@ -451,6 +452,17 @@ pub struct EngineStats {
     /// The estimate of bytes no ledger holds (resident set less accounted), now and its peak.
     pub unaccounted_bytes: u64,
     pub unaccounted_peak_bytes: u64,
+    /// Admissions that waited for their reservation of the budget, and growths (a ledger
+    /// charging beyond its reservation) that waited for the bytes, with the time each waited in
+    /// all. Rising with `prover_idle_ns`: the budget, not the CPU, limits throughput.
+    pub budget_admission_waits: u64,
+    pub budget_admission_wait_ns: u64,
+    pub budget_growth_waits: u64,
+    pub budget_growth_wait_ns: u64,
+    /// Growths let past the budget because nothing else could move, and the largest excess:
+    /// the accounted bytes stay within `budget_bytes` + `budget_overdraft_peak_bytes`.
+    pub budget_overdrafts: u64,
+    pub budget_overdraft_peak_bytes: u64,
 }
 
 /// The two-phase engine (`zkpipe/engine.h`) running a host's [`Stages`]: synthesis workers,
@@ -633,6 +645,12 @@ impl<S: Stages> Engine<S> {
             prover_idle_ns: c.prover_idle_ns,
             unaccounted_bytes: c.unaccounted_bytes,
             unaccounted_peak_bytes: c.unaccounted_peak_bytes,
+            budget_admission_waits: c.budget_admission_waits,
+            budget_admission_wait_ns: c.budget_admission_wait_ns,
+            budget_growth_waits: c.budget_growth_waits,
+            budget_growth_wait_ns: c.budget_growth_wait_ns,
+            budget_overdrafts: c.budget_overdrafts,
+            budget_overdraft_peak_bytes: c.budget_overdraft_peak_bytes,
         }
     }
 }
