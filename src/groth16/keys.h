@@ -86,6 +86,36 @@ zkpipe_status zkpipe__g16_pk_alloc(zkpipe_groth16_pk **out, const zkpipe__curve_
 /* aux_density and inputs_dense from density. */
 void zkpipe__g16_pk_derive(zkpipe_groth16_pk *pk);
 
+/* The point arrays of a Groth16 key, for naming the one a validation refused. */
+typedef enum zkpipe__g16_query {
+    ZKPIPE__G16_Q_IC = 0, /* the verifying key's IC */
+    ZKPIPE__G16_Q_A = 1,
+    ZKPIPE__G16_Q_B1 = 2,
+    ZKPIPE__G16_Q_B2 = 3,
+    ZKPIPE__G16_Q_L = 4, /* snarkjs's C section */
+    ZKPIPE__G16_Q_H = 5,
+    ZKPIPE__G16_Q_NONE = 6 /* no point: the check itself could not run */
+} zkpipe__g16_query;
+
+/* Where a key validation failed: the array and the point's index in it. */
+typedef struct zkpipe__g16_bad_point {
+    zkpipe__g16_query query;
+    size_t index;
+} zkpipe__g16_bad_point;
+
+/* Validates a key read from a file, its points already decoded and on the curve (what the
+ * formats check): the num_ic packed G1 points at `ic` (the verifying key's IC, which the
+ * verifier uses as it stands) in the prime-order subgroup, and, unless pk->subgroup_unchecked
+ * (the prover checks its proof's points instead), every point of pk's A, B1, B2, L and H
+ * queries, by one batched check for the G1 queries together and one for B2 (through the curve
+ * table's subgroup_batch: an MSM with the operating system's coins, scratch through
+ * `allocator`); when a batch fails its queries are rechecked point by point to name the first
+ * bad one in the order A, B1, B2, L, H. ZKPIPE_OK; ZKPIPE_ENOTINSUBGROUP with *bad naming the
+ * point; ZKPIPE_ENOMEM or ZKPIPE_EIO with bad->query ZKPIPE__G16_Q_NONE. */
+zkpipe_status zkpipe__g16_key_validate(zkpipe__g16_bad_point *bad, const zkpipe_groth16_pk *pk,
+                                       const uint64_t *ic, size_t num_ic, zkpipe_pool *pool,
+                                       const zkpipe_allocator *allocator);
+
 /* The writable view of an owned key's arrays (they are const in the struct, since a borrowed
  * key's point into a read-only mapping). */
 static inline uint64_t *zkpipe__g16_w(const uint64_t *p)

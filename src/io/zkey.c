@@ -30,8 +30,8 @@ static const char *point_problem(zkpipe_status st)
     }
 }
 
-/* Checks n points of section `id` (canonical, on the curve; IC, section 3, in the subgroup too:
- * the verifier uses it as it is) and hands out the (aligned) section. */
+/* Checks n points of section `id` (canonical, on the curve: the subgroup is the key
+ * validation's) and hands out the (aligned) section. */
 static zkpipe_status points(const uint64_t **out, zkpipe_zkey *z, char *detail, size_t cap,
                             uint32_t id, size_t n, int g2, const zkpipe_io_options *opts)
 {
@@ -42,7 +42,7 @@ static zkpipe_status points(const uint64_t **out, zkpipe_zkey *z, char *detail, 
     zkpipe_status st = zkpipe__io_section(&p, NULL, &z->src, detail, cap, id, bytes);
     if (st != ZKPIPE_OK)
         return st;
-    if ((st = z->curve->check_points(&bad, p, n, g2, id == 3, opts->pool)) != ZKPIPE_OK)
+    if ((st = z->curve->check_points(&bad, p, n, g2, 0, opts->pool)) != ZKPIPE_OK)
         return zkpipe__fail(detail, cap, st, "section %u: point %zu %s", (unsigned)id, bad,
                             point_problem(st));
     if ((st = zkpipe__io_aligned(&aligned, &z->src, p, bytes)) != ZKPIPE_OK)
@@ -52,42 +52,26 @@ static zkpipe_status points(const uint64_t **out, zkpipe_zkey *z, char *detail, 
     return ZKPIPE_OK;
 }
 
-/* The query sections' subgroup checks, once all are on the curve and aligned: one batched check
- * for the four G1 sections together (A, B1, C, H) and one for B2 (msm/subgroup_batch.h: sound
- * whatever the cofactor, and cheaper for all the points at once than section by section). When
- * a check fails, its group's sections are rechecked point by point in file order to name the
- * first bad point. */
-static zkpipe_status query_subgroups(zkpipe_zkey *z, char *detail, size_t cap,
-                                     const zkpipe_io_options *opts)
+/* The zkey section of each of the key's point arrays (zkpipe__g16_query's order). */
+static const unsigned query_section[] = {3, 5, 6, 7, 8, 9};
+
+/* The key's subgroup checks (groth16's key validation), once every point is on the curve and
+ * aligned, named by section as the file has them. */
+static zkpipe_status validate(zkpipe_zkey *z, char *detail, size_t cap,
+                              const zkpipe_io_options *opts)
 {
-    const zkpipe_groth16_pk *pk = &z->pk;
-    size_t nv = z->info.num_vars, np = z->info.num_public;
-    /* The four G1 sections (A, B1, C, H: 5, 6, 8, 9) first, so that their batch takes them as
-     * they stand here, then B2 (7), the only G2 one. */
-    const uint64_t *pts[5] = {pk->a, pk->b1, pk->l, pk->h, pk->b2};
-    const size_t n[5] = {nv, nv, nv - np - 1, z->info.domain_size, nv};
-    int all[2] = {0, 0};
-    for (int g2 = 0; g2 <= 1; g2++) {
-        zkpipe_status st = z->curve->subgroup_batch(&all[g2], &pts[4 * g2], &n[4 * g2], g2 ? 1 : 4,
-                                                    g2, opts->pool, opts->allocator);
-        if (st != ZKPIPE_OK)
-            return zkpipe__fail(detail, cap, st, "cannot check the query sections' subgroup: %s",
-                                zkpipe_status_str(st));
-    }
-    for (unsigned s = 0; s < 5; s++) { /* sections 5 to 9 in file order */
-        int g2 = s == 2;
-        unsigned i = g2 ? 4 : s < 2 ? s : s - 1;
-        size_t bad;
-        zkpipe_status st;
-        if (!all[g2] && (st = z->curve->check_points(&bad, (const uint8_t *)pts[i], n[i], g2, 1,
-                                                     opts->pool)) != ZKPIPE_OK)
-            return zkpipe__fail(detail, cap, st, "section %u: point %zu %s", s + 5, bad,
-                                point_problem(st));
-    }
-    if (!all[0] || !all[1]) /* cannot happen: a failing batch holds a point outside */
-        return zkpipe__fail(detail, cap, ZKPIPE_ENOTINSUBGROUP,
-                            "a query point is not in the prime-order subgroup");
-    return ZKPIPE_OK;
+    zkpipe__g16_bad_point bad;
+    zkpipe_status st = zkpipe__g16_key_validate(&bad, &z->pk, z->ic, z->info.num_public + 1,
+                                                opts->pool, opts->allocator);
+    if (st == ZKPIPE_OK)
+        return st;
+    if (bad.query == ZKPIPE__G16_Q_NONE && st == ZKPIPE_ENOTINSUBGROUP)
+        return zkpipe__fail(detail, cap, st, "a query point is not in the prime-order subgroup");
+    if (bad.query == ZKPIPE__G16_Q_NONE)
+        return zkpipe__fail(detail, cap, st, "cannot check the query sections' subgroup: %s",
+                            zkpipe_status_str(st));
+    return zkpipe__fail(detail, cap, st, "section %u: point %zu %s", query_section[bad.query],
+                        bad.index, point_problem(st));
 }
 
 /* Section 2: the sizes, the primes, the counts and the verifying key's points. */
@@ -216,11 +200,6 @@ static zkpipe_status parse(void *reader, char *detail, size_t cap, const zkpipe_
         (st = points(&pk->l, z, detail, cap, 8, nv - np - 1, 0, opts)) != ZKPIPE_OK ||
         (st = points(&pk->h, z, detail, cap, 9, z->info.domain_size, 0, opts)) != ZKPIPE_OK)
         return st;
-    if (!(opts->flags & ZKPIPE_IO_DEFER_SUBGROUP) &&
-        (st = query_subgroups(z, detail, cap, opts)) != ZKPIPE_OK)
-        return st;
-    for (size_t k = 0; k < z->src.ncopies; k++)
-        z->info.copied_bytes += z->src.copy_bytes[k];
     /* The wires: the one, the public signals, then the private ones (snarkjs's C query). */
     pk->allocator = z->src.allocator;
     pk->c = z->curve;
@@ -228,6 +207,10 @@ static zkpipe_status parse(void *reader, char *detail, size_t cap, const zkpipe_
     pk->num_aux = nv - np - 1;
     pk->subgroup_unchecked = (opts->flags & ZKPIPE_IO_DEFER_SUBGROUP) != 0;
     zkpipe__g16_pk_borrow(pk);
+    if ((st = validate(z, detail, cap, opts)) != ZKPIPE_OK)
+        return st;
+    for (size_t k = 0; k < z->src.ncopies; k++)
+        z->info.copied_bytes += z->src.copy_bytes[k];
     return ZKPIPE_OK;
 }
 
