@@ -413,9 +413,10 @@ static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, t
             zkpipe_partition_result r;
             char what[64];
             zkpipe_job_result(jobs[j], i, &r);
-            zkpipe_status v = r.status == ZKPIPE_OK
-                                  ? zkpipe_groth16_verify(kk->pvk, &kk->input, 1, &r.proof)
-                                  : r.status;
+            zkpipe_groth16_proof proof;
+            zkpipe_status v = zkpipe_stage_proof(&proof, &r);
+            if (v == ZKPIPE_OK)
+                v = zkpipe_groth16_verify(kk->pvk, &kk->input, 1, &proof);
             snprintf(what, sizeof what, "job %lu partition %zu", j + 1, i);
             count(t, v, what, r.status != ZKPIPE_OK ? r.detail : NULL);
         }
@@ -571,8 +572,11 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
          * stage's prove (a proof that fails it is the partition's ZKPIPE_EUNSATISFIED). */
         const char *what = NULL;
         snprintf(why, sizeof why, "%s", r.detail);
+        zkpipe_groth16_proof proof;
         if (v == ZKPIPE_OK)
-            v = write_outputs(o, b, i, &r.proof, why, sizeof why);
+            v = zkpipe_stage_proof(&proof, &r);
+        if (v == ZKPIPE_OK)
+            v = write_outputs(o, b, i, &proof, why, sizeof why);
         if (r.status == ZKPIPE_OK)
             what = o->wtns[i];
         count(t, v, what, why);
@@ -729,6 +733,11 @@ int main(int argc, char **argv)
         o.cfg.report_ctx = &obs;
     }
     o.cfg.trace = observing ? obs.trace : NULL;
+    /* Every partition here is a built-in one: resolve the backend once, up front, so that a
+     * request that cannot be met fails the setup rather than each proof. */
+    const char *why = NULL;
+    if (st == ZKPIPE_OK)
+        st = zkpipe_backend_resolve(&o.cfg.backend, o.cfg.backend, &why);
     if (st == ZKPIPE_OK)
         st = zkpipe_engine_create(&e, &o.cfg);
     /* The zkeys after the engine, which charges each to its budget as it is opened. */
@@ -754,8 +763,7 @@ int main(int argc, char **argv)
             free_keys(&k[c]);
         return 1;
     }
-    const char *why;
-    const char *backend = zkpipe_backend_name(zkpipe_engine_backend(e, &why));
+    const char *backend = zkpipe_backend_name(o.cfg.backend);
     if (o.zkey_path != NULL && o.nzkeys == 1)
         printf("zkey: %s, opened once for %zu witnesses, %.3f s\n", o.zkey_path, o.nwtns, setup_s);
     else if (o.zkey_path != NULL)

@@ -271,7 +271,7 @@ static qkey *key_get(node *n, const char *path, zkpipe_status *st, char *why, si
         zkpipe_stage_call call;
         memset(&call, 0, sizeof call);
         call.ctx = &probe;
-        call.backend = zkpipe_engine_backend(n->engine, NULL);
+        call.backend = n->cfg.backend;
         call.prover_threads = n->cfg.prover_threads;
         *st = zkpipe_zkey_stage_ops()->estimate(&call, &k->estimate);
         if (*st != ZKPIPE_OK)
@@ -793,8 +793,9 @@ static void finish(node *n, queue_link *l, qjob *j)
                 pthread_mutex_unlock(&n->lock);
             }
         }
-        if (j->status == ZKPIPE_OK)
-            outputs(n, j, &r.proof, &proof_json, &public_json);
+        zkpipe_groth16_proof proof;
+        if (j->status == ZKPIPE_OK && (j->status = zkpipe_stage_proof(&proof, &r)) == ZKPIPE_OK)
+            outputs(n, j, &proof, &proof_json, &public_json);
         zkpipe_job_destroy(j->job);
         j->job = NULL;
     }
@@ -1508,6 +1509,10 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         n.cfg.trace = obs.trace;
     }
     zkpipe_engine *engine = NULL;
+    /* Every job here is a built-in partition: the backend resolved once, up front, so that a
+     * request that cannot be met fails the setup rather than each job. */
+    if (st == ZKPIPE_OK)
+        st = zkpipe_backend_resolve(&n.cfg.backend, n.cfg.backend, NULL);
     if (st == ZKPIPE_OK)
         st = zkpipe_engine_create(&engine, &n.cfg);
     pthread_mutex_lock(&n.lock); /* the signal thread may read it (stop_now_deadline) */
@@ -1542,8 +1547,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
                "backend %s\n",
                n.consumer, queue_addr_name(&n.addr, name, sizeof name), n.group,
                (unsigned long long)n.bound, (unsigned long long)n.cfg.permits, n.cfg.capacity,
-               n.cfg.prover_workers, q->claim_idle_ms,
-               zkpipe_backend_name(zkpipe_engine_backend(n.engine, NULL)));
+               n.cfg.prover_workers, q->claim_idle_ms, zkpipe_backend_name(n.cfg.backend));
         printf("jobs may name the circuits");
         for (unsigned i = 0; i < q->ncircuits; i++)
             printf(" %s", q->circuits[i].name);

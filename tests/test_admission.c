@@ -623,8 +623,10 @@ static int zkey_partitions_keep_the_budget(const char *curve, zkpipe_concurrency
         assert_int_equal(zkpipe_job_result(job, i, &r), ZKPIPE_OK);
         if (r.status != ZKPIPE_OK)
             fail_msg("%s partition %zu: %s (%s)", curve, i, zkpipe_status_name(r.status), r.detail);
+        zkpipe_groth16_proof proof;
+        assert_int_equal(zkpipe_stage_proof(&proof, &r), ZKPIPE_OK);
         assert_int_equal(
-            zkpipe_groth16_verify(pvk, zkpipe_wtns_values(wtns) + 1, info.num_public, &r.proof),
+            zkpipe_groth16_verify(pvk, zkpipe_wtns_values(wtns) + 1, info.num_public, &proof),
             ZKPIPE_OK);
     }
     zkpipe_job_destroy(job);

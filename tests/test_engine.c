@@ -236,7 +236,9 @@ static size_t check_results(zkpipe_job *job, const circuit *k, zkpipe_status oth
         zkpipe_partition_result r;
         assert_int_equal(zkpipe_job_result(job, i, &r), ZKPIPE_OK);
         if (r.status == ZKPIPE_OK) {
-            assert_int_equal(zkpipe_groth16_verify(k->pvk, &k->input, 1, &r.proof), ZKPIPE_OK);
+            zkpipe_groth16_proof proof;
+            assert_int_equal(zkpipe_stage_proof(&proof, &r), ZKPIPE_OK);
+            assert_int_equal(zkpipe_groth16_verify(k->pvk, &k->input, 1, &proof), ZKPIPE_OK);
             proofs++;
         } else {
             assert_int_equal(r.status, other);
@@ -263,9 +265,6 @@ static void proves_every_partition(void **state)
         cfg.prover_workers = 2;
         cfg.prover_threads = 2;
         zkpipe_engine *e = make_engine(&cfg);
-        const char *why = NULL;
-        assert_int_equal(zkpipe_engine_backend(e, &why), ZKPIPE_BACKEND_CPU);
-        assert_non_null(why);
         zkpipe_partition parts[4];
         for (int i = 0; i < 4; i++)
             parts[i] = test_partition(&fixture[c]);
@@ -583,8 +582,10 @@ static void an_error_fails_only_its_partition(void **state)
         zkpipe_partition_result r;
         assert_int_equal(zkpipe_job_result(job, i, &r), ZKPIPE_OK);
         assert_int_equal(r.status, want[i]);
+        zkpipe_groth16_proof proof;
+        assert_int_equal(zkpipe_stage_proof(&proof, &r), r.status);
         if (r.status == ZKPIPE_OK)
-            assert_int_equal(zkpipe_groth16_verify(pvk, &k.input, 1, &r.proof), ZKPIPE_OK);
+            assert_int_equal(zkpipe_groth16_verify(pvk, &k.input, 1, &proof), ZKPIPE_OK);
         if (r.status == ZKPIPE_EUNSATISFIED)
             assert_int_equal(r.first_failing, 3);
     }
@@ -872,15 +873,29 @@ static void refuses_bad_arguments(void **state)
     bad = cfg;
     bad.allocator = &incomplete;
     assert_int_equal(zkpipe_engine_create(&e, &bad), ZKPIPE_EINVAL);
-    zkpipe_backend cuda;
-    bad = cfg;
-    bad.backend = ZKPIPE_BACKEND_CUDA;
-    if (zkpipe_backend_resolve(&cuda, ZKPIPE_BACKEND_CUDA, NULL) != ZKPIPE_OK)
-        assert_int_equal(zkpipe_engine_create(&e, &bad), ZKPIPE_ENODEVICE);
     assert_null(e);
 
-    e = make_engine(&cfg);
+    /* The backend is the built-in operations' to resolve: cuda with no usable device fails
+     * each of their partitions, saying why, and not the engine. */
     zkpipe_partition p = test_partition(&fixture[0]);
+    zkpipe_backend cuda;
+    if (zkpipe_backend_resolve(&cuda, ZKPIPE_BACKEND_CUDA, NULL) != ZKPIPE_OK) {
+        bad = cfg;
+        bad.backend = ZKPIPE_BACKEND_CUDA;
+        e = make_engine(&bad);
+        zkpipe_job *cuda_job = NULL;
+        assert_int_equal(zkpipe_engine_submit(e, &cuda_job, &p, 1, NULL, NULL), ZKPIPE_OK);
+        assert_int_equal(zkpipe_job_wait(cuda_job), ZKPIPE_OK);
+        zkpipe_partition_result cr;
+        assert_int_equal(zkpipe_job_result(cuda_job, 0, &cr), ZKPIPE_OK);
+        assert_int_equal(cr.status, ZKPIPE_ENODEVICE);
+        assert_non_null(strstr(cr.detail, "the cuda backend: "));
+        assert_null(cr.host);
+        zkpipe_job_destroy(cuda_job);
+        zkpipe_engine_destroy(e);
+    }
+
+    e = make_engine(&cfg);
     zkpipe_circuit_partition cp_no_build = fixture[0].part, cp_no_pk = fixture[0].part;
     cp_no_build.build = NULL;
     cp_no_pk.pk = NULL;
@@ -899,7 +914,6 @@ static void refuses_bad_arguments(void **state)
     zkpipe_engine_counters n;
     assert_int_equal(zkpipe_engine_stats(NULL, &n), ZKPIPE_EINVAL);
     assert_int_equal(zkpipe_engine_stats(e, NULL), ZKPIPE_EINVAL);
-    assert_int_equal(zkpipe_engine_backend(NULL, NULL), ZKPIPE_BACKEND_AUTO);
     zkpipe_engine_destroy(e);
 
     zkpipe_partition_result r;
@@ -1051,9 +1065,11 @@ static void *submit_loop(void *arg)
             zkpipe_status st = zkpipe_job_result(job, i, &r);
             if (st == ZKPIPE_OK && r.status == ZKPIPE_ECANCELED)
                 continue;
+            zkpipe_groth16_proof proof;
             if (st == ZKPIPE_OK)
-                st = r.status == ZKPIPE_OK ? zkpipe_groth16_verify(k->pvk, &k->input, 1, &r.proof)
-                                           : r.status;
+                st = zkpipe_stage_proof(&proof, &r);
+            if (st == ZKPIPE_OK)
+                st = zkpipe_groth16_verify(k->pvk, &k->input, 1, &proof);
             atomic_fetch_add(st == ZKPIPE_OK ? sb->proofs : sb->failures, 1);
         }
         zkpipe_job_destroy(job);

@@ -582,7 +582,9 @@ static void zfix_prove(zfix *f, rig *r)
     if (res.status != ZKPIPE_OK)
         fprintf(stderr, "%s: %s\n", f->zkey, res.detail);
     assert_int_equal(res.status, ZKPIPE_OK);
-    assert_int_equal(zkpipe_groth16_verify(f->pvk, pub, f->info.num_public, &res.proof), ZKPIPE_OK);
+    zkpipe_groth16_proof proof;
+    assert_int_equal(zkpipe_stage_proof(&proof, &res), ZKPIPE_OK);
+    assert_int_equal(zkpipe_groth16_verify(f->pvk, pub, f->info.num_public, &proof), ZKPIPE_OK);
     zkpipe_job_destroy(job);
     free(pub);
 }

@@ -15,8 +15,10 @@
  *                        back to the CPU saying no device is usable, with one cuda resolves */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +27,7 @@
 #include "fixtures.h"
 #include "groth16/prove.h"
 #include "prove_synth.h"
+#include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
 #ifndef ZKPIPE_CUDA_PLUGIN_FILE
@@ -54,6 +57,14 @@ static int device_expected(void)
     zkpipe_backend b;
     assert_int_equal(zkpipe_backend_resolve(&b, ZKPIPE_BACKEND_AUTO, NULL), ZKPIPE_OK);
     return b == ZKPIPE_BACKEND_CUDA;
+}
+
+/* The test circuit's build callback for a circuit partition (the fixture's shape). */
+static zkpipe_status build_test_circuit(zkpipe_cs *cs, void *ctx, size_t partition)
+{
+    (void)ctx;
+    (void)partition;
+    return zkpipe_testcircuit_build(cs, 4, 42, 1);
 }
 
 static void cpu_is_always_the_cpu(void **state)
@@ -124,30 +135,121 @@ static void auto_and_cuda_say_why(void **state)
     }
 }
 
-static void engine_takes_the_same_backend(void **state)
+/* A host's stage operations that hold nothing: what the engine passes them is all they see. */
+static atomic_int seen_backend = -1;
+
+static zkpipe_status host_synthesize(const zkpipe_stage_call *call, void **item)
 {
-    (void)state;
-    zkpipe_backend want;
-    const char *why_want = NULL, *why = NULL;
-    assert_int_equal(zkpipe_backend_resolve(&want, ZKPIPE_BACKEND_AUTO, &why_want), ZKPIPE_OK);
+    *item = call->ctx;
+    return ZKPIPE_OK;
+}
+
+static zkpipe_status host_prove(const zkpipe_stage_call *call, void *item,
+                                zkpipe_partition_result *out)
+{
+    (void)item;
+    (void)out;
+    atomic_store(&seen_backend, (int)call->backend);
+    return ZKPIPE_OK;
+}
+
+static void host_discard(const zkpipe_stage_call *call, void *item)
+{
+    (void)call;
+    (void)item;
+}
+
+static const zkpipe_stage_ops host_ops = {
+    .struct_size = sizeof(zkpipe_stage_ops),
+    .name = "host",
+    .synthesize = host_synthesize,
+    .prove = host_prove,
+    .discard = host_discard,
+};
+
+/* Runs one partition of `ops` on an engine of `backend`; its result in *out. */
+static void run_one(zkpipe_backend backend, const zkpipe_stage_ops *ops, void *ctx,
+                    zkpipe_partition_result *out)
+{
     zkpipe_engine_config cfg;
     zkpipe_engine_config_init(&cfg);
     cfg.acct = fixture_acct;
+    cfg.backend = backend;
     zkpipe_engine *e = NULL;
     assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_OK);
-    assert_int_equal(zkpipe_engine_backend(e, &why), want);
-    assert_string_equal(why, why_want);
+    zkpipe_partition part = {ops, ctx, {0, 0}};
+    zkpipe_job *job = NULL;
+    assert_int_equal(zkpipe_engine_submit(e, &job, &part, 1, NULL, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_job_wait(job), ZKPIPE_OK);
+    assert_int_equal(zkpipe_job_result(job, 0, out), ZKPIPE_OK);
+    out->host = NULL; /* freed with the job below */
+    zkpipe_job_destroy(job);
     zkpipe_engine_destroy(e);
-    cfg.backend = ZKPIPE_BACKEND_CUDA;
-    e = NULL;
-    zkpipe_status st = zkpipe_engine_create(&e, &cfg);
-    if (want == ZKPIPE_BACKEND_CUDA) {
-        assert_int_equal(st, ZKPIPE_OK);
-        zkpipe_engine_destroy(e);
-    } else {
-        assert_int_equal(st, ZKPIPE_ENODEVICE);
-        assert_null(e);
+}
+
+/* Whether the mode's plug-in file is mapped into this process now (/proc/self/maps). */
+static int plugin_mapped(void)
+{
+    const char *env = getenv("ZKPIPE_CUDA_PLUGIN");
+    const char *path = is("present") ? ZKPIPE_CUDA_PLUGIN_FILE : env;
+    const char *slash = strrchr(path, '/');
+    const char *name = slash != NULL ? slash + 1 : path;
+    FILE *f = fopen("/proc/self/maps", "r");
+    assert_non_null(f);
+    char line[4096];
+    int found = 0;
+    while (!found && fgets(line, sizeof line, f) != NULL)
+        found = strstr(line, name) != NULL;
+    fclose(f);
+    return found;
+}
+
+/* Runs first, before anything in the process resolves a backend: an engine of a host's stages
+ * with the default backend (auto) never loads the plug-in, and passes the request on as it is. */
+static void a_host_engine_loads_no_plugin(void **state)
+{
+    (void)state;
+    static int ctx;
+    zkpipe_partition_result r;
+    run_one(ZKPIPE_BACKEND_AUTO, &host_ops, &ctx, &r);
+    assert_int_equal(r.status, ZKPIPE_OK);
+    assert_int_equal(atomic_load(&seen_backend), ZKPIPE_BACKEND_AUTO);
+    if (is("present") || is("fake") || is("refused"))
+        assert_false(plugin_mapped());
+    /* a built-in prover's first need of it is what loads it */
+    if (is("present") || is("fake")) {
+        zkpipe_backend b;
+        assert_int_equal(zkpipe_backend_resolve(&b, ZKPIPE_BACKEND_AUTO, NULL), ZKPIPE_OK);
+        assert_true(plugin_mapped());
     }
+}
+
+/* The engine passes cuda on unresolved; the built-in operations resolve it as they prove: the
+ * proof is made on it, or, with no usable device, the partition fails saying why. */
+static void the_stages_resolve_the_backend(void **state)
+{
+    (void)state;
+    zkpipe_backend want;
+    assert_int_equal(zkpipe_backend_resolve(&want, ZKPIPE_BACKEND_AUTO, NULL), ZKPIPE_OK);
+    static int ctx;
+    zkpipe_partition_result r;
+    run_one(ZKPIPE_BACKEND_CUDA, &host_ops, &ctx, &r);
+    assert_int_equal(r.status, ZKPIPE_OK);
+    assert_int_equal(atomic_load(&seen_backend), ZKPIPE_BACKEND_CUDA);
+
+    static const uint8_t seed[32] = {9};
+    fixture_keys k;
+    fixture_keys_make(&k, ZKPIPE_CURVE_BN254, 4, seed, NULL);
+    zkpipe_circuit_partition cp = {build_test_circuit, NULL, 0, k.pk};
+    run_one(ZKPIPE_BACKEND_CUDA, zkpipe_circuit_stage_ops(), &cp, &r);
+    if (want == ZKPIPE_BACKEND_CUDA) {
+        /* the fake device fails every call, saying so */
+        assert_int_equal(r.status, is("fake") ? ZKPIPE_EDEVICE : ZKPIPE_OK);
+    } else {
+        assert_int_equal(r.status, ZKPIPE_ENODEVICE);
+        contains(r.detail, "the cuda backend: ");
+    }
+    fixture_keys_free(&k);
 }
 
 /* auto proves (on the CPU unless a device is usable); on the fake device the proof fails with
@@ -204,9 +306,10 @@ int main(int argc, char **argv)
     }
     mode = argv[1];
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(a_host_engine_loads_no_plugin),
         cmocka_unit_test(cpu_is_always_the_cpu),
         cmocka_unit_test(auto_and_cuda_say_why),
-        cmocka_unit_test(engine_takes_the_same_backend),
+        cmocka_unit_test(the_stages_resolve_the_backend),
         cmocka_unit_test(a_proof_on_auto),
     };
     return cmocka_run_group_tests(tests, fixture_acct_setup, fixture_acct_teardown);

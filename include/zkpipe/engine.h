@@ -1,7 +1,8 @@
 /*! zkpipe/engine.h : the two-phase proving engine, for any two-phase prover.
  *
- * Jobs of P partitions go in; each partition comes out as a result (a proof, a host's result,
- * or an error). What a partition is, the engine does not know: it names its stage operations
+ * Jobs of P partitions go in; each partition comes out as a result (the stage operations' own
+ * output, or an error). What a partition is, the engine does not know: it names its stage
+ * operations
  * (zkpipe_stage_ops), an estimate of its bytes, `synthesize` and `prove`, and the engine runs
  * everything around them the same way for every kind of partition:
  *
@@ -22,7 +23,14 @@
  *   cancel, destroy, a closed engine: an item that will never be proved goes to `discard`.
  *
  * zkpipe's own circuits and circom zkey + witness pairs are two implementations of the stage
- * operations (zkpipe/stages.h); a host brings its own (examples/host_pipeline.c).
+ * operations (zkpipe/stages.h, which also reads their proofs out of the results); a host
+ * brings its own (examples/host_pipeline.c).
+ *
+ * The backend: the engine passes its config's `backend` to the stage operations as it is
+ * (zkpipe_stage_call.backend) and never resolves it. The built-in operations resolve it
+ * (zkpipe_backend_resolve) when a partition of theirs is first proved, so an engine whose
+ * stages are a host's own never loads the CUDA plug-in (libzkpipe_cuda), whatever its
+ * backend.
  *
  * The byte budget: before synthesis a partition reserves max(its `estimate`, the largest peak
  * the ledgers of its source reached, open ones included) bytes (a source: the operations table with
@@ -77,7 +85,6 @@
 #include "zkpipe/alloc.h"
 #include "zkpipe/backend.h"
 #include "zkpipe/common.h"
-#include "zkpipe/groth16.h"
 #include "zkpipe/histogram.h"
 #include "zkpipe/http.h"
 #include "zkpipe/key_cache.h"
@@ -138,9 +145,11 @@ typedef struct zkpipe_engine_config {
     size_t capacity;         /* channel slots (the lookahead), >= 1 */
     unsigned prover_workers; /* prover threads, >= 1 */
     unsigned prover_threads; /* threads of each prover worker's pool (itself included), >= 1 */
-    zkpipe_backend backend;  /* requested; resolved once at create (zkpipe_backend_resolve) */
-    zkpipe_release release;  /* ZKPIPE_RELEASE_DELIVERY unless experimenting */
-    zkpipe_acct *acct;       /* registry the ledgers live in; NULL: zkpipe_acct_default() */
+    /* What the stage operations are asked to prove on: passed to them untouched, never
+     * resolved by the engine (see the top of this file). */
+    zkpipe_backend backend;
+    zkpipe_release release; /* ZKPIPE_RELEASE_DELIVERY unless experimenting */
+    zkpipe_acct *acct;      /* registry the ledgers live in; NULL: zkpipe_acct_default() */
     /* A reporter (zkpipe_reporter_start) writing a summary line of `acct` every report_ms
      * milliseconds to report_file, or to report_fn when it is set; 0: no reporter. The
      * engine appends its unaccounted-bytes estimate to each line (" unaccounted~=1.5 MiB",
@@ -174,12 +183,14 @@ typedef struct zkpipe_engine_config {
 /* What a partition's result holds. The engine fills status and the timings; `prove` fills the
  * rest. */
 typedef struct zkpipe_partition_result {
-    zkpipe_status status;       /* ZKPIPE_OK: the partition was proved; else the error */
-    size_t first_failing;       /* with ZKPIPE_EUNSATISFIED from a circuit: the constraint */
-    zkpipe_groth16_proof proof; /* the built-in operations' proof, when status is ZKPIPE_OK */
-    /* A host's result, as its `prove` set it (NULL for the built-ins). The engine never reads
-     * it; it is the host's, and when the operations have result_free the engine calls it on a
-     * non-NULL `host` as the job is destroyed (so read the result before zkpipe_job_destroy). */
+    zkpipe_status status; /* ZKPIPE_OK: the partition was proved; else the error */
+    /* The index of what failed, as the operations count (the built-in circuit operations: the
+     * first unsatisfied constraint, with ZKPIPE_EUNSATISFIED). */
+    size_t first_failing;
+    /* The stage operations' output, as their `prove` set it: a host's result, or the built-in
+     * operations' proof (zkpipe_stage_proof in zkpipe/stages.h reads it). The engine never
+     * reads it; when the operations have result_free the engine calls it on a non-NULL `host`
+     * as the job is destroyed (so read the result before zkpipe_job_destroy). */
     void *host;
     double synth_s; /* synthesizing (from the ledger's opening to pending) */
     double wait_s;  /* from synthesized to taken by a prover (pending + queued) */
@@ -203,7 +214,7 @@ typedef struct zkpipe_stage_call {
      * while holding a lock that another partition's operations take. */
     zkpipe_ledger *ledger;
     zkpipe_pool *pool;       /* prove: the prover worker's pool; otherwise NULL */
-    zkpipe_backend backend;  /* the backend the engine resolved: ZKPIPE_BACKEND_CPU or _CUDA */
+    zkpipe_backend backend;  /* the engine config's, unresolved (ZKPIPE_BACKEND_AUTO too) */
     unsigned prover_threads; /* the threads of each prover pool (for estimates) */
     unsigned worker;         /* the index of the calling worker among those of its kind */
     const zkpipe_allocator *allocator; /* the engine's (not charging: charge what you keep) */
@@ -232,7 +243,7 @@ typedef struct zkpipe_stage_ops {
      * charged (the engine closes the ledger anyway) and *item is ignored. */
     zkpipe_status (*synthesize)(const zkpipe_stage_call *call, void **item);
     /* Proving: consumes `item` (frees everything it holds, whatever the status), releasing
-     * buffers from call->ledger as they go, and fills `out`'s proof, host, first_failing (the
+     * buffers from call->ledger as they go, and fills `out`'s host and first_failing (the
      * status it returns becomes out->status). */
     zkpipe_status (*prove)(const zkpipe_stage_call *call, void *item, zkpipe_partition_result *out);
     /* Frees an item that will never be proved (cancel, destroy, a closed engine). */
@@ -349,28 +360,21 @@ typedef struct zkpipe_engine_source {
  * Thread safety: any thread. */
 ZKPIPE_API void zkpipe_engine_config_init(zkpipe_engine_config *config);
 
-/*! zkpipe_engine_create() : resolves the backend (once, for every proof the engine makes),
- * creates the semaphores, the channel, the prover pools and the reporter, takes the baseline
- * of the unaccounted-bytes estimate, and starts the workers.
+/*! zkpipe_engine_create() : creates the semaphores, the channel, the prover pools and the reporter,
+ * takes the baseline of the unaccounted-bytes estimate, and starts the workers.
  * @param out receives the engine; the caller frees it with zkpipe_engine_destroy.
  * @param config copied (as far as its struct_size reaches); what it points to (acct,
  *        report_file, report_ctx, trace) must outlive the engine.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, a struct_size this library cannot read, a zero
  *         count, unknown backend, release policy, reservation or concurrency, report_ms > 0
- *         without a sink, incomplete allocator), ZKPIPE_ENODEVICE (backend cuda with no usable
- *         device), ZKPIPE_ENOMEM, ZKPIPE_ETHREAD, ZKPIPE_EUNSUPPORTED (no condition variables
- *         on CLOCK_MONOTONIC; ZKPIPE_CONCURRENCY_AUTO without a budget where MemAvailable
- *         cannot be read). On
- *         error nothing is left running or allocated and *out is untouched.
- * Thread safety: any thread. Allocates the engine (about 600 bytes plus 8 per worker thread),
- * two semaphores, a channel, the pools and a reporter; starts the threads listed at the top. */
+ *         without a sink, incomplete allocator), ZKPIPE_ENOMEM, ZKPIPE_ETHREAD, ZKPIPE_EUNSUPPORTED
+ * (no condition variables on CLOCK_MONOTONIC; ZKPIPE_CONCURRENCY_AUTO without a budget where
+ * MemAvailable cannot be read). On error nothing is left running or allocated and *out is
+ * untouched. Thread safety: any thread. Allocates the engine (about 600 bytes plus 8 per worker
+ * thread), two semaphores, a channel, the pools and a reporter; starts the threads listed at the
+ * top. */
 ZKPIPE_API zkpipe_status zkpipe_engine_create(zkpipe_engine **out,
                                               const zkpipe_engine_config *config);
-
-/*! zkpipe_engine_backend() : the backend the engine proves on (ZKPIPE_BACKEND_CPU or
- * ZKPIPE_BACKEND_CUDA) and, in *why when why is not NULL, a static one-line reason for the
- * choice. ZKPIPE_BACKEND_AUTO for NULL. Thread safety: any thread. */
-ZKPIPE_API zkpipe_backend zkpipe_engine_backend(const zkpipe_engine *engine, const char **why);
 
 /*! zkpipe_engine_submit() : queues a job of `count` partitions (copied; what they point to
  * must stay valid until the job has finished). Partitions start in submission order.
@@ -513,7 +517,8 @@ ZKPIPE_API zkpipe_status zkpipe_engine_in_flight(zkpipe_engine *engine, zkpipe_p
  *     _learned_bytes, _reserved_bytes{source="name",rank="i"}; histograms
  *     zkpipe_partition_synth_seconds, zkpipe_partition_wait_seconds and
  *     zkpipe_partition_prove_seconds (_bucket, _sum, _count).
- *   /status: {"backend":"cpu","submitted":N,"proved":N,"failed":N,"canceled":N,
+ *   /status: {"backend":"auto|cpu|cuda" (as configured: the engine resolves none),
+ *     "submitted":N,"proved":N,"failed":N,"canceled":N,
  *     "in_flight":N,"peak_in_flight":N,"proving":N,"bound":N,"resident_bound":N,
  *     "permits":{"total":N,"available":N,"admitted":N,"concurrency":"fixed|auto"},
  *     "budget":{"total_bytes":N,"used_bytes":N,"available_bytes":N},

@@ -3,8 +3,15 @@
  *
  * Both are implementations of zkpipe_stage_ops like a host's; the engine treats them no
  * differently. A partition is {ops, ctx} with ctx one of the structs below, which the caller
- * owns and keeps valid until the job has finished. Results: the proof in
- * zkpipe_partition_result.proof; failures with a detail line in its `detail`. */
+ * owns and keeps valid until the job has finished. Results: the proof is the operations' output
+ * (zkpipe_partition_result.host, freed with the job), read with zkpipe_stage_proof; failures
+ * come with a detail line in the result's `detail`.
+ *
+ * The backend: each partition is proved on the engine config's backend, which these
+ * operations resolve (zkpipe_backend_resolve) as they prove, not before: with auto or cuda the
+ * first proof of the process loads the CUDA plug-in. A request that cannot be met (cuda with no
+ * usable device) fails each partition with ZKPIPE_ENODEVICE and the reason in its detail
+ * line. */
 #ifndef ZKPIPE_STAGES_H
 #define ZKPIPE_STAGES_H
 
@@ -44,7 +51,7 @@ typedef struct zkpipe_circuit_partition {
  *     construction (at most min(synth_workers, permits) of them).
  *   synthesize: builds the circuit with `build`, synthesizes it into buffers charged to the
  *     ledger (zkpipe/groth16.h's zkpipe_groth16_prove says which), frees the circuit.
- *   prove: the prover of zkpipe_groth16_prove on the engine's backend and the worker's pool,
+ *   prove: the prover of zkpipe_groth16_prove on the engine config's backend and the worker's pool,
  *     with fresh r and s from the operating system.
  * @return a static table. Thread safety: any thread. */
 ZKPIPE_API const zkpipe_stage_ops *zkpipe_circuit_stage_ops(void);
@@ -114,11 +121,20 @@ typedef struct zkpipe_zkey_partition {
  *   synthesize: maps the witness (charged to the ledger as kind "wtns"; a witness for another
  *     curve or of another size than the zkey's fails with ZKPIPE_EMISMATCH), computes a, b and
  *     c from the zkey's coefficients (kind ABC).
- *   prove: h on the odd coset and the MSMs on the engine's backend, the proof checked against
- *     the zkey's verifying key (ZKPIPE_EUNSATISFIED when it fails), as
+ *   prove: h on the odd coset and the MSMs on the engine config's backend, the proof checked
+ * against the zkey's verifying key (ZKPIPE_EUNSATISFIED when it fails), as
  *     zkpipe_groth16_prove_witness; byte for byte the same proof for the same r and s.
  * Detail lines name the witness file. @return a static table. Thread safety: any thread. */
 ZKPIPE_API const zkpipe_stage_ops *zkpipe_zkey_stage_ops(void);
+
+/*! zkpipe_stage_proof() : the proof a partition of the operations above made, copied out of
+ * its result (zkpipe_job_result's copy, read before zkpipe_job_destroy, which frees the output
+ * the result points to).
+ * @return ZKPIPE_OK; the result's own status when it is not ZKPIPE_OK (there is no proof);
+ *         ZKPIPE_EINVAL (NULL, or a result that holds no output of these operations: a host's
+ *         result, or a zeroed one). Thread safety: any thread. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_stage_proof(zkpipe_groth16_proof *out,
+                                            const zkpipe_partition_result *result);
 
 ZKPIPE_EXTERN_C_END
 

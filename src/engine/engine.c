@@ -34,7 +34,8 @@ static int config_valid(const zkpipe_engine_config *c)
             c->reservation == ZKPIPE_RESERVATION_WHOLE) &&
            (c->concurrency == ZKPIPE_CONCURRENCY_FIXED ||
             c->concurrency == ZKPIPE_CONCURRENCY_AUTO) &&
-           (c->report_ms == 0 || c->report_file != NULL || c->report_fn != NULL);
+           (c->report_ms == 0 || c->report_file != NULL || c->report_fn != NULL) &&
+           zkpipe_backend_name(c->backend) != NULL;
 }
 
 /* Stops and frees whatever `e` holds: the workers (told to cancel), the channel, the pools,
@@ -199,11 +200,8 @@ zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_conf
             return ZKPIPE_EUNSUPPORTED;
         full.budget_bytes = avail / 2;
     }
-    zkpipe_backend backend;
-    const char *why;
-    zkpipe_status st = zkpipe_backend_resolve(&backend, config->backend, &why);
-    if (st != ZKPIPE_OK)
-        return st;
+    /* The backend is the stage operations' to resolve (zkpipe/engine.h): an engine of a host's
+     * stages never loads the CUDA plug-in. */
     zkpipe_engine *e = zkpipe__calloc(a, 1, sizeof *e, _Alignof(zkpipe_engine));
     if (e == NULL)
         return ZKPIPE_ENOMEM;
@@ -211,15 +209,13 @@ zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_conf
     e->config = *config;
     e->config.allocator = &e->allocator;
     e->acct = config->acct != NULL ? config->acct : zkpipe_acct_default();
-    e->backend = backend;
-    e->backend_why = why;
     e->autotuning = config->concurrency == ZKPIPE_CONCURRENCY_AUTO;
     atomic_init(&e->prover_idle_ns, 0);
     zkpipe__unaccounted_init(&e->unaccounted, e->acct);
     atomic_init(&e->canceling, 0);
     atomic_init(&e->pools_taken, 0);
     atomic_init(&e->synth_taken, 0);
-    st = init_sync(e);
+    zkpipe_status st = init_sync(e);
     if (st != ZKPIPE_OK) {
         zkpipe__free(a, e);
         return st;
@@ -233,15 +229,6 @@ zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_conf
     }
     *out = e;
     return ZKPIPE_OK;
-}
-
-zkpipe_backend zkpipe_engine_backend(const zkpipe_engine *engine, const char **why)
-{
-    if (engine == NULL)
-        return ZKPIPE_BACKEND_AUTO;
-    if (why != NULL)
-        *why = engine->backend_why;
-    return engine->backend;
 }
 
 zkpipe_status zkpipe_engine_submit(zkpipe_engine *engine, zkpipe_job **out,

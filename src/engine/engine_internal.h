@@ -68,8 +68,6 @@ struct zkpipe_engine {
     zkpipe_allocator allocator;
     zkpipe_engine_config config; /* config.allocator points at `allocator` */
     zkpipe_acct *acct;
-    zkpipe_backend backend;
-    const char *backend_why;
     zkpipe_sem *permits;
     zkpipe_sem *budget; /* NULL without a byte budget */
     int keys_bound;     /* config.keys charges its keys to `budget` */

@@ -99,7 +99,7 @@ static void json(zkpipe_http_out *out, zkpipe_engine *e, const zkpipe_engine_cou
         "\"channel\":{\"items\":%llu,\"capacity\":%llu,\"waiting_senders\":%llu},"
         "\"prover_idle_s\":%.6f,"
         "\"unaccounted\":{\"bytes\":%llu,\"peak_bytes\":%llu}",
-        zkpipe_backend_name(e->backend), ull(c->submitted), ull(c->proved), ull(c->failed),
+        zkpipe_backend_name(e->config.backend), ull(c->submitted), ull(c->proved), ull(c->failed),
         ull(c->canceled), ull(c->in_flight), ull(c->peak_in_flight), ull(c->proving), ull(c->bound),
         ull(c->resident_bound), ull(zkpipe_sem_capacity(e->permits)), ull(c->permits_available),
         ull(c->permits_admitted), e->autotuning ? "auto" : "fixed", ull(c->budget_bytes),

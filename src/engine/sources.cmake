@@ -10,6 +10,4 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/unaccounted.c
     ${CMAKE_CURRENT_LIST_DIR}/admission_http.c
     ${CMAKE_CURRENT_LIST_DIR}/key_cache.c
-    ${CMAKE_CURRENT_LIST_DIR}/key_cache_http.c
-    ${CMAKE_CURRENT_LIST_DIR}/circuit_stage.c
-    ${CMAKE_CURRENT_LIST_DIR}/zkey_stage.c)
+    ${CMAKE_CURRENT_LIST_DIR}/key_cache_http.c)

@@ -42,7 +42,7 @@ static zkpipe_stage_call call_for(zkpipe_engine *e, zkpipe__item *it, zkpipe_poo
     call.job = it->job->id;
     call.ledger = zkpipe_ledger_is_open(&it->ledger) ? &it->ledger : NULL;
     call.pool = pool;
-    call.backend = e->backend;
+    call.backend = e->config.backend;
     call.prover_threads = e->config.prover_threads;
     call.worker = worker;
     call.allocator = &e->allocator;

@@ -58,21 +58,6 @@ const zkpipe__g16_backend zkpipe__g16_backend_cpu = {
     .probe = NULL,
 };
 
-const zkpipe__g16_backend *zkpipe__g16_backend_of(zkpipe_backend resolved)
-{
-    const zkpipe__g16_backend *cuda;
-    switch (resolved) {
-    case ZKPIPE_BACKEND_CPU:
-        return &zkpipe__g16_backend_cpu;
-    case ZKPIPE_BACKEND_CUDA:
-        /* resolved: the plug-in's probe has run, so this only reads its answer */
-        zkpipe__g16_cuda_backend(&cuda, ZKPIPE_BACKEND_CUDA, NULL);
-        return cuda;
-    default:
-        return NULL;
-    }
-}
-
 zkpipe_status zkpipe__g16_backend_resolve(const zkpipe__g16_backend **out, zkpipe_backend requested,
                                           const char **why)
 {

@@ -63,16 +63,12 @@ typedef struct zkpipe__g16_backend {
 
 extern const zkpipe__g16_backend zkpipe__g16_backend_cpu;
 
-/* The backend a request runs on, resolved once (zkpipe_backend_resolve) for an engine or a
- * call: *out is the table (CUDA's from its plug-in, groth16/backend_plugin.h), *why (may be
- * NULL) a reason valid for the process's lifetime. ZKPIPE_OK, ZKPIPE_EINVAL,
+/* The backend a request runs on (zkpipe_backend_resolve: probed once per process): *out is
+ * the table (CUDA's from its plug-in, groth16/backend_plugin.h), *why (may be NULL) a reason
+ * valid for the process's lifetime. ZKPIPE_OK, ZKPIPE_EINVAL,
  * ZKPIPE_ENODEVICE. */
 zkpipe_status zkpipe__g16_backend_resolve(const zkpipe__g16_backend **out, zkpipe_backend requested,
                                           const char **why);
-
-/* The table of a backend already resolved (ZKPIPE_BACKEND_CPU or _CUDA), without probing
- * again; NULL for anything else. */
-const zkpipe__g16_backend *zkpipe__g16_backend_of(zkpipe_backend resolved);
 
 /* What prove needs besides the key and the inputs. */
 typedef struct zkpipe__g16_prove_args {

@@ -184,7 +184,9 @@ static void finish(slot *s, const plan *p, const options *o, const zkpipe_groth1
             t->wrong_failures += failing; /* a partition meant to fail was proved */
             if (o->verify_every > 0 && t->proved % o->verify_every == 0) {
                 t->checked++;
-                if (zkpipe_groth16_verify(pvk, input, 1, &r.proof) == ZKPIPE_OK)
+                zkpipe_groth16_proof proof;
+                if (zkpipe_stage_proof(&proof, &r) == ZKPIPE_OK &&
+                    zkpipe_groth16_verify(pvk, input, 1, &proof) == ZKPIPE_OK)
                     t->verified++;
                 else
                     t->bad_verify++;

@@ -156,7 +156,6 @@ int main(void)
     S(zkpipe_partition_result);
     F(zkpipe_partition_result, status);
     F(zkpipe_partition_result, first_failing);
-    F(zkpipe_partition_result, proof);
     F(zkpipe_partition_result, host);
     F(zkpipe_partition_result, synth_s);
     F(zkpipe_partition_result, wait_s);

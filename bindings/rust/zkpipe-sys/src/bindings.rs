@@ -323,7 +323,6 @@ pub struct zkpipe_engine_config {
 pub struct zkpipe_partition_result {
     pub status: zkpipe_status,
     pub first_failing: usize,
-    pub proof: zkpipe_groth16_proof,
     pub host: *mut c_void,
     pub synth_s: f64,
     pub wait_s: f64,
@@ -434,7 +433,6 @@ pub struct zkpipe_partition_info {
 extern "C" {
     pub fn zkpipe_engine_config_init(config: *mut zkpipe_engine_config);
     pub fn zkpipe_engine_create(out: *mut *mut zkpipe_engine, config: *const zkpipe_engine_config) -> zkpipe_status;
-    pub fn zkpipe_engine_backend(engine: *const zkpipe_engine, why: *mut *const c_char) -> zkpipe_backend;
     pub fn zkpipe_engine_submit(engine: *mut zkpipe_engine, out: *mut *mut zkpipe_job, parts: *const zkpipe_partition, count: usize, done: zkpipe_job_done_fn, ctx: *mut c_void) -> zkpipe_status;
     pub fn zkpipe_engine_close(engine: *mut zkpipe_engine);
     pub fn zkpipe_engine_drain(engine: *mut zkpipe_engine);
@@ -856,6 +854,7 @@ extern "C" {
     pub fn zkpipe_zkey_source_info(out: *mut zkpipe_zkey_info, source: *const zkpipe_zkey_source) -> zkpipe_status;
     pub fn zkpipe_zkey_source_destroy(source: *mut zkpipe_zkey_source);
     pub fn zkpipe_zkey_stage_ops() -> *const zkpipe_stage_ops;
+    pub fn zkpipe_stage_proof(out: *mut zkpipe_groth16_proof, result: *const zkpipe_partition_result) -> zkpipe_status;
 }
 
 // ---- zkpipe/status.h
@@ -1183,8 +1182,6 @@ const _: () = assert!(offset_of!(zkpipe_partition_result, status) == layout::OFF
 const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.status) == layout::FSIZE_zkpipe_partition_result_status);
 const _: () = assert!(offset_of!(zkpipe_partition_result, first_failing) == layout::OFFSET_zkpipe_partition_result_first_failing);
 const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.first_failing) == layout::FSIZE_zkpipe_partition_result_first_failing);
-const _: () = assert!(offset_of!(zkpipe_partition_result, proof) == layout::OFFSET_zkpipe_partition_result_proof);
-const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.proof) == layout::FSIZE_zkpipe_partition_result_proof);
 const _: () = assert!(offset_of!(zkpipe_partition_result, host) == layout::OFFSET_zkpipe_partition_result_host);
 const _: () = assert!(field_size(|s: &zkpipe_partition_result| &s.host) == layout::FSIZE_zkpipe_partition_result_host);
 const _: () = assert!(offset_of!(zkpipe_partition_result, synth_s) == layout::OFFSET_zkpipe_partition_result_synth_s);

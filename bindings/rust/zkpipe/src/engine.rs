@@ -10,8 +10,9 @@ use zkpipe_sys as sys;
 
 use crate::{Error, Kind, Registry, Result, Stage};
 
-/// Where the engine's built-in prover would run (`zkpipe/backend.h`). A host's own stage
-/// operations see the resolved backend in [`Call::backend`] and may ignore it.
+/// Where the built-in provers run (`zkpipe/backend.h`). The engine passes its configured
+/// backend to the stage operations unresolved ([`Call::backend`]) and never loads the CUDA
+/// plug-in itself: a host's own stages may resolve it, or ignore it.
 #[derive(Copy, Clone, PartialEq, Eq, Debug)]
 pub enum Backend {
     /// CUDA when its plug-in is there and a device is usable, else the CPU.
@@ -157,7 +158,7 @@ impl Call<'_> {
         self.raw.worker
     }
 
-    /// The backend the engine resolved (CPU or CUDA).
+    /// The engine's configured backend, unresolved (Auto too).
     pub fn backend(&self) -> Backend {
         Backend::from_raw(self.raw.backend)
     }
@@ -472,6 +473,7 @@ pub struct EngineStats {
 /// readable after it is gone.
 pub struct Engine<S: Stages> {
     raw: NonNull<sys::zkpipe_engine>,
+    backend: Backend,
     shared: Arc<Shared<S>>,
     _registry: Registry,
 }
@@ -482,8 +484,8 @@ unsafe impl<S: Stages> Send for Engine<S> {}
 unsafe impl<S: Stages> Sync for Engine<S> {}
 
 impl<S: Stages> Engine<S> {
-    /// Starts an engine. Errors: INVAL (a zero count), NODEVICE (backend cuda, none usable),
-    /// NOMEM, THREAD.
+    /// Starts an engine. Errors: INVAL (a zero count), NOMEM, THREAD. The backend is not
+    /// resolved here (see [`Backend`]).
     pub fn new(config: &EngineConfig, stages: S) -> Result<Engine<S>> {
         let registry = config.registry.clone().unwrap_or_else(Registry::global);
         let mut c = MaybeUninit::<sys::zkpipe_engine_config>::uninit();
@@ -533,25 +535,15 @@ impl<S: Stages> Engine<S> {
         let raw = NonNull::new(raw).ok_or(Error::NOMEM)?;
         Ok(Engine {
             raw,
+            backend: config.backend,
             shared,
             _registry: registry,
         })
     }
 
-    /// The backend the engine resolved, and the line saying why.
-    pub fn backend(&self) -> (Backend, String) {
-        let mut why = std::ptr::null();
-        // SAFETY: a live engine; why receives a string valid for the process.
-        let b = unsafe { sys::zkpipe_engine_backend(self.raw.as_ptr(), &mut why) };
-        let text = if why.is_null() {
-            String::new()
-        } else {
-            // SAFETY: as above.
-            unsafe { CStr::from_ptr(why) }
-                .to_string_lossy()
-                .into_owned()
-        };
-        (Backend::from_raw(b), text)
+    /// The backend the engine passes to its stage operations, as configured (unresolved).
+    pub fn backend(&self) -> Backend {
+        self.backend
     }
 
     pub(crate) fn raw(&self) -> NonNull<sys::zkpipe_engine> {

@@ -228,7 +228,12 @@ impl ZkeyJob {
     pub fn proof(&self, index: usize) -> Result<(Proof, &[Scalar])> {
         let (result, raw) = job_result(self.handle.0, index)?;
         result.status?;
-        let proof = Proof::from_raw(raw.proof).ok_or(Error::STATE)?;
+        // SAFETY: zeroed is a valid zkpipe_groth16_proof (plain bytes and a size).
+        let mut out: sys::zkpipe_groth16_proof = unsafe { std::mem::zeroed() };
+        // SAFETY: `raw` is the finished job's result, whose output the job (alive: self holds
+        // it) still owns; zkpipe_stage_proof only copies the proof out of it.
+        Error::check(unsafe { sys::zkpipe_stage_proof(&mut out, &raw) })?;
+        let proof = Proof::from_raw(out).ok_or(Error::STATE)?;
         if proof.curve() != self.curve {
             return Err(Error::STATE);
         }

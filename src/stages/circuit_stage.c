@@ -5,8 +5,7 @@
 #include "acct/charged_alloc.h"
 #include "core/alloc_internal.h"
 #include "core/detail.h"
-#include "groth16/prove.h"
-#include "zkpipe/stages.h"
+#include "stages/stage_output.h"
 
 /* What synthesis hands to proving. */
 typedef struct circuit_item {
@@ -83,25 +82,22 @@ static zkpipe_status prove(const zkpipe_stage_call *call, void *item, zkpipe_par
 {
     const zkpipe_circuit_partition *p = call->ctx;
     circuit_item *ci = item;
+    zkpipe__stage_output *o = NULL;
+    const zkpipe__g16_backend *be = NULL;
     uint64_t r[4], s[4];
-    zkpipe_status st = zkpipe__fr_random(r, p->pk->c);
-    if (st == ZKPIPE_OK)
+    zkpipe_status st = zkpipe__stage_output_begin(&o, &be, call, call->detail, call->detail_cap);
+    if (st == ZKPIPE_OK && (st = zkpipe__fr_random(r, p->pk->c)) == ZKPIPE_OK)
         st = zkpipe__fr_random(s, p->pk->c);
     if (st == ZKPIPE_OK) {
-        zkpipe__g16_prove_args args = {r,
-                                       s,
-                                       call->pool,
-                                       zkpipe__g16_backend_of(call->backend),
-                                       NULL,
-                                       NULL,
-                                       &out->first_failing,
-                                       call->detail,
-                                       call->detail_cap};
-        st = zkpipe__g16_prove(&out->proof, p->pk, &ci->res, &args);
+        zkpipe__g16_prove_args args = {
+            r, s, call->pool, be, NULL, NULL, &out->first_failing, call->detail, call->detail_cap};
+        st = zkpipe__g16_prove(&o->proof, p->pk, &ci->res, &args);
     }
     zkpipe__synth_free(&ci->res);
     zkpipe__free(call->allocator, ci);
-    return st;
+    if (o == NULL)
+        return st;
+    return zkpipe__stage_output_end(o, out, st);
 }
 
 static void discard(const zkpipe_stage_call *call, void *item)
@@ -132,7 +128,7 @@ static const zkpipe_stage_ops circuit_ops = {
     .synthesize = synthesize,
     .prove = prove,
     .discard = discard,
-    .result_free = NULL,
+    .result_free = zkpipe__stage_output_free,
     .validate = validate,
     .source = source,
 };

@@ -6,8 +6,7 @@
 #include "core/alloc_internal.h"
 #include "core/detail.h"
 #include "core/struct_size_internal.h"
-#include "groth16/prove.h"
-#include "zkpipe/stages.h"
+#include "stages/stage_output.h"
 
 struct zkpipe_zkey_source {
     zkpipe_allocator allocator;
@@ -285,22 +284,23 @@ static zkpipe_status prove(const zkpipe_stage_call *call, void *item, zkpipe_par
     const zkpipe_groth16_pk *pk = p->source->pk;
     const zkpipe__curve_ops *c = pk->c;
     zkey_item *zi = item;
+    zkpipe__stage_output *o = NULL;
+    const zkpipe__g16_backend *be = NULL;
     uint64_t r[4], s[4];
     char why[ZKPIPE_DETAIL_MAX];
-    zkpipe_status st = ZKPIPE_OK;
-    if (p->insecure_blinding != NULL) {
+    zkpipe_status st = zkpipe__stage_output_begin(&o, &be, call, why, sizeof why);
+    if (st == ZKPIPE_OK && p->insecure_blinding != NULL) {
         if (!c->fr_from_canonical(r, p->insecure_blinding[0].l) ||
             !c->fr_from_canonical(s, p->insecure_blinding[1].l))
             st =
                 zkpipe__fail(why, sizeof why, ZKPIPE_EINVAL, "r or s is not below the field order");
-    } else if ((st = zkpipe__fr_random(r, c)) == ZKPIPE_OK) {
+    } else if (st == ZKPIPE_OK && (st = zkpipe__fr_random(r, c)) == ZKPIPE_OK) {
         st = zkpipe__fr_random(s, c);
     }
     if (st == ZKPIPE_OK) {
-        zkpipe__g16_prove_args args = {
-            r,    s,   call->pool, zkpipe__g16_backend_of(call->backend), p->source->pvk, NULL,
-            NULL, why, sizeof why};
-        st = zkpipe__g16_prove(&out->proof, pk, &zi->res, &args);
+        zkpipe__g16_prove_args args = {r,    s,    call->pool, be,        p->source->pvk,
+                                       NULL, NULL, why,        sizeof why};
+        st = zkpipe__g16_prove(&o->proof, pk, &zi->res, &args);
     }
     if (st == ZKPIPE_OK && p->public_out != NULL)
         memcpy(p->public_out, zkpipe_wtns_values(zi->wtns) + 1,
@@ -308,7 +308,9 @@ static zkpipe_status prove(const zkpipe_stage_call *call, void *item, zkpipe_par
     if (st != ZKPIPE_OK)
         zkpipe__fail(call->detail, call->detail_cap, st, "%s: %s", p->wtns_path, why);
     item_free(call, zi);
-    return st;
+    if (o == NULL)
+        return st;
+    return zkpipe__stage_output_end(o, out, st);
 }
 
 static void discard(const zkpipe_stage_call *call, void *item)
@@ -344,7 +346,7 @@ static const zkpipe_stage_ops zkey_ops = {
     .synthesize = synthesize,
     .prove = prove,
     .discard = discard,
-    .result_free = NULL,
+    .result_free = zkpipe__stage_output_free,
     .validate = validate,
     .source = source,
     .key = key,
