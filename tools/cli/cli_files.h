@@ -103,4 +103,12 @@ int cli_outputs_check_inputs(const cli_output *outs, size_t n, const char *const
  * the writer had just created and not yet recorded. */
 void cli_outputs_stop(void);
 
+/*! cli_out_dir_make() : makes sure `dir` is a folder outputs can go into: one that exists is
+ * taken as it is; a missing one is made (mode 0777 less the umask), its parent never: a parent
+ * that is missing is refused, so a mistyped path does not grow a tree of folders. A symbolic
+ * link (even to a folder: the outputs would land wherever it points) and anything that is not
+ * a folder are refused. @return 0, or -1 with one line in `why` (cut to cap bytes):
+ * "<dir>: <what>". */
+int cli_out_dir_make(const char *dir, char *why, size_t cap);
+
 #endif
