@@ -1,4 +1,4 @@
-/* File helpers the example binaries share: bounded whole-file reads, and a set of named
+/* File helpers the tools share: bounded whole-file reads, and a set of named
  * outputs written as one (cli_outputs_write), for zkpipe-prove, zkpipe-verify and any other
  * binary that writes several files a failed run must not leave half replaced. */
 #ifndef ZKPIPE_EXAMPLES_CLI_FILES_H
