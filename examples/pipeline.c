@@ -622,8 +622,10 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n, uin
                (unsigned long long)kc->resident_bytes, (unsigned long long)kc->charged_bytes,
                (unsigned long long)kc->loads, (unsigned long long)kc->releases, o->key_idle_ms);
     if (o->json)
+        printf("{\"cpu\":%s,", zkpipe_cpu_json()); /* the paths the arithmetic took */
+    if (o->json)
         printf(
-            "{\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"jobs\":%lu,"
+            "\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"jobs\":%lu,"
             "\"log_constraints\":%lu,\"curves\":%zu,\"release\":\"%s\",\"backend\":\"%s\","
             "\"bound\":%llu,\"resident_bound\":%llu,\"peak_in_flight\":%llu,"
             "\"peak_accounted_bytes\":%llu,"
