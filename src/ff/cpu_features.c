@@ -2,6 +2,7 @@
  * what ZKPIPE_CPU_MASK masks (zkpipe/cpu.h). They run once as the library loads, before any
  * thread can multiply, so the flags are never written while they are read (but by tests, which
  * clear zkpipe__ff_x86_ifma between kernels). */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -106,7 +107,7 @@ int zkpipe__cpu_mask_parse(const char *text, unsigned *bits)
     return valid;
 }
 
-__attribute__((constructor)) static void detect_cpu(void)
+static void detect_cpu(void)
 {
     info.detected = detect();
     info.mask_valid = zkpipe__cpu_mask_parse(getenv("ZKPIPE_CPU_MASK"), &info.masked);
@@ -121,8 +122,18 @@ __attribute__((constructor)) static void detect_cpu(void)
              zkpipe_cpu_features_name(info.masked), info.mask_valid ? "true" : "false");
 }
 
+static pthread_once_t detected = PTHREAD_ONCE_INIT;
+
+/* At load; and, should a caller's own constructor ask first, at its call (the order of
+ * constructors across objects is not fixed). */
+__attribute__((constructor)) static void detect_at_load(void)
+{
+    pthread_once(&detected, detect_cpu);
+}
+
 void zkpipe_cpu_info_get(zkpipe_cpu_info *out)
 {
+    pthread_once(&detected, detect_cpu);
     if (out != NULL)
         *out = info;
 }
@@ -135,5 +146,6 @@ const char *zkpipe_cpu_features_name(unsigned features)
 
 const char *zkpipe_cpu_json(void)
 {
+    pthread_once(&detected, detect_cpu);
     return json;
 }
