@@ -1,8 +1,8 @@
 #!/bin/sh
 # zkpipe-prove side by side with the provers it is measured against, in one run (not run by
 # ctest): every comparison alternates its two commands RUNS times (A B A B ...), takes the
-# ratio A/B pair by pair, and prints the medians (min-max of the ratios beside them), with the
-# goal each ratio is held to (README, "Performance"):
+# ratio A/B pair by pair, and prints the medians (min-max of the ratios beside them) and the
+# goal each ratio is held to:
 #   tests/bench/bench_peers.sh BUILD_DIR RAPIDSNARK_PROVER BENCH_DIR [SMALL_DIR...]
 #   BN254 chain16, zkpipe with every CPU path it detects     / rapidsnark  goal <= 0.20
 #   BN254 chain16, zkpipe with ZKPIPE_CPU_MASK=ifma          / rapidsnark  goal <= 0.40
