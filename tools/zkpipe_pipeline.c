@@ -682,8 +682,9 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n, uin
     if (!o->json)
         return;
     int zkey = o->zkey_path != NULL;
-    printf("{\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,", t->partitions,
-           t->verified, t->errors);
+    /* cpu: the paths the arithmetic took */
+    printf("{\"cpu\":%s,\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,",
+           zkpipe_cpu_json(), t->partitions, t->verified, t->errors);
     if (!zkey) /* what only the built-in circuit's runs have */
         printf("\"jobs\":%lu,\"log_constraints\":%lu,\"curves\":%zu,", o->jobs, o->log_constraints,
                o->ncurves);
