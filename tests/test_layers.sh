@@ -2,7 +2,7 @@
 # The layer rules of docs/ARCHITECTURE.md ("Layers and what each may include"), checked on the
 # #include lines of the sources: a folder of src/ (or cuda/) includes its own headers, the
 # internal headers the table below grants it (a whole folder, or one header of it) and public
-# headers; the engine reaches no public header of Groth16, the formats or circuits, directly or
+# headers; tools/ and examples/ include public headers and their own only; the engine reaches no public header of Groth16, the formats or circuits, directly or
 # through another public header, and never resolves a backend (the built-in stages do).
 # Usage: test_layers.sh SOURCE_DIR. Prints each breach; exits 1 when there is one.
 root=${1:?usage: test_layers.sh SOURCE_DIR}
@@ -61,6 +61,21 @@ for dir in src/*/ cuda/; do
                 status=1
             fi
         done
+    done
+done
+
+# The tools and the examples see the library through its public headers only (their own
+# headers they include by name).
+for file in tools/*.c tools/*/*.c tools/*/*.h examples/*.c examples/*.h; do
+    [ -f "$file" ] || continue
+    for inc in $(includes "$file"); do
+        case $inc in
+        zkpipe/*) ;;
+        */*)
+            echo "$file includes $inc: tools and examples see only the public headers"
+            status=1
+            ;;
+        esac
     done
 done
 
