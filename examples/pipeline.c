@@ -566,11 +566,18 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
         zkpipe_job_wait(b->jobs[i]);
         zkpipe_job_result(b->jobs[i], 0, &r);
         zkpipe_status v = r.status;
-        /* The partition's detail line names its witness already; the lines here add it. A
-         * proved partition's proof has been checked against the zkey's verifying key by the
-         * stage's prove (a proof that fails it is the partition's ZKPIPE_EUNSATISFIED). */
+        /* The partition's detail line names its witness already; the lines here add it. The
+         * stage's prove checked the proof against the zkey's verifying key (a proof that fails
+         * it is the partition's ZKPIPE_EUNSATISFIED); it is verified here again, as its
+         * receiver would, before it is written: "proofs_verified" counts proofs that verified
+         * with the public signals written beside them, not partitions that ended well. */
         const char *what = NULL;
+        const cli_zkey *key = &b->keys[o->wtns_key[i]];
         snprintf(why, sizeof why, "%s", r.detail);
+        if (v == ZKPIPE_OK && (v = zkpipe_groth16_verify(zkpipe_zkey_source_pvk(key->source),
+                                                         b->publics + i * b->max_public,
+                                                         key->num_public, &r.proof)) != ZKPIPE_OK)
+            snprintf(why, sizeof why, "the proof does not verify with the zkey's verifying key");
         if (v == ZKPIPE_OK)
             v = write_outputs(o, b, i, &r.proof, why, sizeof why);
         if (r.status == ZKPIPE_OK)
