@@ -33,6 +33,8 @@ fail() {
     for f in "$tmp"/*.err "$tmp"/*.log; do [ -s "$f" ] && { echo "--- $f" >&2; tail -n 20 "$f" >&2; }; done
     exit 1
 }
+# A sanitizer report exits 66, never passing for a refusal; exit_says, expect_refusal.
+. "$(dirname "$0")/support/exits.sh"
 now_ms() { date +%s%3N; }
 field() { # the number after "NAME": in a JSON line
     v=$(printf '%s\n' "$2" | sed -n "s/.*\"$1\":\([0-9][0-9.]*\).*/\1/p")

@@ -2,13 +2,15 @@
 # Runs zkpipe-pipeline ($1) small on both curves and checks its JSON line: every partition
 # proved and verified, the waist within permits + capacity, nothing live at exit, the trace
 # valid JSON (python3) and the metrics valid Prometheus text (promtool), where those tools
-# exist; then a byte budget, release early, and the flag errors.
+# exist (without one, the rest runs and the test exits 77: skipped); then a byte budget, release
+# early, and the flag errors.
 set -eu
 bin=$1
 tmp=${TMPDIR:-/tmp}/zkpipe-engine-test.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/support/exits.sh" # skip_checks, skips_done
 
 # field NAME JSON: the numeric value of "NAME" in a flat JSON object.
 field() {
@@ -44,6 +46,8 @@ grep -q '"ph":"X"' "$tmp/trace.json" || fail "no spans in the trace"
 grep -q '"name":"live bytes","ph":"C"' "$tmp/trace.json" || fail "no counters in the trace"
 if command -v python3 >/dev/null 2>&1; then
     python3 -m json.tool "$tmp/trace.json" >/dev/null || fail "the trace is not valid JSON"
+else
+    skip_checks "the trace's JSON check (no python3)"
 fi
 grep -q '^zkpipe_inflight_bytes 0$' "$tmp/metrics.txt" || fail "metrics: bytes in flight"
 # The engine's series, without --listen: what /metrics would serve at the end.
@@ -53,6 +57,8 @@ grep -q '^zkpipe_partition_prove_seconds_count [1-9]' "$tmp/metrics.txt" ||
     fail "metrics: no prove histogram"
 if command -v promtool >/dev/null 2>&1; then
     promtool check metrics <"$tmp/metrics.txt" || fail "promtool rejects the metrics"
+else
+    skip_checks "promtool's check of the metrics (no promtool)"
 fi
 
 # A 2^12-row partition holds about 1.2 MiB at its peak (the MSMs' split scalars and endomorphism
@@ -97,8 +103,10 @@ printf '%s\n' "$json" | awk '{
     if (t <= 0 || r < 0.99 * v / t || r > 1.01 * v / t) exit 1
 }' || fail "throughput is not proofs over time: $json"
 
-"$bin" --help | grep -q '^usage:' || fail "--help prints no usage"
-"$bin" --help | grep -q -- '^  --auto  *the engine adjusts the permits' || fail "--help: no --auto"
+help=$("$bin" --help) || fail "--help: exit $?"
+printf '%s\n' "$help" | grep -q '^usage:' || fail "--help prints no usage"
+printf '%s\n' "$help" | grep -q -- '^  --auto  *the engine adjusts the permits' ||
+    fail "--help: no --auto"
 for bad in --bogus "--jobs 0" "--jobs x" "--release sometimes" "--curve p256" \
     "--log-constraints 3" "--backend gpu" "--permits=-1" "--trace" extra "--auto=1" \
     "--permits 1048577" "--synth-workers 0" "--synth-workers 257"; do
@@ -111,4 +119,5 @@ for bad in --bogus "--jobs 0" "--jobs x" "--release sometimes" "--curve p256" \
     [ "$rc" -eq 2 ] || fail "'$bad' exited with $rc, not 2"
     grep -q '^usage:' "$tmp/usage" || fail "'$bad' printed no usage on stderr"
 done
+skips_done
 echo "PASS"

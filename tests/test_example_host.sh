@@ -9,6 +9,7 @@ tmp=${TMPDIR:-/tmp}/zkpipe-host-test.$$
 mkdir -p "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/support/exits.sh" # skip_checks, skips_done
 
 field() {
     v=$(printf '%s\n' "$2" | sed -n "s/.*\"$1\":\([0-9][0-9]*\).*/\1/p")
@@ -42,6 +43,8 @@ grep -q '^zkpipe_partitions_total{result="proved"} 12$' "$tmp/metrics.txt" ||
     fail "the engine's series are not in --metrics"
 if command -v promtool >/dev/null 2>&1; then
     promtool check metrics <"$tmp/metrics.txt" || fail "promtool rejects the metrics"
+else
+    skip_checks "promtool's check of the metrics (no promtool)"
 fi
 
 # Early release: synthesized partitions pile up in front of the channel. Each proof takes
@@ -96,8 +99,10 @@ check "$json" 2
 # The admission flags are zkpipe-pipeline's (tools/cli/cli_engine.c): the same text and ranges.
 json=$(run --partitions 2 --abc-mib 1 --aux-mib 1 --synth-ms 1 --prove-ms 1 --permits 300)
 check "$json" 2
-"$bin" --help | grep -q '^usage:' || fail "--help prints no usage"
-"$bin" --help | grep -q -- '^  --auto  *the engine adjusts the permits' || fail "--help: no --auto"
+help=$("$bin" --help) || fail "--help: exit $?"
+printf '%s\n' "$help" | grep -q '^usage:' || fail "--help prints no usage"
+printf '%s\n' "$help" | grep -q -- '^  --auto  *the engine adjusts the permits' ||
+    fail "--help: no --auto"
 for bad in --bogus "--partitions 0" "--release sometimes" "--permits x" "--abc-mib -1" extra \
     "--auto=1" "--permits 0" "--permits 1048577" "--synth-workers 0" "--synth-workers 257"; do
     # shellcheck disable=SC2086 # split on purpose: some cases are a flag and its value
@@ -109,4 +114,5 @@ for bad in --bogus "--partitions 0" "--release sometimes" "--permits x" "--abc-m
     [ "$rc" -eq 2 ] || fail "'$bad' exited with $rc, not 2"
     grep -q '^usage:' "$tmp/usage" || fail "'$bad' printed no usage on stderr"
 done
+skips_done
 echo "PASS"

@@ -5,6 +5,7 @@
 set -eu
 bin=$1
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/support/exits.sh" # a sanitizer report exits 66, not 1
 
 # field NAME JSON: the numeric value of "NAME" in a flat JSON object.
 field() {
@@ -42,7 +43,8 @@ for mode in delivery early; do
 done
 
 # Flags: --help succeeds, anything malformed prints usage on stderr and exits 2.
-"$bin" --help | grep -q '^usage:' || fail "--help prints no usage"
+help=$("$bin" --help) || fail "--help: exit $?"
+printf '%s\n' "$help" | grep -q '^usage:' || fail "--help prints no usage"
 for bad in --bogus "--items 0" "--items x" --release=sometimes "--buf-mib" "--permits=-1"; do
     # shellcheck disable=SC2086 # split on purpose: some cases are a flag and its value
     if "$bin" $bad >/dev/null 2>"${TMPDIR:-/tmp}/zkpipe-usage.$$"; then

@@ -2,7 +2,8 @@
 # zkpipe-pipeline --zkey ($1), with zkpipe-verify ($2), on the interop fixtures of both curves:
 # a batch of witnesses through the engine, each good one writing NAME.proof.json and
 # NAME.public.json that verify with zkpipe-verify and, when node and tests/interop/node_modules
-# are there, with snarkjs; the public signals are snarkjs's own; a bad witness among good ones
+# are there, with snarkjs (else those checks are skipped, the rest runs, and the test exits 77);
+# the public signals are snarkjs's own; a bad witness among good ones
 # fails alone with one stderr line naming it, writes nothing, and makes the exit status 1.
 set -eu
 [ $# -eq 2 ] || { echo "usage: test_example_zkey.sh ZKPIPE_PIPELINE ZKPIPE_VERIFY" >&2; exit 2; }
@@ -12,10 +13,12 @@ fixtures=$interop/fixtures
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*" >&2; exit 1; }
+. "$(dirname "$0")/support/exits.sh" # exit_says, expect_refusal, skip_checks
 snarkjs=$interop/node_modules/.bin/snarkjs
 have_snarkjs=0
 if command -v node >/dev/null 2>&1 && [ -x "$snarkjs" ]; then have_snarkjs=1; fi
-[ "$have_snarkjs" -eq 1 ] || echo "note: no node or snarkjs: proofs checked with zkpipe-verify only"
+[ "$have_snarkjs" -eq 1 ] ||
+    skip_checks "snarkjs's checks (node or tests/interop/node_modules missing: npm ci there)"
 
 field() {
     v=$(printf '%s\n' "$2" | sed -n "s/.*\"$1\":\([0-9][0-9]*\).*/\1/p")
@@ -41,7 +44,8 @@ for curve in bn128 bls12381; do
         "$bin" --zkey "$d/circuit.zkey" --out "$out" --report-ms 0 --json --synth-workers 2 \
             --prover-workers 2 --prover-threads 1 "$out/in/a.wtns" "$out/in/bad.wtns" \
             "$out/in/b.wtns" "$out/in/c.wtns" >"$out/stdout" 2>"$out/stderr" || status=$?
-        [ "$status" -eq 1 ] || fail "$curve/$circuit: exit $status with a bad witness, not 1"
+        [ "$status" -eq 1 ] ||
+            fail "$curve/$circuit: $(exit_says "$status") with a bad witness, not 1"
         json=$(tail -n 1 "$out/stdout")
         [ "$(field partitions "$json")" -eq 4 ] || fail "$curve/$circuit: $json"
         [ "$(field proofs_verified "$json")" -eq 3 ] || fail "$curve/$circuit: $json"
@@ -76,14 +80,31 @@ for curve in bn128 bls12381; do
     done
 done
 
+# A well-formed zkey with a wrong point: the prover's own check refuses each proof, nothing is
+# written, and no proof counts as verified.
+d=$fixtures/bn128/multiplier
+sh "$interop/zkey-wrong-point.sh" "$d/circuit.zkey" "$tmp/wrong.zkey"
+mkdir -p "$tmp/wrong"
+status=0
+"$bin" --zkey "$tmp/wrong.zkey" --out "$tmp/wrong" --report-ms 0 --json "$d/witness.wtns" \
+    >"$tmp/out" 2>"$tmp/err" || status=$?
+[ "$status" -eq 1 ] || fail "a wrong key: $(exit_says "$status"), not 1: $(cat "$tmp/err")"
+json=$(tail -n 1 "$tmp/out")
+[ "$(field proofs_verified "$json")" -eq 0 ] && [ "$(field errors "$json")" -eq 1 ] ||
+    fail "a wrong key: $json"
+grep -q "proving key does not match the verifying key.*(ZKPIPE_EUNSATISFIED)" "$tmp/err" ||
+    fail "a wrong key: $(cat "$tmp/err")"
+[ -z "$(ls "$tmp/wrong")" ] || fail "a wrong key wrote: $(ls "$tmp/wrong")"
+
 # Every witness good: exit 0. The flag errors.
 d=$fixtures/bn128/multiplier
 "$bin" --zkey "$d/circuit.zkey" --out "$tmp" --report-ms 0 "$d/witness.wtns" >/dev/null ||
-    fail "one good witness: exit $?"
+    fail "one good witness: $(exit_says $?)"
 for bad in "--zkey $d/circuit.zkey" "--out $tmp" "$d/witness.wtns" "--full-check"; do
     # shellcheck disable=SC2086 # split on purpose
-    if "$bin" $bad >/dev/null 2>"$tmp/usage"; then fail "'$bad' was accepted"; else rc=$?; fi
-    [ "$rc" -eq 2 ] || fail "'$bad' exited with $rc, not 2"
+    rc=0
+    "$bin" $bad >/dev/null 2>"$tmp/usage" || rc=$?
+    expect_refusal "'$bad'" "$rc" 2
 done
 # Outputs refused before any work: two witnesses named alike in two folders (their outputs
 # would be one pair of files), and an --out folder that does not exist.
@@ -113,4 +134,5 @@ status=0
     fail "a bad zkey: exit $status: $(cat "$tmp/err")"
 [ "$(grep -o "bad.zkey" "$tmp/err" | wc -l)" -eq 1 ] ||
     fail "a bad zkey named more than once: $(cat "$tmp/err")"
+skips_done
 echo "PASS"

@@ -13,6 +13,7 @@
 #include "ff/bls12_381_fr.h"
 #include "ff/bn254_fq12.h"
 #include "ff/bn254_fr.h"
+#include "skips.h"
 
 #define ITERS 200
 
@@ -194,7 +195,7 @@ static void pattern_bytes(uint8_t *out, size_t n, unsigned m, unsigned k)
     {                                                                                              \
         (void)state;                                                                               \
         if (!ZKPIPE__FF_X86 || !zkpipe__ff_x86_adx)                                                \
-            skip();                                                                                \
+            test_skip("no ADX on this CPU");                                                       \
         rng_state = 11;                                                                            \
         F a, b, x, y;                                                                              \
         uint64_t pm1[F##_LIMBS];                                                                   \
@@ -717,5 +718,5 @@ int main(void)
         TOWER_CASES(bn254),
         cmocka_unit_test(sparse_line_products),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_tests_or_skip(tests);
 }

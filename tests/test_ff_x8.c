@@ -17,6 +17,7 @@
 
 #include "ff/bls12_381_fq2_x8.h"
 #include "ff/bn254_fq2_x8.h"
+#include "skips.h"
 
 #if ZKPIPE__FF_X86
 
@@ -229,7 +230,7 @@ static int has_ifma(void)
     {                                                                                              \
         (void)state;                                                                               \
         if (!has_ifma())                                                                           \
-            skip();                                                                                \
+            test_skip("no AVX-512 IFMA on this CPU");                                              \
         rng_state = 1;                                                                             \
         for (int it = 0; it < ITERS; it++) {                                                       \
             big a[8], b[8];                                                                        \
@@ -253,7 +254,7 @@ static int has_ifma(void)
         uint64_t pm1[C##_LIMBS];                                                                   \
         (void)state;                                                                               \
         if (!has_ifma())                                                                           \
-            skip();                                                                                \
+            test_skip("no AVX-512 IFMA on this CPU");                                              \
         memcpy(pm1, F##_MODULUS, sizeof pm1);                                                      \
         pm1[0] -= 1;                                                                               \
         memset(&edge[0], 0, sizeof edge[0]);                                                       \
@@ -294,7 +295,7 @@ static int has_ifma(void)
     {                                                                                              \
         (void)state;                                                                               \
         if (!has_ifma())                                                                           \
-            skip();                                                                                \
+            test_skip("no AVX-512 IFMA on this CPU");                                              \
         rng_state = 3;                                                                             \
         for (int it = 0; it < ITERS; it++) {                                                       \
             lanes la = {{0}}, lb = {{0}}, lc = {{0}}, ld = {{0}}, lr;                              \
@@ -411,7 +412,7 @@ static int has_ifma(void)
     {                                                                                              \
         (void)state;                                                                               \
         if (!has_ifma())                                                                           \
-            skip();                                                                                \
+            test_skip("no AVX-512 IFMA on this CPU");                                              \
         rng_state = 2;                                                                             \
         for (int it = 0; it < ITERS; it++) {                                                       \
             F a[8], b[8], c[8];                                                                    \
@@ -496,7 +497,7 @@ X8_TESTS(bn254_fq, ZKPIPE__BN254_FQ, bn254_fq_X8_LIMBS)
     {                                                                                              \
         (void)state;                                                                               \
         if (!has_ifma())                                                                           \
-            skip();                                                                                \
+            test_skip("no AVX-512 IFMA on this CPU");                                              \
         rng_state = 4;                                                                             \
         for (int it = 0; it < ITERS; it++) {                                                       \
             lanes in[7], out[6];                                                                   \
@@ -577,7 +578,7 @@ int main(void)
         cmocka_unit_test(bn254_fq_x8_products2),
         cmocka_unit_test(bn254_fq2_x8_products),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_tests_or_skip(tests);
 }
 
 #else /* not x86-64: nothing to test */
@@ -585,13 +586,13 @@ int main(void)
 static void no_lanes(void **state)
 {
     (void)state;
-    skip();
+    test_skip("not x86-64");
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {cmocka_unit_test(no_lanes)};
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return run_tests_or_skip(tests);
 }
 
 #endif

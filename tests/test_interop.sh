@@ -5,13 +5,16 @@
 #     the constraints first); our proof verifies with our verifier and, when node and
 #     tests/interop/node_modules are there, with snarkjs; snarkjs's proofs verify with ours;
 #     a tampered proof and a wrong public.json are refused.
-#   test_interop.sh bad PROVE VERIFY: every case of interop/make-bad.sh is refused with a
-#     non-zero exit (not a signal), one line on stderr naming an input, and no output left.
+#   test_interop.sh bad PROVE VERIFY: every case of interop/make-bad.sh is refused with exit 1
+#     (2 for a bad command line; a signal or a sanitizer report is no refusal), one line on
+#     stderr naming an input, and no output left.
 #   test_interop.sh verdicts PROVE VERIFY TEST_SNARKJS_JSON: the JSON cases of
 #     tests/test_snarkjs_json.c (--write-variants) get the same verdict from zkpipe-verify as
 #     from snarkjs (when node and tests/interop/node_modules are there), or, where zkpipe is
 #     deliberately stricter (README.md, "What zkpipe-verify takes"), a refusal of what
 #     snarkjs takes: every such variant, and no variant without a verdict from snarkjs.
+# Without node or tests/interop/node_modules the checks that need snarkjs are skipped, the
+# others run, and the test exits 77 (skipped) when they pass.
 set -eu
 if [ $# -lt 3 ] || { [ "$1" = verdicts ] && [ $# -ne 4 ]; }; then
     echo "usage: test_interop.sh good|bad ZKPIPE_PROVE ZKPIPE_VERIFY" >&2
@@ -21,20 +24,22 @@ fi
 mode=$1 prove=$2 verify=$3 writer=${4:-}
 interop=$(cd "$(dirname "$0")/interop" && pwd)
 fixtures=$interop/fixtures
-# $tmp, fail, run, accepted, checks_done (refused is this test's own, below)
+# $tmp, fail, run, accepted, exit_says, expect_refusal, skip_checks, checks_done (refused is
+# this test's own, below)
 . "$(dirname "$0")/support/cli_checks.sh"
 
-# refused LABEL INPUTS CMD...: a non-zero exit below 128, one stderr line that names one of
-# INPUTS (space-separated paths); INPUTS "-" for a usage error: some message, any length.
+# refused LABEL INPUTS CMD...: exit 1 and one stderr line that names one of INPUTS
+# (space-separated paths); INPUTS "-" for a usage error: exit 2, some message, any length.
 refused() {
     label=$1 inputs=$2
     shift 2
     run "$label" "$@"
-    if [ "$status" -eq 0 ]; then
-        fail "$label: accepted"
+    want=1
+    [ "$inputs" != - ] || want=2
+    if ! is_refusal "$status" "$want"; then
+        fail "$label: $(exit_says "$status"), expected exit $want: $(head -c 2000 "$tmp/stderr")"
         return
     fi
-    [ "$status" -lt 128 ] || fail "$label: exit $status (a signal or a crash)"
     if [ "$inputs" = - ]; then
         [ -s "$tmp/stderr" ] || fail "$label: nothing on stderr"
         return
@@ -71,9 +76,13 @@ snarkjs_says() {
     [ "$got" = "$want" ] || fail "$label: snarkjs said $got, expected $want: $(cat "$tmp/stdout")"
 }
 
+no_snarkjs="snarkjs's checks (node or tests/interop/node_modules missing: npm ci there)"
+
+# The committed fixtures: 4 circuits on each of 2 curves.
+fixture_count=8
+
 good() {
-    [ "$have_snarkjs" -eq 1 ] ||
-        echo "note: node or tests/interop/node_modules missing (npm ci there): no snarkjs checks"
+    [ "$have_snarkjs" -eq 1 ] || skip_checks "$no_snarkjs"
     n=0
     for dir in "$fixtures"/*/*/; do
         dir=${dir%/}
@@ -141,7 +150,7 @@ good() {
                 "$out/tampered.json"
         fi
     done
-    [ "$n" -gt 0 ] || fail "no fixtures in $fixtures"
+    [ "$n" -eq "$fixture_count" ] || fail "$n fixtures in $fixtures, not $fixture_count"
 
     # Defaults (all threads, no metrics) give the same public signals.
     dir=$fixtures/bn128/multiplier
@@ -171,7 +180,7 @@ resolve() { # F:path or B:path from make-bad.sh's list
 
 bad() {
     sh "$interop/make-bad.sh" "$fixtures" "$tmp/bad"
-    n=0
+    n=0 wrong_point=0
     while read -r kind name a b c; do
         a=$(resolve "$a") b=$(resolve "$b") c=$(resolve "${c:-}")
         out=$tmp/out-$name
@@ -185,11 +194,23 @@ bad() {
         verify) refused "$name" "$a $b $c" "$verify" "$a" "$b" "$c" ;;
         *) fail "unknown case kind $kind" ;;
         esac
+        # The prover's own check on a well-formed zkey with a wrong point (make-bad.sh): its
+        # status says which cause the inputs allow.
+        case $name in
+        *key-wrong-point-r1cs) want="$b: .*(ZKPIPE_EVERIFY)" ;;
+        *key-wrong-point) want="(ZKPIPE_EUNSATISFIED)" ;;
+        *) want= ;;
+        esac
+        if [ -n "$want" ]; then
+            wrong_point=$((wrong_point + 1))
+            grep -q -- "$want" "$tmp/stderr" || fail "$name: not $want: $(cat "$tmp/stderr")"
+        fi
         left=$(find "$out" -mindepth 1 | tr '\n' ' ')
         [ -z "$left" ] || fail "$name: left files behind: $left"
         n=$((n + 1))
     done <"$tmp/bad/cases"
     [ "$n" -gt 0 ] || fail "make-bad.sh listed no cases"
+    [ "$wrong_point" -eq 4 ] || fail "$wrong_point wrong-point cases, not 2 on each curve"
 
     # Usage errors, and an output folder that does not exist.
     dir=$fixtures/bn128/multiplier
@@ -223,11 +244,18 @@ bad() {
     echo "$n bad inputs tried"
 }
 
-# zkpipe_says LABEL CMD...: sets $got to ok (exit 0) or no (refused: exit below 128).
+# zkpipe_says LABEL CMD...: sets $got to ok (exit 0), no (refused: exit 1), or what else the
+# exit said (a crash, a sanitizer report, a usage error), which fails.
 zkpipe_says() {
     run "$@"
-    if [ "$status" -eq 0 ]; then got=ok; else got=no; fi
-    [ "$status" -lt 128 ] || fail "$1: exit $status (a signal or a crash)"
+    case $status in
+    0) got=ok ;;
+    1) got=no ;;
+    *)
+        got=$(exit_says "$status")
+        fail "$1: $got: $(head -c 2000 "$tmp/stderr")"
+        ;;
+    esac
 }
 
 verdicts() {
@@ -238,9 +266,9 @@ verdicts() {
         (cd "$interop" && node verify-many.cjs "$tmp/variants/cases") >"$tmp/snarkjs" ||
             fail "verify-many.cjs failed"
     else
-        echo "note: node or tests/interop/node_modules missing (npm ci there): zkpipe alone"
+        skip_checks "$no_snarkjs"
     fi
-    n=0 stricter=0 want_stricter=0
+    n=0 n_ok=0 n_no=0 stricter=0 want_stricter=0
     while read -r expect name vk pub proof; do
         zkpipe_says "$name" "$verify" "$vk" "$pub" "$proof"
         theirs=$(awk -v n="$name" '$1 == n { print $2 }' "$tmp/snarkjs" 2>/dev/null || true)
@@ -249,6 +277,7 @@ verdicts() {
         fi
         case $expect in
         ok | no)
+            if [ "$expect" = ok ]; then n_ok=$((n_ok + 1)); else n_no=$((n_no + 1)); fi
             [ "$got" = "$expect" ] || fail "$name: zkpipe-verify said $got, expected $expect"
             [ -z "$theirs" ] || [ "$theirs" = "$expect" ] ||
                 fail "$name: snarkjs said $theirs, expected $expect"
@@ -266,15 +295,21 @@ verdicts() {
         esac
         n=$((n + 1))
     done <"$tmp/variants/cases"
-    [ "$n" -gt 0 ] || fail "no variants"
+    # Each kind of verdict is among the variants: a writer that lost one would pass unseen.
+    [ "$n_ok" -gt 0 ] && [ "$n_no" -gt 0 ] && [ "$want_stricter" -gt 0 ] ||
+        fail "$n variants: $n_ok ok, $n_no no, $want_stricter stricter: a kind is missing"
     if [ "$have_snarkjs" -eq 1 ]; then
         [ "$(awk 'END { print NR }' "$tmp/snarkjs")" -eq "$n" ] ||
             fail "snarkjs gave $(awk 'END { print NR }' "$tmp/snarkjs") verdicts for $n variants"
         [ "$stricter" -eq "$want_stricter" ] ||
             fail "snarkjs took $stricter of the $want_stricter variants expected stricter"
     fi
-    echo "$n JSON variants: the same verdict as snarkjs but for $stricter that zkpipe refuses" \
-        "($want_stricter expected)"
+    if [ "$have_snarkjs" -eq 1 ]; then
+        echo "$n JSON variants: the same verdict as snarkjs but for $stricter that zkpipe" \
+            "refuses ($want_stricter expected)"
+    else
+        echo "$n JSON variants judged by zkpipe alone ($want_stricter expected stricter)"
+    fi
 }
 
 case $mode in

@@ -30,11 +30,13 @@
 
 /* ---- a host's keys and partitions ---- */
 
-/* A host key: its load and unload counted, half of it resident (what the ledger shows). */
+/* A host key: its load and unload counted (the last unload's time too, on the cache's clock),
+ * half of it resident (what the ledger shows). */
 typedef struct hkey {
     uint64_t bytes;
     atomic_long loads, unloads, failures;
     atomic_int resident;
+    _Atomic uint64_t unloaded_ns;
     zkpipe_key *key;
 } hkey;
 
@@ -55,6 +57,7 @@ static void k_unload(void *ctx, void *handle)
     hkey *k = ctx;
     if (handle != k || atomic_exchange(&k->resident, 0) != 1)
         atomic_fetch_add(&k->failures, 1);
+    atomic_store(&k->unloaded_ns, zkpipe_trace_now());
     atomic_fetch_add(&k->unloads, 1);
 }
 
@@ -74,13 +77,15 @@ static const zkpipe_key_ops hkey_ops = {
 
 /* A host partition: `units` bytes charged at synthesis, using `key` (or none); the prove of a
  * gated partition waits for the gate to open. Each prove checks that its key is resident and
- * that it was given the key's handle. */
+ * that it was given the key's handle. When its synthesis started and its prove ended are
+ * kept, on the cache's clock, so that a test can order events without sleeping. */
 typedef struct hpart {
     uint64_t units;
     uint64_t announce; /* its estimate: `units` unless a test says otherwise */
     hkey *key;
     atomic_int *gate; /* NULL: none; proves wait while *gate is 0 */
     atomic_long *synths, *proofs, *failures;
+    _Atomic uint64_t synth_ns, proved_ns;
 } hpart;
 
 static zkpipe_status p_estimate(const zkpipe_stage_call *call, uint64_t *bytes)
@@ -92,6 +97,7 @@ static zkpipe_status p_estimate(const zkpipe_stage_call *call, uint64_t *bytes)
 static zkpipe_status p_synthesize(const zkpipe_stage_call *call, void **out)
 {
     hpart *p = call->ctx;
+    atomic_store(&p->synth_ns, zkpipe_trace_now());
     atomic_fetch_add(p->synths, 1);
     if (zkpipe_ledger_charge(call->ledger, ZKPIPE_KIND_ABC, p->units) != ZKPIPE_OK ||
         (p->key != NULL && (call->key != p->key || !atomic_load(&p->key->resident))))
@@ -112,6 +118,7 @@ static zkpipe_status p_prove(const zkpipe_stage_call *call, void *item,
         (p->key != NULL && (call->key != p->key || !zkpipe_key_is_resident(p->key->key) ||
                             !atomic_load(&p->key->resident))))
         atomic_fetch_add(p->failures, 1);
+    atomic_store(&p->proved_ns, zkpipe_trace_now());
     atomic_fetch_add(p->proofs, 1);
     return ZKPIPE_OK;
 }
@@ -184,7 +191,7 @@ static void hkey_add(rig *r, hkey *k, uint64_t bytes, int loaded)
 
 static hpart part(rig *r, uint64_t units, hkey *key, atomic_int *gate)
 {
-    hpart p = {units, units, key, gate, &r->synths, &r->proofs, &r->failures};
+    hpart p = {units, units, key, gate, &r->synths, &r->proofs, &r->failures, 0, 0};
     return p;
 }
 
@@ -440,15 +447,15 @@ static void test_waiting_admitted_once_idle(void **state)
     rig_engine(&r, 1000, 1, 1);
     hpart pa = part(&r, 100, &a, NULL);
     finish(submit(&r, &pa), ZKPIPE_OK); /* a loaded and just used */
-    uint64_t t0 = zkpipe_trace_now();
     hpart q = part(&r, 700, NULL, NULL);
-    zkpipe_job *jq = submit(&r, &q);
-    nap_ms(100);
-    assert_int_equal(atomic_load(&r.synths), 1); /* a is not idle long enough yet */
-    assert_true(zkpipe_key_is_resident(a.key));
-    finish(jq, ZKPIPE_OK);
-    uint64_t waited_ms = (zkpipe_trace_now() - t0) / 1000000u;
-    assert_true(waited_ms + 20 >= idle_ms);
+    finish(submit(&r, &q), ZKPIPE_OK);
+    /* In order, from the times the events themselves kept (however slow this machine): a was
+     * unloaded idle_ms or more after its last use ended (its unpin comes after its prove), and
+     * only then was q synthesized. */
+    uint64_t last_use = atomic_load(&pa.proved_ns), unloaded = atomic_load(&a.unloaded_ns);
+    assert_true(last_use > 0 && unloaded > 0);
+    assert_true(unloaded - last_use >= (uint64_t)idle_ms * 1000000u);
+    assert_true(atomic_load(&q.synth_ns) >= unloaded);
     assert_int_equal(kstats(&r).releases, 1);
     assert_false(zkpipe_key_is_resident(a.key));
     rig_free(&r);
@@ -594,7 +601,7 @@ static void test_zkey_reload_proofs_verify(void **state)
     (void)state;
     zfix a, b;
     if (!zfix_init(&a, "bn128", "rangesum") || !zfix_init(&b, "bls12381", "rangesum"))
-        skip();
+        fail_msg("no rangesum fixtures under tests/interop/fixtures");
     uint64_t big = a.bytes > b.bytes ? a.bytes : b.bytes;
     uint64_t est = a.estimate > b.estimate ? a.estimate : b.estimate;
     uint64_t least = a.estimate < b.estimate ? a.estimate : b.estimate;

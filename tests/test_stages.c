@@ -21,6 +21,7 @@
 #include "groth16/prove.h"
 #include "fixture_path.h"
 #include "nap.h"
+#include "read_file.h"
 #include "zkpipe/zkpipe.h"
 
 #define PATIENCE_MS 20000
@@ -800,8 +801,6 @@ static void zkey_partitions_match_zkpipe_prove_and_snarkjs(void **state)
     for (int c = 0; c < 2; c++)
         for (int k = 0; k < 4; k++)
             done += zkey_fixture_through_engine(fixture_curves[c], fixture_circuits[k], e, acct);
-    if (done == 0)
-        skip();
     assert_int_equal(done, 8);
     zkpipe_engine_destroy(e);
     assert_drained(acct);
@@ -817,7 +816,7 @@ static void zkey_estimate_is_the_exact_peak(void **state)
     fixture_path(zp, sizeof zp, "bn128", "rangesum", "circuit.zkey");
     fixture_path(wp, sizeof wp, "bn128", "rangesum", "witness.wtns");
     if (access(zp, R_OK) != 0)
-        skip();
+        fail_msg("no fixture %s", zp);
     for (unsigned threads = 1; threads <= 2; threads++) {
         zkpipe_acct *acct;
         assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
@@ -911,8 +910,121 @@ static void r1cs_circuits_prove_with_the_zkey_key(void **state)
             done++;
         }
     }
-    if (done == 0)
-        skip();
+    assert_int_equal(done, 8);
+}
+
+/* Copies `from`, a zkey, to `to` with a valid point where another belongs: the A query's point
+ * of wire 1 over wire 0's (wire 0 is the constant 1, so every proof's A moves). The file stays
+ * well-formed (every point on the curve and in the subgroup) and opens; only its proofs fail
+ * its own verifying key. */
+static void write_zkey_with_a_wrong_point(const char *from, const char *to)
+{
+    size_t len;
+    char *z = read_file(from, &len);
+    assert_non_null(z);
+    assert_true(len >= 12 && memcmp(z, "zkey", 4) == 0);
+    uint32_t sections, n8q = 0;
+    memcpy(&sections, z + 8, 4);
+    size_t at = 12, a_at = 0, a_len = 0;
+    for (uint32_t i = 0; i < sections; i++) {
+        uint32_t id;
+        uint64_t size;
+        assert_true(len - at >= 12);
+        memcpy(&id, z + at, 4);
+        memcpy(&size, z + at + 4, 8);
+        at += 12;
+        assert_true(size <= len - at);
+        if (id == 2 && size >= 4)
+            memcpy(&n8q, z + at, 4);
+        if (id == 5) {
+            a_at = at;
+            a_len = size;
+        }
+        at += size;
+    }
+    assert_true(n8q > 0 && a_len >= 4 * (size_t)n8q);
+    assert_memory_not_equal(z + a_at, z + a_at + 2 * n8q, 2 * n8q);
+    memcpy(z + a_at, z + a_at + 2 * n8q, 2 * n8q);
+    FILE *f = fopen(to, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(z, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    free(z);
+}
+
+/* A well-formed but wrong zkey makes the prover's own check fire, and nothing comes out: `out`
+ * is left as it was. From the witness alone (a zkey's c is a b, so a witness breaking a C side
+ * fails only that check too) the status is ZKPIPE_EUNSATISFIED and the line names both causes;
+ * with the .r1cs's rows synthesized and found to hold, the key is the only cause:
+ * ZKPIPE_EVERIFY. The same rows and witness prove with the untouched zkey, on both curves. */
+static void prover_check_catches_a_wrong_key_point(void **state)
+{
+    (void)state;
+    for (int c = 0; c < 2; c++) {
+        char zp[1024], wp[1024], rp[1024], bad[256], d[ZKPIPE_DETAIL_MAX];
+        fixture_path(zp, sizeof zp, fixture_curves[c], "multiplier", "circuit.zkey");
+        fixture_path(wp, sizeof wp, fixture_curves[c], "multiplier", "witness.wtns");
+        fixture_path(rp, sizeof rp, fixture_curves[c], "multiplier", "circuit.r1cs");
+        snprintf(bad, sizeof bad, "/tmp/zkpipe-test-stages-%d-wrong-point.zkey", (int)getpid());
+        write_zkey_with_a_wrong_point(zp, bad);
+        for (int wrong = 0; wrong < 2; wrong++) {
+            zkpipe_zkey *zkey;
+            zkpipe_wtns *wtns;
+            zkpipe_r1cs *r1cs;
+            zkpipe_cs *cs;
+            zkpipe_groth16_vk *vk;
+            zkpipe_groth16_pvk *pvk;
+            assert_int_equal(zkpipe_zkey_open(&zkey, d, sizeof d, wrong ? bad : zp, NULL),
+                             ZKPIPE_OK);
+            assert_int_equal(zkpipe_wtns_open(&wtns, d, sizeof d, wp, NULL), ZKPIPE_OK);
+            assert_int_equal(zkpipe_r1cs_open(&r1cs, d, sizeof d, rp, NULL), ZKPIPE_OK);
+            assert_int_equal(zkpipe_zkey_vk(&vk, zkey, NULL), ZKPIPE_OK);
+            assert_int_equal(zkpipe_groth16_pvk_create(&pvk, vk, NULL), ZKPIPE_OK);
+            const zkpipe_groth16_pk *pk = zkpipe_zkey_pk(zkey);
+            zkpipe_groth16_proof out, before;
+            memset(&out, 0xa5, sizeof out);
+            before = out;
+
+            zkpipe_status st = zkpipe_groth16_prove_witness(
+                &out, NULL, d, sizeof d, pk, zkpipe_wtns_values(wtns), zkpipe_wtns_count(wtns), pvk,
+                NULL, ZKPIPE_BACKEND_CPU, NULL);
+            if (!wrong) {
+                assert_int_equal(st, ZKPIPE_OK);
+                out = before;
+            } else {
+                assert_int_equal(st, ZKPIPE_EUNSATISFIED);
+                assert_non_null(strstr(d, "the proving key does not match the verifying key"));
+                assert_memory_equal(&out, &before, sizeof out);
+            }
+
+            assert_int_equal(zkpipe_r1cs_load(&cs, d, sizeof d, r1cs, wtns, NULL), ZKPIPE_OK);
+            assert_int_equal(zkpipe_cs_check(cs, NULL), ZKPIPE_OK);
+            const zkpipe__curve_ops *ops = zkpipe__curve_ops_for(zkpipe_cs_curve(cs));
+            uint64_t r[4], s[4];
+            const zkpipe_scalar rc = {{11}}, sc = {{22}};
+            assert_true(ops->fr_from_canonical(r, rc.l));
+            assert_true(ops->fr_from_canonical(s, sc.l));
+            zkpipe__synth_result res;
+            assert_int_equal(zkpipe__synth(&res, cs, NULL, NULL), ZKPIPE_OK);
+            zkpipe__g16_prove_args args = {r,    s, NULL,    &zkpipe__g16_backend_cpu, pvk, NULL,
+                                           NULL, d, sizeof d};
+            st = zkpipe__g16_prove(&out, pk, &res, &args);
+            if (!wrong) {
+                assert_int_equal(st, ZKPIPE_OK);
+            } else {
+                assert_int_equal(st, ZKPIPE_EVERIFY);
+                assert_non_null(strstr(d, "the witness satisfies every constraint"));
+                assert_memory_equal(&out, &before, sizeof out);
+            }
+            zkpipe_cs_destroy(cs);
+            zkpipe_r1cs_destroy(r1cs);
+            zkpipe_groth16_pvk_destroy(pvk);
+            zkpipe_groth16_vk_destroy(vk);
+            zkpipe_wtns_destroy(wtns);
+            zkpipe_zkey_destroy(zkey);
+        }
+        unlink(bad);
+    }
 }
 
 int main(void)
@@ -927,6 +1039,7 @@ int main(void)
         cmocka_unit_test(zkey_partitions_match_zkpipe_prove_and_snarkjs),
         cmocka_unit_test(zkey_estimate_is_the_exact_peak),
         cmocka_unit_test(r1cs_circuits_prove_with_the_zkey_key),
+        cmocka_unit_test(prover_check_catches_a_wrong_key_point),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -587,14 +587,21 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
             snprintf(r.detail, sizeof r.detail, "%s: not submitted", o->wtns[i]);
         }
         zkpipe_status v = r.status;
-        /* The partition's detail line names its witness already; the lines here add it. A
-         * proved partition's proof has been checked against the zkey's verifying key by the
-         * stage's prove (a proof that fails it is the partition's ZKPIPE_EUNSATISFIED). */
+        /* The partition's detail line names its witness already; the lines here add it. The
+         * stage's prove checked the proof against the zkey's verifying key (a proof that fails
+         * it is the partition's ZKPIPE_EUNSATISFIED); it is verified here again, as its
+         * receiver would, before it is written: "proofs_verified" counts proofs that verified
+         * with the public signals written beside them, not partitions that ended well. */
         const char *what = NULL;
+        const cli_zkey *key = &b->keys[o->wtns_key[i]];
         snprintf(why, sizeof w->why, "%s", r.detail);
         zkpipe_groth16_proof proof;
         if (v == ZKPIPE_OK)
             v = zkpipe_stage_proof(&proof, &r);
+        if (v == ZKPIPE_OK && (v = zkpipe_groth16_verify(zkpipe_zkey_source_pvk(key->source),
+                                                         b->publics + i * b->max_public,
+                                                         key->num_public, &proof)) != ZKPIPE_OK)
+            snprintf(why, sizeof w->why, "the proof does not verify with the zkey's verifying key");
         if (v == ZKPIPE_OK)
             v = write_outputs(o, b, i, &proof, why, sizeof w->why);
         if (r.status == ZKPIPE_OK)

@@ -426,6 +426,15 @@ int main(int argc, char **argv)
         st = zkpipe_groth16_prove_witness(&proof, &t, detail, sizeof detail, zkpipe_zkey_pk(r.zkey),
                                           zkpipe_wtns_values(r.wtns), zkpipe_wtns_count(r.wtns),
                                           r.pvk, r.pool, r.backend, &r.ledger);
+    if (st == ZKPIPE_EUNSATISFIED && r.r1cs != NULL) {
+        /* Every constraint held (check_r1cs): a proof that fails the zkey's own verifying key
+         * comes from its proving key, not from the witness. */
+        st = ZKPIPE_EVERIFY;
+        snprintf(detail, sizeof detail,
+                 "every constraint of %s holds, yet the proof fails the zkey's verifying key: "
+                 "its proving key does not match it (a wrong point)",
+                 o.r1cs);
+    }
     if (st != ZKPIPE_OK) {
         const char *blame = st == ZKPIPE_EMISMATCH || st == ZKPIPE_EUNSATISFIED ? o.wtns
                             : st == ZKPIPE_EDEVICE                              ? "cuda"

@@ -166,7 +166,9 @@ ZKPIPE_API zkpipe_status zkpipe_groth16_prove(zkpipe_groth16_proof *out, size_t 
  * a_i b_i), so a witness that breaks a constraint's C side cannot be seen from these inputs;
  * the proof is therefore checked against `check` (one pairing check, a few milliseconds)
  * before it is returned, and a proof that fails gives ZKPIPE_EUNSATISFIED and no output
- * (zkpipe_r1cs_load then zkpipe_cs_check names the failing constraint).
+ * (zkpipe_r1cs_load then zkpipe_cs_check names the failing constraint; when every constraint
+ * holds, the zkey's proving key does not match its verifying key: a valid point where another
+ * belongs, which these inputs cannot tell from a bad witness).
  * @param out receives the proof; untouched on error.
  * @param timings receives per-phase times on ZKPIPE_OK; may be NULL.
  * @param detail, detail_cap as zkpipe/io.h's detail lines.

@@ -97,6 +97,12 @@ ZKPIPE_API zkpipe_key *zkpipe_zkey_source_key(const zkpipe_zkey_source *source);
  * whether it is resident now or not). @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). */
 ZKPIPE_API zkpipe_status zkpipe_zkey_source_info(zkpipe_zkey_info *out,
                                                  const zkpipe_zkey_source *source);
+/*! zkpipe_zkey_source_pvk() : the prepared verifying key of the source's zkey, the one its
+ * stage operations check each proof against, for a caller that verifies the proofs it gets
+ * (zkpipe_groth16_verify). Owned by the source: valid until zkpipe_zkey_source_destroy, whether
+ * the zkey is mapped now or released by its cache. NULL for NULL. Thread safety: any thread
+ * (it is only read). */
+ZKPIPE_API const zkpipe_groth16_pvk *zkpipe_zkey_source_pvk(const zkpipe_zkey_source *source);
 /*! zkpipe_zkey_source_destroy() : frees it (and removes its key from its cache: no partition
  * may be using it); NULL is a no-op. No job may be using it. */
 ZKPIPE_API void zkpipe_zkey_source_destroy(zkpipe_zkey_source *source);
@@ -122,9 +128,10 @@ typedef struct zkpipe_zkey_partition {
  *     curve or of another size than the zkey's fails with ZKPIPE_EMISMATCH), computes a, b and
  *     c from the zkey's coefficients (kind ABC).
  *   prove: h on the odd coset and the MSMs on the engine config's backend, the proof checked
- * against the zkey's verifying key (ZKPIPE_EUNSATISFIED when it fails), as
- *     zkpipe_groth16_prove_witness; byte for byte the same proof for the same r and s.
- * Detail lines name the witness file. @return a static table. Thread safety: any thread. */
+ * against the zkey's verifying key (ZKPIPE_EUNSATISFIED when it fails: a bad witness or a proving
+ * key that does not match), as zkpipe_groth16_prove_witness; byte for byte the same proof for the
+ * same r and s. Detail lines name the witness file. @return a static table. Thread safety: any
+ * thread. */
 ZKPIPE_API const zkpipe_stage_ops *zkpipe_zkey_stage_ops(void);
 
 /*! zkpipe_stage_proof() : the proof a partition of the operations above made, copied out of

@@ -307,6 +307,9 @@ static zkpipe_status prove_steps(zkpipe_groth16_proof *out, const zkpipe_groth16
         (st = zkpipe_ledger_move(ledger, ZKPIPE_STAGE_PROVING)) != ZKPIPE_OK)
         return zkpipe__fail(detail, cap, st, "accounting: cannot move the ledger");
     double t0 = zkpipe__seconds();
+    /* Rows computed independently (a synthesized circuit) and found to hold: a proof that fails
+     * the check below cannot be the witness's fault. */
+    const int rows_checked = res->num_constraints > 0;
     size_t bad = c->fr_vec_first_mismatch(res->a, res->b, res->c, res->num_constraints);
     if (bad < res->num_constraints) {
         if (args->first_failing != NULL)
@@ -360,18 +363,34 @@ static zkpipe_status prove_steps(zkpipe_groth16_proof *out, const zkpipe_groth16
             return zkpipe__fail(detail, cap, st,
                                 "the verifying key has %zu inputs, the proving key %zu",
                                 args->check->num_inputs, pk->num_inputs);
-        /* A failing proof comes from the witness; on a device, a device fault is another
-         * possibility, which the cpu backend tells apart. */
+        /* Every row held: the proving key's points do not match the verifying key (a valid
+         * point where another belongs), or a device computed wrongly. */
+        if (st != ZKPIPE_OK && rows_checked)
+            return zkpipe__fail(
+                detail, cap, ZKPIPE_EVERIFY,
+                "the witness satisfies every constraint, yet the proof computed on "
+                "the %s backend fails the verifying key: the proving key's points "
+                "do not match it%s",
+                args->backend->name,
+                args->backend->device
+                    ? ", or the device computed wrongly (the cpu backend tells which)"
+                    : "");
+        /* From a zkey (c is a b by construction) a witness that breaks a constraint's C side
+         * fails only here, and cannot be told from a key whose points are wrong: the witness
+         * is the likelier cause, and an .r1cs checked first rules it out. On a device, a
+         * device fault is a third, which the cpu backend tells apart. */
         if (st != ZKPIPE_OK && args->backend->device)
             return zkpipe__fail(detail, cap, ZKPIPE_EUNSATISFIED,
                                 "the proof computed on the %s backend fails the verifying key: the "
-                                "witness does not satisfy the circuit, or the device computed "
-                                "wrongly (the cpu backend tells which)",
+                                "witness does not satisfy the circuit, the proving key does not "
+                                "match the verifying key, or the device computed wrongly (the cpu "
+                                "backend tells which)",
                                 args->backend->name);
         if (st != ZKPIPE_OK)
             return zkpipe__fail(detail, cap, ZKPIPE_EUNSATISFIED,
                                 "the witness does not satisfy the circuit (the proof fails the "
-                                "verifying key; the .r1cs names the constraint)");
+                                "verifying key; the .r1cs names the constraint), or the proving "
+                                "key does not match the verifying key (if the .r1cs holds)");
     }
     *out = proof;
     return ZKPIPE_OK;

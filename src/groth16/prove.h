@@ -84,7 +84,10 @@ typedef struct zkpipe__g16_prove_args {
 
 /* The prover (see the top of this file). Consumes *res. Returns ZKPIPE_OK and the proof,
  * ZKPIPE_EMISMATCH (res has another curve, counts or density than the key's),
- * ZKPIPE_EUNSATISFIED (a row fails, or the proof fails `check`), ZKPIPE_ENOTINSUBGROUP (a
+ * ZKPIPE_EUNSATISFIED (a row fails, or the proof fails `check` with rows not computed
+ * independently: a zkey's, whose witness may break a C side), ZKPIPE_EVERIFY (every row
+ * checked and held, yet the proof fails `check`: the key's points do not match it, or a device
+ * computed wrongly), ZKPIPE_ENOTINSUBGROUP (a
  * proof point outside the subgroup: only for a key whose queries were not checked),
  * ZKPIPE_ENOMEM, ZKPIPE_EDEVICE, or an error of the ledger calls; with the detail line. */
 zkpipe_status zkpipe__g16_prove(zkpipe_groth16_proof *out, const zkpipe_groth16_pk *pk,

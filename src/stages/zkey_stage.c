@@ -194,6 +194,11 @@ zkpipe_key *zkpipe_zkey_source_key(const zkpipe_zkey_source *source)
     return source != NULL ? source->key : NULL;
 }
 
+const zkpipe_groth16_pvk *zkpipe_zkey_source_pvk(const zkpipe_zkey_source *source)
+{
+    return source != NULL ? source->pvk : NULL;
+}
+
 void zkpipe_zkey_source_destroy(zkpipe_zkey_source *source)
 {
     if (source == NULL)

@@ -158,6 +158,13 @@ for curve in bls12381 bn128; do
         add prove "$(basename "$f" .zkey)" "B:$(basename "$f")" "F:$wtns"
     done
     add prove "${c}zkey-missing" "B:${c}no-such.zkey" "F:$wtns"
+    # A valid point where another belongs: the A query's point of wire 1 over wire 0's (the
+    # constant 1, so every proof's A moves). The zkey opens; the prover's own check refuses its
+    # proofs: from the witness alone as ZKPIPE_EUNSATISFIED (a bad witness looks the same),
+    # with the .r1cs checked first as ZKPIPE_EVERIFY, naming the zkey.
+    sh "$(dirname "$0")/zkey-wrong-point.sh" "$fix/$zkey" "$out/${c}key-wrong-point.zkey"
+    add prove "${c}key-wrong-point" "B:${c}key-wrong-point.zkey" "F:$wtns"
+    add r1cs "${c}key-wrong-point-r1cs" "F:$g/circuit.r1cs" "B:${c}key-wrong-point.zkey" "F:$wtns"
 
     # wtns: container, header, values, and zkey/wtns pairs that do not belong together.
     container "$wtns" "${c}wtns" wtns wtnz

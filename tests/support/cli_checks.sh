@@ -1,6 +1,7 @@
 # Shell helpers for the tests that run the example binaries, sourced (`. cli_checks.sh`) after
-# the test has checked its arguments. Sets $tmp (a folder removed on exit) and $failures;
-# the test ends with `checks_done`.
+# the test has checked its arguments. Sets $tmp (a folder removed on exit) and $failures, and
+# brings exits.sh's helpers (refusals told from crashes and sanitizer reports, skips); the test
+# ends with `checks_done`.
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 trap 'exit 1' HUP INT TERM
@@ -10,6 +11,8 @@ fail() {
     echo "FAIL: $*" >&2
     failures=$((failures + 1))
 }
+# exit_says, is_refusal, expect_refusal, skip_checks, skips_done
+. "$(dirname "$0")/support/exits.sh"
 
 # run LABEL CMD...: runs CMD with a time limit ($limit seconds, 120 unless set) and no stdin,
 # its output in $tmp/stdout and $tmp/stderr; sets $status.
@@ -23,7 +26,7 @@ run() {
 
 accepted() { # LABEL CMD...: exit 0
     run "$@"
-    [ "$status" -eq 0 ] || fail "$1: exit $status: $(cat "$tmp/stderr")"
+    [ "$status" -eq 0 ] || fail "$1: $(exit_says "$status"): $(cat "$tmp/stderr")"
 }
 
 # refused LABEL NAMED CMD...: exit 1, and one line on stderr that names NAMED
@@ -31,7 +34,7 @@ refused() {
     label=$1 named=$2
     shift 2
     run "$label" "$@"
-    [ "$status" -eq 1 ] || fail "$label: exit $status, expected 1: $(cat "$tmp/stderr")"
+    [ "$status" -eq 1 ] || fail "$label: $(exit_says "$status"), expected 1: $(cat "$tmp/stderr")"
     [ "$(awk 'END { print NR }' "$tmp/stderr")" -eq 1 ] ||
         fail "$label: not one line on stderr: $(cat "$tmp/stderr")"
     grep -qF -- "$named" "$tmp/stderr" || fail "$label: $named not named: $(cat "$tmp/stderr")"
@@ -55,10 +58,11 @@ no_leftovers() { # LABEL DIR: no output set's new or old file under DIR
     [ -z "$left" ] || fail "$1: left $left"
 }
 
-checks_done() { # exit 1 after any failure, else "ok"
+checks_done() { # exit 1 after any failure, 77 when a check was skipped, else "ok"
     if [ "$failures" -ne 0 ]; then
         echo "$failures failures" >&2
         exit 1
     fi
+    skips_done
     echo ok
 }

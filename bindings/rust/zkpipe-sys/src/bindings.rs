@@ -871,6 +871,7 @@ extern "C" {
     pub fn zkpipe_zkey_source_open(out: *mut *mut zkpipe_zkey_source, detail: *mut c_char, detail_cap: usize, path: *const c_char, io: *const zkpipe_io_options, keys: *mut zkpipe_key_cache) -> zkpipe_status;
     pub fn zkpipe_zkey_source_key(source: *const zkpipe_zkey_source) -> *mut zkpipe_key;
     pub fn zkpipe_zkey_source_info(out: *mut zkpipe_zkey_info, source: *const zkpipe_zkey_source) -> zkpipe_status;
+    pub fn zkpipe_zkey_source_pvk(source: *const zkpipe_zkey_source) -> *const zkpipe_groth16_pvk;
     pub fn zkpipe_zkey_source_destroy(source: *mut zkpipe_zkey_source);
     pub fn zkpipe_zkey_stage_ops() -> *const zkpipe_stage_ops;
     pub fn zkpipe_stage_proof(out: *mut zkpipe_groth16_proof, result: *const zkpipe_partition_result) -> zkpipe_status;
