@@ -19,11 +19,14 @@ if [ $# -lt 3 ]; then
     exit 2
 fi
 build=$1 dir=$2 peer=$3 rounds=${4:-5} batch=${5:-8} threads=${6:-2}
+# shellcheck disable=SC2034 # vk and copies are batch_common.sh's
 zkey=$dir/circuit.zkey wtns=$dir/witness.wtns vk=$dir/verification_key.json
 [ -x "$build/examples/zkpipe-prove" ] || { echo "$0: no zkpipe-prove in $build/examples" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# shellcheck disable=SC2034
 copies=1
+# shellcheck source=tests/bench/batch_common.sh
 . "$(dirname "$0")/batch_common.sh"
 batch_copies "$wtns"
 export OMP_NUM_THREADS="$threads"
@@ -37,12 +40,14 @@ while [ "$r" -le "$rounds" ]; do
         "$tmp/out/w1.public.json"
     check_proofs
     sed -n 's/.*"open":\([0-9.]*\).*/\1/p' "$tmp/metrics.json" >>"$tmp/open"
+    # shellcheck disable=SC2086 # PEER may be a command with arguments
     timed peer "$r" 1 $peer "$zkey" "$wtns" "$tmp/out/w1.proof.json" "$tmp/out/w1.public.json"
     check_proofs
     r=$((r + 1))
 done
 echo "$(way_line zkpipe), zkey open median $(median <"$tmp/open") s"
-echo "$(way_line peer)"
+way_line peer
+echo
 echo "zkpipe / peer: wall median ratio $(per_round zkpipe peer "a / b" | median)," \
     "peak RSS median ratio $(awk '$1 == "zkpipe" {a[$2] = $4} $1 == "peer" {b[$2] = $4}
         END {for (r in a) if (r in b) printf "%.3f\n", a[r] / b[r]}' "$tmp/runs" | median)"
