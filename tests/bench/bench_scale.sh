@@ -21,7 +21,7 @@ fi
 build=$1 dir=$2 peer=$3 rounds=${4:-5} batch=${5:-8} threads=${6:-2}
 # shellcheck disable=SC2034 # vk and copies are batch_common.sh's
 zkey=$dir/circuit.zkey wtns=$dir/witness.wtns vk=$dir/verification_key.json
-[ -x "$build/examples/zkpipe-prove" ] || { echo "$0: no zkpipe-prove in $build/examples" >&2; exit 2; }
+[ -x "$build/tools/zkpipe-prove" ] || { echo "$0: no zkpipe-prove in $build/tools" >&2; exit 2; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # shellcheck disable=SC2034
@@ -35,7 +35,7 @@ echo "one proof, $threads threads, $(du -m "$zkey" | cut -f1) MiB zkey:"
 : >"$tmp/open"
 r=1
 while [ "$r" -le "$rounds" ]; do
-    timed zkpipe "$r" 1 "$build/examples/zkpipe-prove" --threads "$threads" \
+    timed zkpipe "$r" 1 "$build/tools/zkpipe-prove" --threads "$threads" \
         --metrics "$tmp/metrics.json" "$zkey" "$wtns" "$tmp/out/w1.proof.json" \
         "$tmp/out/w1.public.json"
     check_proofs
