@@ -142,13 +142,15 @@ uint64_t zkpipe__g16_workspace_bytes(const zkpipe_groth16_pk *pk, unsigned threa
 uint64_t zkpipe__g16_prove_peak_bytes(const zkpipe_groth16_pk *pk, unsigned threads, uint64_t held)
 {
     uint64_t g1, g2, domain = sane(pk->c->domain_bytes(pk->log_n));
-    uint64_t bc = 2 * ZKPIPE__FR_BYTES * ((uint64_t)1 << pk->log_n);
+    uint64_t h = ZKPIPE__FR_BYTES * ((uint64_t)1 << pk->log_n), bc = 2 * h;
     msm_scratch(pk, threads, &g1, &g2);
-    uint64_t msm = sane(max_u64(g1, g2));
-    if (held >= UINT64_MAX / 4 || domain == UINT64_MAX || msm == UINT64_MAX)
+    if (held >= UINT64_MAX / 4 || domain == UINT64_MAX || sane(g1) == UINT64_MAX ||
+        sane(g2) == UINT64_MAX)
         return UINT64_MAX;
-    uint64_t during_h = held + domain, during_msms = (held > bc ? held - bc : 0) + msm;
-    return max_u64(during_h, during_msms) + ZKPIPE__CURVE_BLOCK_HEADER;
+    /* b and c are gone during every MSM; h is gone too by the G2 MSM (msms()). */
+    uint64_t during_h = held + domain, during_g1 = (held > bc ? held - bc : 0) + g1;
+    uint64_t during_g2 = (held > bc + h ? held - bc - h : 0) + g2;
+    return max_u64(during_h, max_u64(during_g1, during_g2)) + ZKPIPE__CURVE_BLOCK_HEADER;
 }
 
 /* The MSM sums. */
