@@ -35,6 +35,7 @@
 
 #include "cli_files.h"
 #include "cli_mapped.h"
+#include "cli_memory.h"
 #include "cli_progress.h"
 #include "zkpipe/io.h"
 #include "zkpipe/zkpipe.h"
@@ -328,6 +329,9 @@ static zkpipe_status write_metrics(run *r, const zkpipe_groth16_timings *t, doub
 
 int main(int argc, char **argv)
 {
+    /* a, b, c, h and the MSM scratch go back as each dies: the peak is one phase's, not the
+     * sum of every phase's (glibc would keep them in its heaps, about a third of the peak) */
+    cli_memory_return_freed();
     options o;
     int rc = parse(&o, argc, argv);
     if (rc != 0)

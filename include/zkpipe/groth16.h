@@ -138,7 +138,7 @@ ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
  * @param ledger NULL, or an open ledger the call accounts its buffers in: synthesis charges
  *        a/b/c, input, aux and density; the prover moves the ledger to ZKPIPE_STAGE_PROVING,
  *        computes h in a's buffer (charged as ZKPIPE_KIND_H instead of ZKPIPE_KIND_ABC),
- *        releases b and c as soon as h exists,
+ *        releases b and c as soon as h exists and h as soon as its MSM is done,
  *        charges its working memory (NTT domain, MSM scratch; each block with a header of 16
  *        bytes or its alignment) as ZKPIPE_KIND_WORKSPACE while it exists, moves to
  *        ZKPIPE_STAGE_FINALIZE to assemble the proof and releases everything before
@@ -180,7 +180,8 @@ ZKPIPE_API zkpipe_status zkpipe_groth16_prove(zkpipe_groth16_proof *out, size_t 
  *        bytes do not depend on it.
  * @param ledger NULL, or an open ledger of the caller's: the call charges a, b, c (kind ABC,
  *        3 buffers of 32 n bytes), moves the ledger to ZKPIPE_STAGE_PROVING, computes h in a's
- *        buffer (charged as ZKPIPE_KIND_H instead, b and c released as soon as it exists),
+ *        buffer (charged as ZKPIPE_KIND_H instead, b and c released as soon as it exists, h
+ *        as soon as its MSM is done),
  *        charges its working memory (NTT domain, MSM scratch; each block with a header of 16
  *        bytes or its alignment) as ZKPIPE_KIND_WORKSPACE while it exists (on CUDA, device
  *        memory as ZKPIPE_KIND_DEVICE), moves to ZKPIPE_STAGE_FINALIZE to assemble the proof

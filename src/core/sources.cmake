@@ -8,6 +8,7 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/curve.c
     ${CMAKE_CURRENT_LIST_DIR}/random.c
     ${CMAKE_CURRENT_LIST_DIR}/memory.c
+    ${CMAKE_CURRENT_LIST_DIR}/pages.c
     ${CMAKE_CURRENT_LIST_DIR}/text.c
     ${CMAKE_CURRENT_LIST_DIR}/detail.c
     ${CMAKE_CURRENT_LIST_DIR}/struct_size.c)

@@ -47,6 +47,12 @@ struct zkpipe_groth16_pk {
     size_t inputs_dense[2]; /* A- and B-dense inputs: where the aux part of each query starts */
     const uint8_t *coeffs;  /* snarkjs: num_coeffs entries; NULL otherwise */
     size_t num_coeffs;
+    /* The read-only file mapping the borrowed arrays lie in (NULL for a key in memory): the
+     * prover gives each array's pages back once it is done with them (core/pages.h), so a
+     * proof never holds the whole key resident. Arrays outside it (aligned heap copies) are
+     * never dropped. */
+    const void *map;
+    size_t map_len;
 };
 
 struct zkpipe_groth16_vk {

@@ -7,6 +7,7 @@
 #include "core/alloc_internal.h"
 #include "core/clock_internal.h"
 #include "core/detail.h"
+#include "core/pages.h"
 #include "groth16/prove.h"
 
 #define ABC_ALIGN 64
@@ -33,6 +34,14 @@ static const uint64_t *aux_bits(const zkpipe_groth16_pk *pk, int k)
     return pk->aux_density != NULL ? pk->aux_density + (size_t)k * pk->words : NULL;
 }
 
+/* The prover reads each query (and the coefficients) in one pass: once past it, the pages of
+ * a key mapped from a file go back (core/pages.h), so a proof holds one query resident at a
+ * time, not the whole key; the next proof faults them in again from the page cache. */
+static void done_with(const zkpipe_groth16_pk *pk, const void *p, size_t count, size_t words)
+{
+    zkpipe__pages_drop(pk->map, pk->map_len, p, count * words * sizeof(uint64_t));
+}
+
 /* sum z_i Q_i over query k's points `bases` (G1): the inputs' part on the CPU (a few points;
  * on `in_pool`), the aux part on the backend. */
 static zkpipe_status query_g1(zkpipe__g1 *out, const uint64_t *bases, int k,
@@ -50,6 +59,7 @@ static zkpipe_status query_g1(zkpipe__g1 *out, const uint64_t *bases, int k,
                         aux_bits(pk, k), pk->num_aux, pool, ledger, work);
     if (st == ZKPIPE_OK)
         c->g1_add(out, out, &aux);
+    done_with(pk, bases, k == 0 ? pk->num_a : pk->num_b, c->g1a_words);
     return st;
 }
 
@@ -81,6 +91,7 @@ static void *g2_run(void *arg)
                                   aux_bits(pk, 1), pk->num_aux, job->pool, job->ledger, job->work);
     if (job->st == ZKPIPE_OK)
         c->g2_add(&job->out, &job->out, &aux);
+    done_with(pk, pk->b2, pk->num_b, c->g2a_words);
     job->secs = zkpipe__seconds() - t0;
     return NULL;
 }
@@ -131,13 +142,15 @@ uint64_t zkpipe__g16_workspace_bytes(const zkpipe_groth16_pk *pk, unsigned threa
 uint64_t zkpipe__g16_prove_peak_bytes(const zkpipe_groth16_pk *pk, unsigned threads, uint64_t held)
 {
     uint64_t g1, g2, domain = sane(pk->c->domain_bytes(pk->log_n));
-    uint64_t bc = 2 * ZKPIPE__FR_BYTES * ((uint64_t)1 << pk->log_n);
+    uint64_t h = ZKPIPE__FR_BYTES * ((uint64_t)1 << pk->log_n), bc = 2 * h;
     msm_scratch(pk, threads, &g1, &g2);
-    uint64_t msm = sane(max_u64(g1, g2));
-    if (held >= UINT64_MAX / 4 || domain == UINT64_MAX || msm == UINT64_MAX)
+    if (held >= UINT64_MAX / 4 || domain == UINT64_MAX || sane(g1) == UINT64_MAX ||
+        sane(g2) == UINT64_MAX)
         return UINT64_MAX;
-    uint64_t during_h = held + domain, during_msms = (held > bc ? held - bc : 0) + msm;
-    return max_u64(during_h, during_msms) + ZKPIPE__CURVE_BLOCK_HEADER;
+    /* b and c are gone during every MSM; h is gone too by the G2 MSM (msms()). */
+    uint64_t during_h = held + domain, during_g1 = (held > bc ? held - bc : 0) + g1;
+    uint64_t during_g2 = (held > bc + h ? held - bc - h : 0) + g2;
+    return max_u64(during_h, max_u64(during_g1, during_g2)) + ZKPIPE__CURVE_BLOCK_HEADER;
 }
 
 /* The MSM sums. */
@@ -229,11 +242,11 @@ static void h_free(uint64_t *h, const zkpipe__synth_result *res)
     zkpipe__free(&res->allocator, h);
 }
 
-/* Step 3: every MSM, G2 beside the backend when it has none. */
+/* Step 3: every MSM, G2 beside the backend when it has none; h freed (and *h set to NULL) as
+ * soon as the H MSM is done, so the G2 MSM's scratch never sits on top of it. */
 static zkpipe_status msms(sums *o, const zkpipe_groth16_pk *pk, const zkpipe__synth_result *res,
-                          const assignment *z, const uint64_t *h,
-                          const zkpipe__g16_prove_args *args, zkpipe_groth16_timings *t,
-                          const zkpipe_allocator *work)
+                          const assignment *z, uint64_t **h, const zkpipe__g16_prove_args *args,
+                          zkpipe_groth16_timings *t, const zkpipe_allocator *work)
 {
     const zkpipe__curve_ops *c = pk->c;
     const zkpipe__g16_backend *be = args->backend;
@@ -267,8 +280,12 @@ static zkpipe_status msms(sums *o, const zkpipe_groth16_pk *pk, const zkpipe__sy
     double t2 = zkpipe__seconds();
     if (st == ZKPIPE_OK)
         st = be->msm_g1(c, &o->L, pk->l, z->aux, NULL, pk->num_aux, pool, ledger, work);
+    done_with(pk, pk->l, pk->num_aux, c->g1a_words);
     if (st == ZKPIPE_OK)
-        st = be->msm_g1(c, &o->H, pk->h, h, NULL, pk->num_h, pool, ledger, work);
+        st = be->msm_g1(c, &o->H, pk->h, *h, NULL, pk->num_h, pool, ledger, work);
+    done_with(pk, pk->h, pk->num_h, c->g1a_words);
+    h_free(*h, res);
+    *h = NULL;
     t->msm_a = t1 - t0;
     t->msm_b1 = t2 - t1;
     t->msm_c = zkpipe__seconds() - t2;
@@ -334,8 +351,8 @@ static zkpipe_status prove_steps(zkpipe_groth16_proof *out, const zkpipe_groth16
     t->h = zkpipe__seconds() - t0;
 
     sums o;
-    st = msms(&o, pk, res, &z, h, args, t, &work);
-    h_free(h, res);
+    st = msms(&o, pk, res, &z, &h, args, t, &work);
+    h_free(h, res); /* NULL unless msms failed before freeing it */
     if (st != ZKPIPE_OK)
         return backend_fail(args, st);
     if (ledger != NULL && (st = zkpipe_ledger_move(ledger, ZKPIPE_STAGE_FINALIZE)) != ZKPIPE_OK)
@@ -465,6 +482,7 @@ zkpipe_status zkpipe__g16_witness_abc(zkpipe__synth_result *res, const zkpipe_gr
     memset(r.b, 0, bytes);
     c->fr_accumulate_entries(r.a, r.b, pk->coeffs, pk->num_coeffs, ZKPIPE__G16_COEFF_BYTES,
                              witness);
+    zkpipe__pages_drop(pk->map, pk->map_len, pk->coeffs, pk->num_coeffs * ZKPIPE__G16_COEFF_BYTES);
     c->fr_vec_mul(r.c, r.a, r.b, r.n, NULL);
     *res = r;
     return ZKPIPE_OK;

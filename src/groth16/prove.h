@@ -120,8 +120,9 @@ uint64_t zkpipe__g16_workspace_bytes(const zkpipe_groth16_pk *pk, unsigned threa
 
 /* The most the ledger holds during such a proof when it starts holding `held` bytes (a, b and c
  * among them): all of it and the NTT domain while h is computed, then b and c gone (h takes
- * a's place) beside one MSM's scratch at a time. Exact on the CPU backend: what a partition's
- * estimate announces. UINT64_MAX for absurd sizes. */
+ * a's place) beside one G1 MSM's scratch at a time, then h gone too beside the G2 MSM's.
+ * Exact on the CPU backend: what a partition's estimate announces. UINT64_MAX for absurd
+ * sizes. */
 uint64_t zkpipe__g16_prove_peak_bytes(const zkpipe_groth16_pk *pk, unsigned threads, uint64_t held);
 
 size_t zkpipe__g16_proof_bytes(const zkpipe__curve_ops *c);

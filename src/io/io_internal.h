@@ -65,7 +65,13 @@ zkpipe_status zkpipe__io_section(const uint8_t **out, uint64_t *out_size, const 
  * length. 0 on success, -1 (errno set) when mincore fails. */
 int zkpipe__io_resident(uint64_t *out, const zkpipe__io_src *src);
 
-/* `p` itself when 8-byte aligned, else an accounted aligned copy of `bytes` bytes. */
+/* Gives back the resident pages of [p, p + bytes) when the source is a mapping and the range
+ * lies in it (core/pages.h); a no-op otherwise. */
+void zkpipe__io_drop(const zkpipe__io_src *src, const void *p, size_t bytes);
+
+/* `p` itself when 8-byte aligned, else an accounted aligned copy of `bytes` bytes. Either way
+ * the mapped pages under p are given back (zkpipe__io_drop): callers call it once they have
+ * checked the bytes, and the next reader faults them in from the page cache. */
 zkpipe_status zkpipe__io_aligned(const void **out, zkpipe__io_src *src, const uint8_t *p,
                                  size_t bytes);
 

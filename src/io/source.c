@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "core/alloc_internal.h"
+#include "core/pages.h"
 #include "core/struct_size_internal.h"
 #include "io/io_internal.h"
 
@@ -225,8 +226,13 @@ zkpipe_status zkpipe__io_section(const uint8_t **out, uint64_t *out_size, const 
     return ZKPIPE_OK;
 }
 
-zkpipe_status zkpipe__io_aligned(const void **out, zkpipe__io_src *src, const uint8_t *p,
-                                 size_t bytes)
+void zkpipe__io_drop(const zkpipe__io_src *src, const void *p, size_t bytes)
+{
+    zkpipe__pages_drop(src->mapped ? src->data : NULL, src->len, p, bytes);
+}
+
+static zkpipe_status io_aligned(const void **out, zkpipe__io_src *src, const uint8_t *p,
+                                size_t bytes)
 {
     if ((uintptr_t)p % sizeof(uint64_t) == 0 || bytes == 0) {
         *out = p;
@@ -252,6 +258,16 @@ zkpipe_status zkpipe__io_aligned(const void **out, zkpipe__io_src *src, const ui
     src->copy_bytes[src->ncopies++] = bytes;
     *out = copy;
     return ZKPIPE_OK;
+}
+
+zkpipe_status zkpipe__io_aligned(const void **out, zkpipe__io_src *src, const uint8_t *p,
+                                 size_t bytes)
+{
+    /* The caller's checks read every byte just now. A copy is the mapped bytes' last reader;
+     * otherwise the next reader (the prover) faults them back in from the page cache. */
+    zkpipe_status st = io_aligned(out, src, p, bytes);
+    zkpipe__io_drop(src, p, bytes);
+    return st;
 }
 
 int zkpipe__io_resident(uint64_t *out, const zkpipe__io_src *src)

@@ -172,6 +172,7 @@ static zkpipe_status coefficients(zkpipe_zkey *z, char *detail, size_t cap)
             return zkpipe__fail(detail, cap, ZKPIPE_ENONCANONICAL,
                                 "section 4: entry %u: the value is not below r", (unsigned)k);
     }
+    zkpipe__io_drop(&z->src, p, size); /* read again only when a, b, c are computed */
     return ZKPIPE_OK;
 }
 
@@ -207,8 +208,13 @@ static zkpipe_status parse(void *reader, char *detail, size_t cap, const zkpipe_
     pk->num_aux = nv - np - 1;
     pk->subgroup_unchecked = (opts->flags & ZKPIPE_IO_DEFER_SUBGROUP) != 0;
     zkpipe__g16_pk_borrow(pk);
+    pk->map = z->src.mapped ? z->src.data : NULL;
+    pk->map_len = z->src.mapped ? z->src.len : 0;
     if ((st = validate(z, detail, cap, opts)) != ZKPIPE_OK)
         return st;
+    /* Every section has been read once and given back as it went (zkpipe__io_aligned); the
+     * key's batched subgroup check read the query sections together again. */
+    zkpipe__io_drop(&z->src, z->src.data, z->src.len);
     for (size_t k = 0; k < z->src.ncopies; k++)
         z->info.copied_bytes += z->src.copy_bytes[k];
     return ZKPIPE_OK;

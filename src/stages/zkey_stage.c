@@ -31,6 +31,7 @@ static void set_shape(zkpipe_zkey_source *s)
     s->shape.a = s->shape.b1 = s->shape.b2 = s->shape.l = s->shape.h = NULL;
     s->shape.density = s->shape.aux_density = NULL;
     s->shape.coeffs = NULL;
+    s->shape.map = NULL;
 }
 
 /* The verifying key and the shape of a source whose zkey is set. */
