@@ -193,11 +193,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "%s: cannot watch the mapped inputs: %s\n", prog, strerror(errno));
         return 1;
     }
-    if (o.seeded)
-        fprintf(stderr,
-                "%s: INSECURE: toxic waste from --insecure-seed %llu; anyone who knows the seed "
-                "can forge proofs for %s: for tests and benchmarks only\n",
-                prog, o.seed, o.zkey);
     zkpipe_pool *pool = NULL;
     zkpipe_r1cs *r1cs = NULL;
     zkpipe_ptau *ptau = NULL;
@@ -241,6 +236,17 @@ int main(int argc, char **argv)
             st = zkpipe_cs_synth_bytes(cs, &bytes, &log_n);
         if (st == ZKPIPE_OK)
             st = zkpipe_ptau_points(&pts, detail, sizeof detail, ptau, log_n, pool);
+    }
+    if (st == ZKPIPE_OK && o.seeded) {
+        char line[512];
+        snprintf(line, sizeof line,
+                 "%s: INSECURE: toxic waste from --insecure-seed %llu; anyone who knows the seed "
+                 "can forge proofs for %s: for tests and benchmarks only",
+                 prog, o.seed, o.zkey);
+        if (ticker.started)
+            cli_progress_print(&ticker, stderr, line);
+        else
+            fprintf(stderr, "%s\n", line);
     }
     if (st == ZKPIPE_OK) {
         enter(&pg, PHASE_POINTS);

@@ -220,8 +220,9 @@ static zkpipe_status compose(compose_ctx *x, size_t first, size_t count, uint64_
     return st;
 }
 
-/* snarkjs's circuit hash input: a point as ffjavascript's uncompressed form (big-endian
- * coordinates, the point at infinity flagged), the form of bellman's key files. */
+/* snarkjs's circuit hash input: a point as ffjavascript's uncompressed form, big-endian
+ * coordinates as in bellman's key files, but the point at infinity all zeros, without the
+ * infinity flag those set (FORMATS.md). */
 static void hash_points(zkpipe__blake2b *h, const zkpipe__curve_ops *c, const uint64_t *p, size_t n,
                         int g2)
 {
@@ -229,7 +230,14 @@ static void hash_points(zkpipe__blake2b *h, const zkpipe__curve_ops *c, const ui
     size_t bytes = g2 ? c->key_g2_bytes : c->key_g1_bytes;
     uint8_t buf[4 * 48];
     for (size_t i = 0; i < n; i++) {
-        c->key_point_write(buf, p + words * i, g2);
+        const uint64_t *q = p + words * i;
+        uint64_t any = 0;
+        for (size_t k = 0; k < words; k++)
+            any |= q[k];
+        if (any == 0)
+            memset(buf, 0, bytes);
+        else
+            c->key_point_write(buf, q, g2);
         zkpipe__blake2b_update(h, buf, bytes);
     }
 }
