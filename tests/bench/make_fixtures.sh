@@ -19,8 +19,7 @@ fi
 build=$1 out=$2 k=$3 curve=${4:-bn254} seed=${5:-1}
 here=$(cd "$(dirname "$0")" && pwd)
 snarkjs=${SNARKJS:-$here/../interop/node_modules/.bin/snarkjs}
-tools=$build/examples
-[ -x "$build/tools/zkpipe-setup" ] && tools=$build/tools
+tools=$build/tools
 mkdir -p "$out"
 step() { # label, command...
     label=$1
