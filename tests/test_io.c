@@ -931,6 +931,48 @@ static void unaligned_sections_are_copied_and_accounted(void **state)
     zkpipe_acct_destroy(acct);
 }
 
+/* A zkey rewritten under its mapping after the open checked it (another process writing the
+ * file): coefficient entries naming a row or a wire out of range are not followed (an
+ * out-of-bounds write and read before), the proof fails with ZKPIPE_EIO. The borrowed buffer
+ * plays the mapping. */
+static void zkey_rewritten_after_open_is_an_io_error(void **state)
+{
+    (void)state;
+    for (int ci = 0; ci < 2; ci++) {
+        for (int field = 1; field <= 2; field++) { /* 1: the row, 2: the wire */
+            tiny_files f;
+            char d[ZKPIPE_IO_DETAIL_MAX];
+            tiny_build(&f, curves[ci]);
+            uint64_t *zk = malloc(f.zkey.len + 8), *wt = malloc(f.wtns.len + 8);
+            assert_non_null(zk);
+            assert_non_null(wt);
+            memcpy(zk, f.zkey.data, f.zkey.len);
+            memcpy(wt, f.wtns.data, f.wtns.len);
+            zkpipe_zkey *z;
+            zkpipe_wtns *w;
+            assert_int_equal(zkpipe_zkey_open_mem(&z, d, sizeof d, zk, f.zkey.len, NULL),
+                             ZKPIPE_OK);
+            assert_int_equal(zkpipe_wtns_open_mem(&w, d, sizeof d, wt, f.wtns.len, NULL),
+                             ZKPIPE_OK);
+            /* The last entry of section 4 (a count, then 44-byte entries) now names row or wire
+             * 2^31 + 7. */
+            size_t sec = section_at(&f.zkey, 4);
+            uint32_t n = (uint32_t)f.zkey.data[sec] | (uint32_t)f.zkey.data[sec + 1] << 8;
+            assert_true(n > 0);
+            u32_bytes((uint8_t *)zk + sec + 4 + 44 * (size_t)(n - 1) + 4 * field, 0x80000007u);
+            zkpipe_groth16_proof proof;
+            assert_int_equal(
+                zkey_prove(&proof, NULL, d, sizeof d, z, w, NULL, ZKPIPE_BACKEND_CPU, NULL),
+                ZKPIPE_EIO);
+            zkpipe_zkey_destroy(z);
+            zkpipe_wtns_destroy(w);
+            free(zk);
+            free(wt);
+            tiny_free(&f);
+        }
+    }
+}
+
 static void json_errors_are_named(void **state)
 {
     (void)state;
@@ -1269,6 +1311,7 @@ int main(int argc, char **argv)
         cmocka_unit_test(files_are_mapped),
         cmocka_unit_test(non_regular_files_are_refused_at_once),
         cmocka_unit_test(unaligned_sections_are_copied_and_accounted),
+        cmocka_unit_test(zkey_rewritten_after_open_is_an_io_error),
         cmocka_unit_test(json_errors_are_named),
         cmocka_unit_test(allocation_failures_leak_nothing),
         cmocka_unit_test(interop_fixtures_match_snarkjs),

@@ -101,6 +101,57 @@ ZKPIPE_API zkpipe_status zkpipe_groth16_setup_insecure(zkpipe_groth16_pk **out_p
                                                        zkpipe_pool *pool,
                                                        const zkpipe_allocator *allocator);
 
+/*! zkpipe_groth16_setup_zkey_insecure() : as zkpipe_groth16_setup_insecure (the same seed
+ * expansion, INSECURE, FOR TESTS AND BENCHMARKS ONLY), but keys in a circom zkey's layout, for
+ * zkpipe_zkey_write: a point per variable in A, B1, B2, one per private variable in C, n H
+ * points for h's values on the odd coset (as snarkjs's setup makes them), gamma the generator,
+ * the A and B coefficients, and the contribution name "INSECURE ..." the zkey carries. The
+ * variables are cs's in order (inputs, the one first, then aux): write cs with
+ * zkpipe_r1cs_write for the matching r1cs.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL pointer, allocator incomplete), ZKPIPE_ETOOBIG (the
+ *         domain of size 2n does not exist in Fr, or counts beyond a zkey's 32 bits),
+ *         ZKPIPE_ENOMEM. On error nothing is returned and nothing leaks.
+ * Allocates: the proving key (a zkey's size: 4 G1 and 1 G2 point per variable, n G1, 44 bytes
+ * per A or B term), the verifying key, and scratch freed before returning: 32 (2 max(n, vars)
+ * + 4 vars) bytes of scalars and about 5 MB of window tables.
+ * Thread safety: cs is only read. */
+ZKPIPE_API zkpipe_status zkpipe_groth16_setup_zkey_insecure(zkpipe_groth16_pk **out_pk,
+                                                            zkpipe_groth16_vk **out_vk,
+                                                            const zkpipe_cs *cs,
+                                                            const uint8_t *seed, zkpipe_pool *pool,
+                                                            const zkpipe_allocator *allocator);
+
+/* What a zkey setup takes of a phase-2-prepared powers of tau (zkpipe_ptau_points in
+ * zkpipe/io.h fills it from a .ptau file, its points checked): packed affine points as the
+ * file holds them (coordinates little-endian in Montgomery form, any alignment), borrowed. */
+typedef struct zkpipe_groth16_ptau {
+    zkpipe_curve curve;
+    unsigned log_n;        /* the circuit's level: n = 2^log_n */
+    const uint8_t *tau_g1; /* tau^i G1 from i = 0, tau_g1_count points readable */
+    size_t tau_g1_count;
+    const uint8_t *alpha_g1, *beta_g1, *beta_g2; /* alpha G1, beta G1, beta G2 */
+    /* The Lagrange bases of the domain of size n at tau: n points each. */
+    const uint8_t *lagrange_tau_g1, *lagrange_alpha_g1, *lagrange_beta_g1, *lagrange_tau_g2;
+    const uint8_t *lagrange_tau_g1_2n; /* of the domain of size 2n: 2n points */
+} zkpipe_groth16_ptau;
+
+/*! zkpipe_groth16_setup_zkey_ptau() : the keys snarkjs's `groth16 setup` makes for cs from a
+ * prepared powers of tau, in a zkey's layout with its circuit hash, so that zkpipe_zkey_write
+ * writes the file snarkjs writes (before any contribution: delta = 1; not for production until
+ * a contribution, as with snarkjs). cs is the r1cs loaded with zkpipe_r1cs_load, terms in the
+ * file's order.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL pointer, allocator incomplete), ZKPIPE_EMISMATCH
+ *         (pt is for another curve or level than cs needs, or holds too few powers),
+ *         ZKPIPE_ETOOBIG (as zkpipe_groth16_setup_zkey_insecure), ZKPIPE_ENOMEM. On error
+ *         nothing is returned and nothing leaks.
+ * Allocates the keys (as zkpipe_groth16_setup_zkey_insecure) and scratch freed before it
+ * returns: the terms by variable (12 bytes per term plus 8 per variable), and for a variable
+ * with more than 512 terms its points and scalars and the MSM's scratch.
+ * Thread safety: cs and pt are only read. */
+ZKPIPE_API zkpipe_status zkpipe_groth16_setup_zkey_ptau(
+    zkpipe_groth16_pk **out_pk, zkpipe_groth16_vk **out_vk, const zkpipe_cs *cs,
+    const zkpipe_groth16_ptau *pt, zkpipe_pool *pool, const zkpipe_allocator *allocator);
+
 /*! zkpipe_groth16_pk_destroy() / _vk_destroy() / _pvk_destroy() : free a key. NULL is a no-op.
  * Thread safety: no other call may be using the key. */
 ZKPIPE_API void zkpipe_groth16_pk_destroy(zkpipe_groth16_pk *pk);

@@ -90,6 +90,7 @@ ZKPIPE_API void zkpipe_io_options_init(zkpipe_io_options *opts);
 typedef struct zkpipe_r1cs zkpipe_r1cs;
 typedef struct zkpipe_wtns zkpipe_wtns;
 typedef struct zkpipe_zkey zkpipe_zkey;
+typedef struct zkpipe_ptau zkpipe_ptau;
 
 /* Common to the open functions below.
  * @param out receives the reader (the caller owns it; free it with the matching destroy).
@@ -253,6 +254,73 @@ ZKPIPE_API const zkpipe_groth16_pk *zkpipe_zkey_pk(const zkpipe_zkey *zkey);
  * thread. */
 ZKPIPE_API zkpipe_status zkpipe_zkey_vk(zkpipe_groth16_vk **out, const zkpipe_zkey *zkey,
                                         const zkpipe_allocator *allocator);
+
+/* What a powers of tau header says. */
+typedef struct zkpipe_ptau_info {
+    zkpipe_curve curve;
+    uint32_t power;          /* 2^power points of each kind (tau G1: twice as many, less one) */
+    uint32_t ceremony_power; /* the ceremony's, before any truncation */
+    int prepared;            /* 1: prepared for phase 2 (the Lagrange sections 12 to 15) */
+} zkpipe_ptau_info;
+
+/*! zkpipe_ptau_open() : a snarkjs powers of tau reader (.ptau version 1): the header (q names
+ * the curve, power 1 to 28) and the sizes of sections 2 to 6 (tau G1, tau G2, alpha tau G1,
+ * beta tau G1, beta G2) and, when present, of the Lagrange sections 12 to 15, all checked
+ * against the power before anything is read; points are checked by zkpipe_ptau_points, for
+ * the level used. A file of 2^28 claimed points that does not hold them is refused at open.
+ * Parameters, errors and thread safety as the other readers (above). Maps the file; allocates
+ * the reader (under 1 KB). */
+ZKPIPE_API zkpipe_status zkpipe_ptau_open(zkpipe_ptau **out, char *detail, size_t detail_cap,
+                                          const char *path, const zkpipe_io_options *opts);
+/*! zkpipe_ptau_destroy() : unmaps and frees; NULL is a no-op. No call may be using it. */
+ZKPIPE_API void zkpipe_ptau_destroy(zkpipe_ptau *ptau);
+/*! zkpipe_ptau_info_get() : the header. @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). */
+ZKPIPE_API zkpipe_status zkpipe_ptau_info_get(zkpipe_ptau_info *out, const zkpipe_ptau *ptau);
+/*! zkpipe_ptau_points() : the points a zkey setup of a circuit with a domain of 2^log_n takes
+ * (zkpipe_groth16_ptau, for zkpipe_groth16_setup_zkey_ptau), borrowed from the mapping (valid
+ * while `ptau` lives), each checked canonical and on its curve (on `pool`; NULL: the caller).
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL), ZKPIPE_EFORMAT (not prepared for phase 2),
+ *         ZKPIPE_ETOOBIG (log_n above the power: too small a ceremony), ZKPIPE_ENONCANONICAL,
+ *         ZKPIPE_ENOTONCURVE, each with a detail line. Allocates nothing. Thread safety: ptau is
+ *         only read. */
+ZKPIPE_API zkpipe_status zkpipe_ptau_points(zkpipe_groth16_ptau *out, char *detail,
+                                            size_t detail_cap, const zkpipe_ptau *ptau,
+                                            unsigned log_n, zkpipe_pool *pool);
+
+/* The binary writers below write a file as the reader of its format takes it, the way every
+ * tool here writes: to `PATH.zkpipe-new-PID` beside it (created exclusively, never through a
+ * symbolic link), synced, then renamed onto `path` (a symbolic link at `path` is replaced, not
+ * followed). On any error the temporary file is removed and `path` is as it was: nothing is
+ * ever left half written under its name. They allocate 1 MiB of stdio buffer and nothing that
+ * grows with the data. Thread safety: the system or keys are only read. Errors: ZKPIPE_EINVAL
+ * (NULL), ZKPIPE_EIO (the file: create, write, sync, rename, with a detail line naming it and
+ * the system's reason), ZKPIPE_ENOMEM; as each says. */
+
+/*! zkpipe_r1cs_write() : `cs` (either mode) as an .r1cs: n8 32 and r, its variables as wires
+ * (the inputs first, the one wire 0), no outputs, the inputs but the one as public inputs, no
+ * private inputs, one label per wire (section 3 maps wire i to label i), its constraints in
+ * order with their terms as built. zkpipe_r1cs_load of the file gives the system back.
+ * @return as above, or ZKPIPE_ETOOBIG (more than 2^32 - 1 wires or constraints). */
+ZKPIPE_API zkpipe_status zkpipe_r1cs_write(char *detail, size_t detail_cap, const char *path,
+                                           const zkpipe_cs *cs);
+
+/*! zkpipe_wtns_write() : a witness-mode system's values as a version 2 .wtns, in the wire
+ * order of zkpipe_r1cs_write (so the pair proves with a zkey made from that r1cs).
+ * @return as above, or ZKPIPE_ESTATE (a shape-mode system: no values), ZKPIPE_ETOOBIG. */
+ZKPIPE_API zkpipe_status zkpipe_wtns_write(char *detail, size_t detail_cap, const char *path,
+                                           const zkpipe_cs *cs);
+
+/*! zkpipe_zkey_write() : a Groth16 .zkey from keys in a zkey's layout (from
+ * zkpipe_groth16_setup_zkey_insecure or zkpipe_groth16_setup_zkey_ptau), sections as
+ * snarkjs's `groth16 setup` writes them and in its order (1, 2, 4, 3, 9, 8, 5, 6, 7, 10).
+ * Section 10 holds the circuit hash the setup computed (zeros when it computed none) and, for
+ * a seeded key, one contribution named "INSECURE ..." (no valid proof of knowledge: `snarkjs
+ * zkey verify` rejects such a key, as it must).
+ * @return as above, or ZKPIPE_EUNSUPPORTED (a key in bellman's layout, e.g. from
+ *         zkpipe_groth16_setup_insecure), ZKPIPE_ETOOBIG (counts beyond 32 bits). */
+ZKPIPE_API zkpipe_status zkpipe_zkey_write(char *detail, size_t detail_cap, const char *path,
+                                           const zkpipe_groth16_pk *pk,
+                                           const zkpipe_groth16_vk *vk);
 
 /* The JSON readers below (verification_key.json, proof.json, public.json).
  * Agreement with snarkjs, which reads these files with JavaScript's JSON.parse: the text is

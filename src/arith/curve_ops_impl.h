@@ -229,19 +229,27 @@ static void lc_eval_rows(uint64_t *a, uint64_t *b, uint64_t *c, const zkpipe__lc
     }
 }
 
-static void fr_accumulate_entries(uint64_t *out_a, uint64_t *out_b, const uint8_t *entries,
-                                  size_t count, size_t stride, const uint64_t *w)
+static size_t fr_accumulate_entries(uint64_t *out_a, uint64_t *out_b, const uint8_t *entries,
+                                    size_t count, size_t stride, const uint64_t *w, size_t rows,
+                                    size_t wires)
 {
     FR *a = (FR *)out_a, *b = (FR *)out_b;
     const uint8_t *e = entries;
+    size_t skipped = 0;
     for (size_t i = 0; i < count; i++, e += stride) {
         FR v, x;
+        uint32_t r = zkpipe__get_le32(e + 4), wire = zkpipe__get_le32(e + 8);
+        if (r >= rows || wire >= wires) { /* the mapped file changed since it was checked */
+            skipped++;
+            continue;
+        }
         zkpipe__get_limbs(v.l, e + 12, 4);
-        LOAD(FR, x, w + 4 * (size_t)zkpipe__get_le32(e + 8));
+        LOAD(FR, x, w + 4 * (size_t)wire);
         FRF(mul)(&v, &v, &x);
-        FR *row = (zkpipe__get_le32(e) == 0 ? a : b) + zkpipe__get_le32(e + 4);
+        FR *row = (zkpipe__get_le32(e) == 0 ? a : b) + r;
         FRF(add)(row, row, &v);
     }
+    return skipped;
 }
 
 /* ---- points ---- */

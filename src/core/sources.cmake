@@ -7,6 +7,7 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/backend.c
     ${CMAKE_CURRENT_LIST_DIR}/curve.c
     ${CMAKE_CURRENT_LIST_DIR}/random.c
+    ${CMAKE_CURRENT_LIST_DIR}/blake2b.c
     ${CMAKE_CURRENT_LIST_DIR}/memory.c
     ${CMAKE_CURRENT_LIST_DIR}/pages.c
     ${CMAKE_CURRENT_LIST_DIR}/text.c

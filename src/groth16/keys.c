@@ -37,6 +37,27 @@ static zkpipe_status key_block(unsigned char **out, size_t total, size_t header,
     return ZKPIPE_OK;
 }
 
+/* A proving key's struct at the start of its block, its counts and its five fixed points
+ * (alpha1, beta1, delta1 in G1, then beta2, delta2 in G2 from off_pts) set. */
+static zkpipe_groth16_pk *pk_head(unsigned char *block, size_t off_pts, const zkpipe__curve_ops *c,
+                                  size_t num_inputs, size_t num_aux, unsigned log_n,
+                                  const zkpipe_allocator *a)
+{
+    zkpipe_groth16_pk *pk = (zkpipe_groth16_pk *)block;
+    uint64_t *pts = (uint64_t *)(block + off_pts);
+    pk->allocator = *a;
+    pk->c = c;
+    pk->num_inputs = num_inputs;
+    pk->num_aux = num_aux;
+    pk->log_n = log_n;
+    pk->alpha1 = pts;
+    pk->beta1 = pts + c->g1a_words;
+    pk->delta1 = pts + 2 * c->g1a_words;
+    pk->beta2 = pts + 3 * c->g1a_words;
+    pk->delta2 = pk->beta2 + c->g2a_words;
+    return pk;
+}
+
 zkpipe_status zkpipe__g16_pk_alloc(zkpipe_groth16_pk **out, const zkpipe__curve_ops *c,
                                    size_t num_inputs, size_t num_aux, unsigned log_n, size_t num_a,
                                    size_t num_b, const zkpipe_allocator *a)
@@ -59,24 +80,13 @@ zkpipe_status zkpipe__g16_pk_alloc(zkpipe_groth16_pk **out, const zkpipe__curve_
     zkpipe_status st = key_block(&block, total, off_a, a);
     if (st != ZKPIPE_OK)
         return st;
-    zkpipe_groth16_pk *pk = (zkpipe_groth16_pk *)block;
-    uint64_t *pts = (uint64_t *)(block + off_pts);
-    pk->allocator = *a;
-    pk->c = c;
+    zkpipe_groth16_pk *pk = pk_head(block, off_pts, c, num_inputs, num_aux, log_n, a);
     pk->block = block;
     pk->bytes = total;
     pk->form = ZKPIPE__G16_BELLMAN;
-    pk->num_inputs = num_inputs;
-    pk->num_aux = num_aux;
-    pk->log_n = log_n;
     pk->num_a = num_a;
     pk->num_b = num_b;
     pk->num_h = n - 1;
-    pk->alpha1 = pts;
-    pk->beta1 = pts + c->g1a_words;
-    pk->delta1 = pts + 2 * c->g1a_words;
-    pk->beta2 = pts + 3 * c->g1a_words;
-    pk->delta2 = pk->beta2 + c->g2a_words;
     pk->a = (const uint64_t *)(block + off_a);
     pk->b1 = (const uint64_t *)(block + off_b1);
     pk->l = (const uint64_t *)(block + off_l);
@@ -85,6 +95,42 @@ zkpipe_status zkpipe__g16_pk_alloc(zkpipe_groth16_pk **out, const zkpipe__curve_
     pk->words = words;
     pk->density = (const uint64_t *)(block + off_d);
     pk->aux_density = (const uint64_t *)(block + off_ad);
+    *out = pk;
+    return ZKPIPE_OK;
+}
+
+zkpipe_status zkpipe__g16_pk_alloc_zkey(zkpipe_groth16_pk **out, const zkpipe__curve_ops *c,
+                                        size_t num_inputs, size_t num_aux, unsigned log_n,
+                                        size_t num_coeffs, const zkpipe_allocator *a)
+{
+    size_t nv = num_inputs + num_aux, n = (size_t)1 << log_n;
+    if (nv < num_inputs)
+        return ZKPIPE_EOVERFLOW;
+    size_t g1 = 8 * c->g1a_words, g2 = 8 * c->g2a_words;
+    size_t off_pts = align_up(sizeof(zkpipe_groth16_pk));
+    size_t off_a = add_array(off_pts, 3, g1);
+    off_a = add_array(off_a, 2, g2);
+    size_t off_b1 = add_array(off_a, nv, g1);
+    size_t off_b2 = add_array(off_b1, nv, g1);
+    size_t off_l = add_array(off_b2, nv, g2);
+    size_t off_h = add_array(off_l, num_aux, g1);
+    size_t off_co = add_array(off_h, n, g1);
+    size_t total = add_array(off_co, num_coeffs, ZKPIPE__G16_COEFF_BYTES);
+    unsigned char *block;
+    zkpipe_status st = key_block(&block, total, off_a, a);
+    if (st != ZKPIPE_OK)
+        return st;
+    zkpipe_groth16_pk *pk = pk_head(block, off_pts, c, num_inputs, num_aux, log_n, a);
+    pk->a = (const uint64_t *)(block + off_a);
+    pk->b1 = (const uint64_t *)(block + off_b1);
+    pk->b2 = (const uint64_t *)(block + off_b2);
+    pk->l = (const uint64_t *)(block + off_l);
+    pk->h = (const uint64_t *)(block + off_h);
+    pk->coeffs = block + off_co;
+    pk->num_coeffs = num_coeffs;
+    zkpipe__g16_pk_borrow(pk); /* the snarkjs form's derived fields; it clears block */
+    pk->block = block;
+    pk->bytes = total;
     *out = pk;
     return ZKPIPE_OK;
 }

@@ -53,6 +53,11 @@ struct zkpipe_groth16_pk {
      * never dropped. */
     const void *map;
     size_t map_len;
+    /* What a zkey written from this key (zkpipe_zkey_write) puts in its section 10: snarkjs's
+     * circuit hash (zeros when not computed) and, when not NULL, one contribution named so
+     * (the seeded setup's INSECURE mark). */
+    uint8_t cs_hash[64];
+    const char *contribution;
 };
 
 struct zkpipe_groth16_vk {
@@ -89,6 +94,12 @@ zkpipe_status zkpipe__g16_vk_alloc(zkpipe_groth16_vk **out, const zkpipe__curve_
 zkpipe_status zkpipe__g16_pk_alloc(zkpipe_groth16_pk **out, const zkpipe__curve_ops *c,
                                    size_t num_inputs, size_t num_aux, unsigned log_n, size_t num_a,
                                    size_t num_b, const zkpipe_allocator *allocator);
+/* A snarkjs-form proving key's own block (what zkpipe_zkey_write writes): every query a point
+ * per variable (L per aux), n H points, num_coeffs coefficient entries, all zero, pointers and
+ * derived fields set; freed by pk_destroy. ZKPIPE_OK, EOVERFLOW, ENOMEM. */
+zkpipe_status zkpipe__g16_pk_alloc_zkey(zkpipe_groth16_pk **out, const zkpipe__curve_ops *c,
+                                        size_t num_inputs, size_t num_aux, unsigned log_n,
+                                        size_t num_coeffs, const zkpipe_allocator *allocator);
 /* aux_density and inputs_dense from density. */
 void zkpipe__g16_pk_derive(zkpipe_groth16_pk *pk);
 
@@ -127,6 +138,10 @@ zkpipe_status zkpipe__g16_key_validate(zkpipe__g16_bad_point *bad, const zkpipe_
 static inline uint64_t *zkpipe__g16_w(const uint64_t *p)
 {
     return (uint64_t *)(uintptr_t)p;
+}
+static inline uint8_t *zkpipe__g16_w_bytes(const uint8_t *p)
+{
+    return (uint8_t *)(uintptr_t)p;
 }
 
 #endif

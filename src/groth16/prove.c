@@ -480,8 +480,11 @@ zkpipe_status zkpipe__g16_witness_abc(zkpipe__synth_result *res, const zkpipe_gr
     }
     memset(r.a, 0, bytes);
     memset(r.b, 0, bytes);
-    c->fr_accumulate_entries(r.a, r.b, pk->coeffs, pk->num_coeffs, ZKPIPE__G16_COEFF_BYTES,
-                             witness);
+    if (c->fr_accumulate_entries(r.a, r.b, pk->coeffs, pk->num_coeffs, ZKPIPE__G16_COEFF_BYTES,
+                                 witness, r.n, pk->num_inputs + pk->num_aux) != 0) {
+        zkpipe__synth_free(&r);
+        return ZKPIPE_EIO; /* the zkey was rewritten under its mapping */
+    }
     zkpipe__pages_drop(pk->map, pk->map_len, pk->coeffs, pk->num_coeffs * ZKPIPE__G16_COEFF_BYTES);
     c->fr_vec_mul(r.c, r.a, r.b, r.n, NULL);
     *res = r;

@@ -13,6 +13,7 @@
 #include "circuit/synth.h"
 #include "core/alloc_internal.h"
 #include "groth16/keys.h"
+#include "groth16/setup_internal.h"
 
 #define L4 ZKPIPE__FR_LIMBS
 
@@ -44,8 +45,8 @@ static zkpipe_status setup_mem_alloc(setup_mem *m, size_t n, size_t nv, const zk
 }
 
 /* L[j] = L_j(tau) for j < n; scratch holds n elements. tau must not be in the domain. */
-static zkpipe_status lagrange_at(const zkpipe__curve_ops *c, uint64_t *L, uint64_t *scratch,
-                                 const uint64_t *tau, unsigned log_n)
+zkpipe_status zkpipe__setup_lagrange(const zkpipe__curve_ops *c, uint64_t *L, uint64_t *scratch,
+                                     const uint64_t *tau, unsigned log_n)
 {
     size_t n = (size_t)1 << log_n;
     uint64_t w[L4], wj[L4], z[L4], t[L4], one[L4];
@@ -78,7 +79,7 @@ static zkpipe_status lagrange_at(const zkpipe__curve_ops *c, uint64_t *L, uint64
 
 /* uvw[k][i] += sum over rows of matrix k's coefficient of variable i times L[row];
  * uvw[k] holds num_inputs + num_aux elements, zeroed by the caller. */
-static void qap_at(uint64_t *const *uvw, const zkpipe_cs *cs, const uint64_t *L)
+void zkpipe__setup_qap(uint64_t *const *uvw, const zkpipe_cs *cs, const uint64_t *L)
 {
     const zkpipe__curve_ops *c = cs->ops;
     for (int k = 0; k < 3; k++) {
@@ -98,9 +99,9 @@ static void qap_at(uint64_t *const *uvw, const zkpipe_cs *cs, const uint64_t *L)
 }
 
 /* out[i - begin] = (beta u_i + alpha v_i + w_i) * inv for i in [begin, end). */
-static void combine_at(const zkpipe__curve_ops *c, uint64_t *out, uint64_t *const *uvw,
-                       const uint64_t *alpha, const uint64_t *beta, const uint64_t *inv,
-                       size_t begin, size_t end)
+void zkpipe__setup_combine(const zkpipe__curve_ops *c, uint64_t *out, uint64_t *const *uvw,
+                           const uint64_t *alpha, const uint64_t *beta, const uint64_t *inv,
+                           size_t begin, size_t end)
 {
     for (size_t i = begin; i < end; i++) {
         uint64_t x[L4], y[L4];
@@ -158,10 +159,10 @@ static zkpipe_status points(zkpipe_groth16_pk *pk, zkpipe_groth16_vk *vk, setup_
     uint64_t gamma_inv[L4], delta_inv[L4], g1s[3 * ZKPIPE__G1A_WORDS], g2s[3 * ZKPIPE__G2A_WORDS];
     c->fr_inv(gamma_inv, gamma);
     c->fr_inv(delta_inv, delta);
-    zkpipe_status st = lagrange_at(c, m->L, m->tmp, tau, pk->log_n);
+    zkpipe_status st = zkpipe__setup_lagrange(c, m->L, m->tmp, tau, pk->log_n);
     if (st != ZKPIPE_OK)
         return st;
-    qap_at(m->uvw, cs, m->L);
+    zkpipe__setup_qap(m->uvw, cs, m->L);
 
     gather_dense(m->scal, m->uvw[0], pk->density, nv);
     st = c->g1_generator_mul(zkpipe__g16_w(pk->a), m->scal, pk->num_a, pool, a);
@@ -172,11 +173,11 @@ static zkpipe_status points(zkpipe_groth16_pk *pk, zkpipe_groth16_vk *vk, setup_
     if (st == ZKPIPE_OK)
         st = c->g2_generator_mul(zkpipe__g16_w(pk->b2), m->scal, pk->num_b, pool, a);
     if (st == ZKPIPE_OK) {
-        combine_at(c, m->scal, m->uvw, alpha, beta, delta_inv, ni, nv);
+        zkpipe__setup_combine(c, m->scal, m->uvw, alpha, beta, delta_inv, ni, nv);
         st = c->g1_generator_mul(zkpipe__g16_w(pk->l), m->scal, na, pool, a);
     }
     if (st == ZKPIPE_OK) {
-        combine_at(c, m->scal, m->uvw, alpha, beta, gamma_inv, 0, ni);
+        zkpipe__setup_combine(c, m->scal, m->uvw, alpha, beta, gamma_inv, 0, ni);
         st = c->g1_generator_mul(vk->ic, m->scal, ni, pool, a);
     }
     if (st == ZKPIPE_OK) {

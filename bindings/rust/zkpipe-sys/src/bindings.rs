@@ -507,9 +507,27 @@ pub struct zkpipe_groth16_timings {
     pub verify: f64,
     pub total: f64,
 }
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_groth16_ptau {
+    pub curve: zkpipe_curve,
+    pub log_n: c_uint,
+    pub tau_g1: *const u8,
+    pub tau_g1_count: usize,
+    pub alpha_g1: *const u8,
+    pub beta_g1: *const u8,
+    pub beta_g2: *const u8,
+    pub lagrange_tau_g1: *const u8,
+    pub lagrange_alpha_g1: *const u8,
+    pub lagrange_beta_g1: *const u8,
+    pub lagrange_tau_g2: *const u8,
+    pub lagrange_tau_g1_2n: *const u8,
+}
 
 extern "C" {
     pub fn zkpipe_groth16_setup_insecure(out_pk: *mut *mut zkpipe_groth16_pk, out_vk: *mut *mut zkpipe_groth16_vk, cs: *const zkpipe_cs, seed: *const u8, pool: *mut zkpipe_pool, allocator: *const zkpipe_allocator) -> zkpipe_status;
+    pub fn zkpipe_groth16_setup_zkey_insecure(out_pk: *mut *mut zkpipe_groth16_pk, out_vk: *mut *mut zkpipe_groth16_vk, cs: *const zkpipe_cs, seed: *const u8, pool: *mut zkpipe_pool, allocator: *const zkpipe_allocator) -> zkpipe_status;
+    pub fn zkpipe_groth16_setup_zkey_ptau(out_pk: *mut *mut zkpipe_groth16_pk, out_vk: *mut *mut zkpipe_groth16_vk, cs: *const zkpipe_cs, pt: *const zkpipe_groth16_ptau, pool: *mut zkpipe_pool, allocator: *const zkpipe_allocator) -> zkpipe_status;
     pub fn zkpipe_groth16_pk_destroy(pk: *mut zkpipe_groth16_pk);
     pub fn zkpipe_groth16_vk_destroy(vk: *mut zkpipe_groth16_vk);
     pub fn zkpipe_groth16_pvk_destroy(pvk: *mut zkpipe_groth16_pvk);
@@ -671,6 +689,11 @@ pub struct zkpipe_zkey {
     _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
 }
 #[repr(C)]
+pub struct zkpipe_ptau {
+    _private: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+#[repr(C)]
 #[derive(Copy, Clone)]
 pub struct zkpipe_r1cs_info {
     pub curve: zkpipe_curve,
@@ -701,6 +724,14 @@ pub struct zkpipe_zkey_memory_info {
     pub resident_bytes: u64,
     pub reserved: [u64; 2],
 }
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_ptau_info {
+    pub curve: zkpipe_curve,
+    pub power: u32,
+    pub ceremony_power: u32,
+    pub prepared: c_int,
+}
 
 extern "C" {
     pub fn zkpipe_io_options_init(opts: *mut zkpipe_io_options);
@@ -723,6 +754,13 @@ extern "C" {
     pub fn zkpipe_zkey_memory(out: *mut zkpipe_zkey_memory_info, zkey: *const zkpipe_zkey) -> zkpipe_status;
     pub fn zkpipe_zkey_pk(zkey: *const zkpipe_zkey) -> *const zkpipe_groth16_pk;
     pub fn zkpipe_zkey_vk(out: *mut *mut zkpipe_groth16_vk, zkey: *const zkpipe_zkey, allocator: *const zkpipe_allocator) -> zkpipe_status;
+    pub fn zkpipe_ptau_open(out: *mut *mut zkpipe_ptau, detail: *mut c_char, detail_cap: usize, path: *const c_char, opts: *const zkpipe_io_options) -> zkpipe_status;
+    pub fn zkpipe_ptau_destroy(ptau: *mut zkpipe_ptau);
+    pub fn zkpipe_ptau_info_get(out: *mut zkpipe_ptau_info, ptau: *const zkpipe_ptau) -> zkpipe_status;
+    pub fn zkpipe_ptau_points(out: *mut zkpipe_groth16_ptau, detail: *mut c_char, detail_cap: usize, ptau: *const zkpipe_ptau, log_n: c_uint, pool: *mut zkpipe_pool) -> zkpipe_status;
+    pub fn zkpipe_r1cs_write(detail: *mut c_char, detail_cap: usize, path: *const c_char, cs: *const zkpipe_cs) -> zkpipe_status;
+    pub fn zkpipe_wtns_write(detail: *mut c_char, detail_cap: usize, path: *const c_char, cs: *const zkpipe_cs) -> zkpipe_status;
+    pub fn zkpipe_zkey_write(detail: *mut c_char, detail_cap: usize, path: *const c_char, pk: *const zkpipe_groth16_pk, vk: *const zkpipe_groth16_vk) -> zkpipe_status;
     pub fn zkpipe_snarkjs_vk_parse(out: *mut *mut zkpipe_groth16_vk, detail: *mut c_char, detail_cap: usize, json: *const c_char, len: usize, allocator: *const zkpipe_allocator) -> zkpipe_status;
     pub fn zkpipe_snarkjs_proof_parse(out: *mut zkpipe_groth16_proof, detail: *mut c_char, detail_cap: usize, curve: zkpipe_curve, json: *const c_char, len: usize) -> zkpipe_status;
     pub fn zkpipe_snarkjs_public_parse(out: *mut zkpipe_scalar, cap: usize, out_n: *mut usize, detail: *mut c_char, detail_cap: usize, curve: zkpipe_curve, json: *const c_char, len: usize) -> zkpipe_status;
@@ -1410,6 +1448,32 @@ const _: () = assert!(offset_of!(zkpipe_groth16_timings, verify) == layout::OFFS
 const _: () = assert!(field_size(|s: &zkpipe_groth16_timings| &s.verify) == layout::FSIZE_zkpipe_groth16_timings_verify);
 const _: () = assert!(offset_of!(zkpipe_groth16_timings, total) == layout::OFFSET_zkpipe_groth16_timings_total);
 const _: () = assert!(field_size(|s: &zkpipe_groth16_timings| &s.total) == layout::FSIZE_zkpipe_groth16_timings_total);
+const _: () = assert!(size_of::<zkpipe_groth16_ptau>() == layout::SIZE_zkpipe_groth16_ptau);
+const _: () = assert!(align_of::<zkpipe_groth16_ptau>() == layout::ALIGN_zkpipe_groth16_ptau);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, curve) == layout::OFFSET_zkpipe_groth16_ptau_curve);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.curve) == layout::FSIZE_zkpipe_groth16_ptau_curve);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, log_n) == layout::OFFSET_zkpipe_groth16_ptau_log_n);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.log_n) == layout::FSIZE_zkpipe_groth16_ptau_log_n);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, tau_g1) == layout::OFFSET_zkpipe_groth16_ptau_tau_g1);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.tau_g1) == layout::FSIZE_zkpipe_groth16_ptau_tau_g1);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, tau_g1_count) == layout::OFFSET_zkpipe_groth16_ptau_tau_g1_count);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.tau_g1_count) == layout::FSIZE_zkpipe_groth16_ptau_tau_g1_count);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, alpha_g1) == layout::OFFSET_zkpipe_groth16_ptau_alpha_g1);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.alpha_g1) == layout::FSIZE_zkpipe_groth16_ptau_alpha_g1);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, beta_g1) == layout::OFFSET_zkpipe_groth16_ptau_beta_g1);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.beta_g1) == layout::FSIZE_zkpipe_groth16_ptau_beta_g1);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, beta_g2) == layout::OFFSET_zkpipe_groth16_ptau_beta_g2);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.beta_g2) == layout::FSIZE_zkpipe_groth16_ptau_beta_g2);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, lagrange_tau_g1) == layout::OFFSET_zkpipe_groth16_ptau_lagrange_tau_g1);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.lagrange_tau_g1) == layout::FSIZE_zkpipe_groth16_ptau_lagrange_tau_g1);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, lagrange_alpha_g1) == layout::OFFSET_zkpipe_groth16_ptau_lagrange_alpha_g1);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.lagrange_alpha_g1) == layout::FSIZE_zkpipe_groth16_ptau_lagrange_alpha_g1);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, lagrange_beta_g1) == layout::OFFSET_zkpipe_groth16_ptau_lagrange_beta_g1);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.lagrange_beta_g1) == layout::FSIZE_zkpipe_groth16_ptau_lagrange_beta_g1);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, lagrange_tau_g2) == layout::OFFSET_zkpipe_groth16_ptau_lagrange_tau_g2);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.lagrange_tau_g2) == layout::FSIZE_zkpipe_groth16_ptau_lagrange_tau_g2);
+const _: () = assert!(offset_of!(zkpipe_groth16_ptau, lagrange_tau_g1_2n) == layout::OFFSET_zkpipe_groth16_ptau_lagrange_tau_g1_2n);
+const _: () = assert!(field_size(|s: &zkpipe_groth16_ptau| &s.lagrange_tau_g1_2n) == layout::FSIZE_zkpipe_groth16_ptau_lagrange_tau_g1_2n);
 const _: () = assert!(ZKPIPE_HISTOGRAM_BUCKETS_MAX as i128 == layout::VALUE_ZKPIPE_HISTOGRAM_BUCKETS_MAX as i128);
 const _: () = assert!(size_of::<zkpipe_histogram_snapshot>() == layout::SIZE_zkpipe_histogram_snapshot);
 const _: () = assert!(align_of::<zkpipe_histogram_snapshot>() == layout::ALIGN_zkpipe_histogram_snapshot);
@@ -1556,6 +1620,16 @@ const _: () = assert!(offset_of!(zkpipe_zkey_memory_info, resident_bytes) == lay
 const _: () = assert!(field_size(|s: &zkpipe_zkey_memory_info| &s.resident_bytes) == layout::FSIZE_zkpipe_zkey_memory_info_resident_bytes);
 const _: () = assert!(offset_of!(zkpipe_zkey_memory_info, reserved) == layout::OFFSET_zkpipe_zkey_memory_info_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_zkey_memory_info| &s.reserved) == layout::FSIZE_zkpipe_zkey_memory_info_reserved);
+const _: () = assert!(size_of::<zkpipe_ptau_info>() == layout::SIZE_zkpipe_ptau_info);
+const _: () = assert!(align_of::<zkpipe_ptau_info>() == layout::ALIGN_zkpipe_ptau_info);
+const _: () = assert!(offset_of!(zkpipe_ptau_info, curve) == layout::OFFSET_zkpipe_ptau_info_curve);
+const _: () = assert!(field_size(|s: &zkpipe_ptau_info| &s.curve) == layout::FSIZE_zkpipe_ptau_info_curve);
+const _: () = assert!(offset_of!(zkpipe_ptau_info, power) == layout::OFFSET_zkpipe_ptau_info_power);
+const _: () = assert!(field_size(|s: &zkpipe_ptau_info| &s.power) == layout::FSIZE_zkpipe_ptau_info_power);
+const _: () = assert!(offset_of!(zkpipe_ptau_info, ceremony_power) == layout::OFFSET_zkpipe_ptau_info_ceremony_power);
+const _: () = assert!(field_size(|s: &zkpipe_ptau_info| &s.ceremony_power) == layout::FSIZE_zkpipe_ptau_info_ceremony_power);
+const _: () = assert!(offset_of!(zkpipe_ptau_info, prepared) == layout::OFFSET_zkpipe_ptau_info_prepared);
+const _: () = assert!(field_size(|s: &zkpipe_ptau_info| &s.prepared) == layout::FSIZE_zkpipe_ptau_info_prepared);
 const _: () = assert!(size_of::<zkpipe_key_ops>() == layout::SIZE_zkpipe_key_ops);
 const _: () = assert!(align_of::<zkpipe_key_ops>() == layout::ALIGN_zkpipe_key_ops);
 const _: () = assert!(offset_of!(zkpipe_key_ops, struct_size) == layout::OFFSET_zkpipe_key_ops_struct_size);
