@@ -4,7 +4,8 @@
  * rename and put back when a later rename fails, symbolic links followed, devices, FIFOs and
  * descriptors written through, signals that remove the new files, leftovers of dead processes
  * swept, and a truncated mapped input reported as an I/O error naming it.
- * rename and link are wrapped (-Wl,--wrap) so a test can make the Nth call fail. */
+ * rename and link are wrapped (-Wl,--wrap) so a test can make the Nth call fail, and link and
+ * fsync so a test can count them: a set is synced to the disk only when asked to be durable. */
 #define _XOPEN_SOURCE 700 /* mknod */
 #include <dirent.h>
 #include <errno.h>
@@ -36,11 +37,15 @@
 
 /* rename and link calls to let through before failing one with `fail_errno` (-1: never). */
 static int rename_pass = -1, link_pass = -1, fail_errno = EIO;
+/* link and fsync calls made so far. */
+static int links_made, fsyncs_made;
 
 int __real_rename(const char *from, const char *to);
 int __wrap_rename(const char *from, const char *to);
 int __real_link(const char *from, const char *to);
 int __wrap_link(const char *from, const char *to);
+int __real_fsync(int fd);
+int __wrap_fsync(int fd);
 
 /* Whether this call is the one to fail (then errno is set). */
 static int fails(int *pass)
@@ -60,8 +65,15 @@ int __wrap_rename(const char *from, const char *to)
     return fails(&rename_pass) ? -1 : __real_rename(from, to);
 }
 
+int __wrap_fsync(int fd)
+{
+    fsyncs_made++;
+    return __real_fsync(fd);
+}
+
 int __wrap_link(const char *from, const char *to)
 {
+    links_made++;
     return fails(&link_pass) ? -1 : __real_link(from, to);
 }
 
@@ -130,7 +142,7 @@ static void bad_paths_are_refused_before_anything_is_written(void **state)
     mkdir(at("public.json"), 0755);
     cli_output set[3] = {out(at("metrics.json"), "m"), out(at("public.json"), "p"),
                          out(at("proof.json"), "new proof")};
-    assert_int_equal(cli_outputs_write(set, 3, &e), -1);
+    assert_int_equal(cli_outputs_write(set, 3, 0, &e), -1);
     assert_int_equal(e.index, 1);
     assert_int_equal(e.err, EISDIR);
     expect_text(at("proof.json"), "old proof");
@@ -149,24 +161,24 @@ static void bad_paths_are_refused_before_anything_is_written(void **state)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         set[0] = out(bad[i].path, "m");
         set[1] = out(at("public.json"), "p");
-        if (cli_outputs_write(set, 3, &e) != -1 || e.index != 0 || e.err != bad[i].err)
+        if (cli_outputs_write(set, 3, 0, &e) != -1 || e.index != 0 || e.err != bad[i].err)
             fail_msg("\"%s\": index %zu, %s", bad[i].path, e.index, strerror(e.err));
         expect_text(at("proof.json"), "old proof");
         assert_null(text_of(at("public.json")));
     }
     /* A trailing slash names a folder. */
     set[0] = out(at("new/"), "m");
-    assert_int_equal(cli_outputs_write(set, 3, &e), -1);
+    assert_int_equal(cli_outputs_write(set, 3, 0, &e), -1);
     assert_int_equal(e.err, EISDIR);
     /* Two outputs onto one file, however spelled. */
     char dotted[600];
     snprintf(dotted, sizeof dotted, "%s/./proof.json", scratch_dir);
     set[0] = out(dotted, "m");
-    assert_int_equal(cli_outputs_write(set, 3, &e), -1);
+    assert_int_equal(cli_outputs_write(set, 3, 0, &e), -1);
     assert_int_equal(e.index, 2);
     symlink("proof.json", at("alias.json"));
     set[0] = out(at("alias.json"), "m");
-    assert_int_equal(cli_outputs_write(set, 3, &e), -1);
+    assert_int_equal(cli_outputs_write(set, 3, 0, &e), -1);
     assert_int_equal(e.index, 2);
     unlink(at("alias.json"));
     /* A socket. */
@@ -175,7 +187,7 @@ static void bad_paths_are_refused_before_anything_is_written(void **state)
     snprintf(sa.sun_path, sizeof sa.sun_path, "%s", at("sock"));
     assert_int_equal(bind(s, (struct sockaddr *)&sa, sizeof sa), 0);
     set[0] = out(at("sock"), "m");
-    assert_int_equal(cli_outputs_write(set, 3, &e), -1);
+    assert_int_equal(cli_outputs_write(set, 3, 0, &e), -1);
     assert_int_equal(e.err, ENXIO);
     close(s);
     unlink(at("sock"));
@@ -183,7 +195,7 @@ static void bad_paths_are_refused_before_anything_is_written(void **state)
     if (geteuid() != 0) {
         mkdir(at("ro"), 0555);
         set[0] = out(at("ro/m.json"), "m");
-        assert_int_equal(cli_outputs_write(set, 3, &e), -1);
+        assert_int_equal(cli_outputs_write(set, 3, 0, &e), -1);
         assert_int_equal(e.err, EACCES);
         rmdir(at("ro"));
     }
@@ -202,7 +214,7 @@ static void hard_links_of_one_file_are_one_output(void **state)
     cli_output set[2] = {out(at("public.json"), "p"), out(at("proof.json"), "new proof")};
     assert_int_equal(cli_outputs_check(set, 2, &e), -1);
     assert_int_equal(e.index, 1);
-    assert_int_equal(cli_outputs_write(set, 2, &e), -1);
+    assert_int_equal(cli_outputs_write(set, 2, 0, &e), -1);
     assert_int_equal(e.index, 1);
     expect_text(at("proof.json"), "old");
     expect_text(at("public.json"), "old");
@@ -321,7 +333,7 @@ static void files_are_replaced_and_keep_their_mode(void **state)
     put_file(at("a.json"), "old a");
     chmod(at("a.json"), 0640);
     cli_output set[2] = {out(at("a.json"), "new a"), out(at("b.json"), "new b")};
-    assert_int_equal(cli_outputs_write(set, 2, &e), 0);
+    assert_int_equal(cli_outputs_write(set, 2, 0, &e), 0);
     expect_text(at("a.json"), "new a");
     expect_text(at("b.json"), "new b");
     struct stat st;
@@ -334,7 +346,7 @@ static void files_are_replaced_and_keep_their_mode(void **state)
     assert_int_equal(leftovers(), 0);
     /* An empty text makes an empty file. */
     set[0] = out(at("a.json"), "");
-    assert_int_equal(cli_outputs_write(set, 1, &e), 0);
+    assert_int_equal(cli_outputs_write(set, 1, 0, &e), 0);
     expect_text(at("a.json"), "");
     unlink(at("a.json"));
     unlink(at("b.json"));
@@ -352,7 +364,7 @@ static void symbolic_links_are_followed(void **state)
     assert_int_equal(symlink("missing.json", at("dangling.json")), 0);
     cli_output set[2] = {out(at("link.json"), "through two links"),
                          out(at("dangling.json"), "created")};
-    assert_int_equal(cli_outputs_write(set, 2, &e), 0);
+    assert_int_equal(cli_outputs_write(set, 2, 0, &e), 0);
     struct stat st;
     assert_int_equal(lstat(at("link.json"), &st), 0);
     assert_true(S_ISLNK(st.st_mode));
@@ -366,7 +378,7 @@ static void symbolic_links_are_followed(void **state)
     symlink("loop2", at("loop1"));
     symlink("loop1", at("loop2"));
     set[0] = out(at("loop1"), "x");
-    assert_int_equal(cli_outputs_write(set, 1, &e), -1);
+    assert_int_equal(cli_outputs_write(set, 1, 0, &e), -1);
     assert_int_equal(e.err, ELOOP);
     assert_int_equal(leftovers(), 0);
 }
@@ -406,7 +418,7 @@ static void write_dash_and_dev_stdout(void)
     cli_error e;
     cli_output set[3] = {out("-", "one "), out("/dev/fd/1", "two "),
                          out(geteuid() != 0 ? "/dev/stdout" : "/proc/self/fd/1", "three")};
-    if (cli_outputs_write(set, 3, &e) != 0)
+    if (cli_outputs_write(set, 3, 0, &e) != 0)
         _exit(1);
 }
 
@@ -434,7 +446,7 @@ static void devices_fifos_and_descriptors_are_written_through(void **state)
     make_devices();
     /* A null device stays a device. */
     cli_output set[2] = {out(null_dev, "gone"), out(at("f.json"), "f")};
-    assert_int_equal(cli_outputs_write(set, 2, &e), 0);
+    assert_int_equal(cli_outputs_write(set, 2, 0, &e), 0);
     struct stat st;
     assert_int_equal(stat(null_dev, &st), 0);
     assert_true(S_ISCHR(st.st_mode));
@@ -443,7 +455,7 @@ static void devices_fifos_and_descriptors_are_written_through(void **state)
     put_file(at("f.json"), "old f");
     set[0] = out(at("f.json"), "new f");
     set[1] = out(full_dev, "x");
-    assert_int_equal(cli_outputs_write(set, 2, &e), -1);
+    assert_int_equal(cli_outputs_write(set, 2, 0, &e), -1);
     assert_int_equal(e.index, 1);
     assert_int_equal(e.err, ENOSPC);
     assert_int_equal(stat(full_dev, &st), 0);
@@ -453,12 +465,12 @@ static void devices_fifos_and_descriptors_are_written_through(void **state)
     /* A FIFO nobody reads is refused; one that is read gets the text. */
     assert_int_equal(mkfifo(at("fifo"), 0644), 0);
     set[1] = out(at("fifo"), "through the fifo");
-    assert_int_equal(cli_outputs_write(set, 2, &e), -1);
+    assert_int_equal(cli_outputs_write(set, 2, 0, &e), -1);
     assert_int_equal(e.err, ENXIO);
     expect_text(at("f.json"), "old f");
     int rd = open(at("fifo"), O_RDONLY | O_NONBLOCK);
     assert_true(rd >= 0);
-    assert_int_equal(cli_outputs_write(set, 2, &e), 0);
+    assert_int_equal(cli_outputs_write(set, 2, 0, &e), 0);
     char buf[64] = {0};
     assert_int_equal(read(rd, buf, sizeof buf - 1), 16);
     assert_string_equal(buf, "through the fifo");
@@ -472,7 +484,7 @@ static void devices_fifos_and_descriptors_are_written_through(void **state)
     char path[32];
     snprintf(path, sizeof path, "/dev/fd/%d", fds[1]);
     set[0] = out(path, "piped");
-    assert_int_equal(cli_outputs_write(set, 1, &e), 0);
+    assert_int_equal(cli_outputs_write(set, 1, 0, &e), 0);
     memset(buf, 0, sizeof buf);
     assert_int_equal(read(fds[0], buf, sizeof buf), 5);
     assert_string_equal(buf, "piped");
@@ -497,7 +509,7 @@ static void a_failed_rename_puts_everything_back(void **state)
                          out(at("q.json"), "new q")};
     for (int fail = 0; fail < 3; fail++) {
         rename_pass = fail;
-        assert_int_equal(cli_outputs_write(set, 3, &e), -1);
+        assert_int_equal(cli_outputs_write(set, 3, 0, &e), -1);
         assert_int_equal(e.index, (size_t)fail);
         assert_int_equal(e.err, EIO);
         expect_text(at("m.json"), "old m");
@@ -507,14 +519,14 @@ static void a_failed_rename_puts_everything_back(void **state)
             fail_msg("rename %d failed: files left", fail);
     }
     link_pass = 1; /* the second file's link */
-    assert_int_equal(cli_outputs_write(set, 3, &e), -1);
+    assert_int_equal(cli_outputs_write(set, 3, 0, &e), -1);
     assert_int_equal(e.index, 1);
     expect_text(at("m.json"), "old m");
     assert_int_equal(leftovers(), 0);
     /* A file system without hard links: written all the same. */
     link_pass = 0;
     fail_errno = EPERM;
-    assert_int_equal(cli_outputs_write(set, 3, &e), 0);
+    assert_int_equal(cli_outputs_write(set, 3, 0, &e), 0);
     fail_errno = EIO;
     expect_text(at("m.json"), "new m");
     expect_text(at("q.json"), "new q");
@@ -530,7 +542,7 @@ static void write_under_fsize_limit(void)
     setrlimit(RLIMIT_FSIZE, &rl);
     cli_error e;
     cli_output set[2] = {out(at("l.json"), "new l"), out(at("k.json"), "new k")};
-    int rc = cli_outputs_write(set, 2, &e);
+    int rc = cli_outputs_write(set, 2, 0, &e);
     printf("%d %zu %d", rc, e.index, e.err);
 }
 
@@ -565,7 +577,7 @@ static void signal_while_writing(int sig, int ignore_first)
         memset(big, 'x', sizeof big);
         cli_error e;
         cli_output set[2] = {out(at("s.json"), "new s"), {at("slow"), big, sizeof big}};
-        cli_outputs_write(set, 2, &e);
+        cli_outputs_write(set, 2, 0, &e);
         _exit(3);
     }
     char fresh[600];
@@ -607,6 +619,61 @@ static void signals_remove_the_new_files(void **state)
     signal_while_writing(SIGINT, 1); /* ignored before: stays ignored */
 }
 
+/* How many names (but . and ..) the folder holds. */
+static int entries_in(const char *dir)
+{
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    struct dirent *e;
+    int n = 0;
+    while ((e = readdir(d)) != NULL)
+        n += strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+    closedir(d);
+    return n;
+}
+
+/* Synced to the disk only when asked: each new file and each folder once with
+ * CLI_OUTPUTS_DURABLE, nothing without; replaced atomically either way. The last file renamed
+ * keeps no link to its previous version (nothing after it can fail and undo it). */
+static void a_set_is_synced_only_when_durable(void **state)
+{
+    (void)state;
+    cli_error e;
+    assert_int_equal(mkdir(at("durable"), 0755), 0);
+    put_file(at("d1.json"), "old 1");
+    put_file(at("d2.json"), "old 2");
+    put_file(at("durable/d3.json"), "old 3");
+    cli_output set[3] = {out(at("d1.json"), "new 1"), out(at("durable/d3.json"), "new 3"),
+                         out(at("d2.json"), "new 2")};
+    for (int durable = 0; durable < 2; durable++) {
+        fsyncs_made = links_made = 0;
+        assert_int_equal(cli_outputs_write(set, 3, durable ? CLI_OUTPUTS_DURABLE : 0, &e), 0);
+        /* three files, and with durable the two folders they are in */
+        assert_int_equal(fsyncs_made, durable ? 3 + 2 : 0);
+        assert_int_equal(links_made, 2);
+        expect_text(at("d1.json"), "new 1");
+        expect_text(at("d2.json"), "new 2");
+        expect_text(at("durable/d3.json"), "new 3");
+        assert_int_equal(leftovers(), 0);
+        assert_int_equal(entries_in(at("durable")), 1);
+        put_file(at("d1.json"), "old 1");
+        put_file(at("d2.json"), "old 2");
+        put_file(at("durable/d3.json"), "old 3");
+    }
+    /* not durable, the last rename failing: the first two are put back all the same */
+    rename_pass = 2;
+    assert_int_equal(cli_outputs_write(set, 3, 0, &e), -1);
+    assert_int_equal(e.index, 2);
+    expect_text(at("d1.json"), "old 1");
+    expect_text(at("d2.json"), "old 2");
+    expect_text(at("durable/d3.json"), "old 3");
+    assert_int_equal(leftovers(), 0);
+    unlink(at("d1.json"));
+    unlink(at("d2.json"));
+    unlink(at("durable/d3.json"));
+    rmdir(at("durable"));
+}
+
 /* Leftovers of processes that are gone are removed by the next write; a live one's stay. */
 static void leftovers_of_dead_processes_are_swept(void **state)
 {
@@ -626,7 +693,7 @@ static void leftovers_of_dead_processes_are_swept(void **state)
     put_file(name, "another output's");
     cli_error e;
     cli_output set[1] = {out(at("w.json"), "w")};
-    assert_int_equal(cli_outputs_write(set, 1, &e), 0);
+    assert_int_equal(cli_outputs_write(set, 1, 0, &e), 0);
     assert_int_equal(leftovers(), 2);
     snprintf(name, sizeof name, "%s.zkpipe-new-%ld", at("w.json"), (long)getppid());
     expect_text(name, "a live process's");
@@ -728,6 +795,7 @@ int main(void)
         cmocka_unit_test(a_failed_rename_puts_everything_back),
         cmocka_unit_test(a_file_size_limit_is_an_error),
         cmocka_unit_test(signals_remove_the_new_files),
+        cmocka_unit_test(a_set_is_synced_only_when_durable),
         cmocka_unit_test(leftovers_of_dead_processes_are_swept),
         cmocka_unit_test(a_truncated_mapped_input_is_an_io_error),
     };

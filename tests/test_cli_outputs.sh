@@ -5,7 +5,7 @@
 # leftovers of dead runs are swept, and a zkey truncated while mapped is an I/O error naming
 # it (with the LD_PRELOAD shim $3, support/truncate_on_mmap.c). An output that is an input is
 # refused, and so is, at once, an input that is not a regular file (a FIFO, a device), also
-# zkpipe-verify's.
+# zkpipe-verify's. --durable syncs the outputs to the disk, and only it does.
 #   test_cli_outputs.sh ZKPIPE_PROVE ZKPIPE_VERIFY TRUNCATE_ON_MMAP_SO
 set -eu
 [ $# -eq 3 ] || { echo "usage: test_cli_outputs.sh PROVE VERIFY TRUNCATE_SHIM" >&2; exit 2; }
@@ -171,5 +171,34 @@ done
 limit=
 [ ! -e p.json ] && [ ! -e q.json ] || fail "a refused run wrote an output"
 no_leftovers "inputs that are not files" "$d"
+
+# 9. --durable: the same outputs, replaced the same way (a failed run leaves them as they were),
+# synced to the disk: with strace at hand, each file and their folder fsynced, and nothing
+# synced without the flag.
+accepted "--durable" "$prove" --durable "$zkey" "$wtns" proof.json public.json
+accepted "verify the --durable proof" "$verify" "$vk" public.json proof.json
+cp proof.json kept.json
+said=$(sh -c 'ulimit -f 0; "$@" 2>&1; echo "exit $?"' sh "$prove" --durable "$zkey" "$wtns" \
+    proof.json public.json </dev/null)
+case $said in
+*"File too large"*"exit 1") ;;
+*) fail "--durable under ulimit -f 0: $said" ;;
+esac
+cmp -s proof.json kept.json || fail "--durable under ulimit -f 0 replaced proof.json"
+no_leftovers "--durable" "$d"
+if command -v strace >/dev/null 2>&1 && strace -f -qq -o /dev/null true 2>/dev/null; then
+    for flag in "" --durable; do
+        strace -f -qq -e trace=fsync,fdatasync -o syncs.txt \
+            "$prove" $flag "$zkey" "$wtns" proof.json public.json >/dev/null ||
+            fail "prove under strace ($flag)"
+        n=$(grep -c 'sync(' syncs.txt || true)
+        case "$flag:$n" in
+        :0 | --durable:3) ;;
+        *) fail "${flag:-no flag}: $n syncs, expected ${flag:+3 (two files, one folder)}${flag:-0}" ;;
+        esac
+    done
+    rm -f syncs.txt
+fi
+accepted "verify after the syncs" "$verify" "$vk" public.json proof.json
 
 checks_done

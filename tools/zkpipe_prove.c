@@ -2,8 +2,8 @@
  * proof.json and public.json, with the argument order of rapidsnark's `prover`:
  *
  *   zkpipe-prove [--threads N] [--backend auto|cpu|cuda] [--metrics FILE] [--r1cs FILE]
- *                [--full-check] [--progress] <circuit.zkey> <witness.wtns> <proof.json>
- *                <public.json>
+ *                [--full-check] [--durable] [--progress] <circuit.zkey> <witness.wtns>
+ *                <proof.json> <public.json>
  *
  * Exits 0 when every output is written; otherwise prints one line on stderr naming the file and
  * the problem, exits 1 (2 for a usage error) and leaves every output path as it was. The output
@@ -11,11 +11,15 @@
  * the witness, --r1cs; through a symbolic or a hard link too) or as another output is refused.
  * An input that is not a regular file (a FIFO, a device) is refused at once, never waited on.
  * The outputs are written as one set (cli_files.h: metrics, then public.json, then proof.json,
- * each renamed into place, or written through to a device, a FIFO or standard output, `-`). A
- * mapped input truncated while in use is reported as an I/O error naming it (cli_mapped.h). A
- * proof that does not verify against the zkey's verification key is never written (the witness
- * does not satisfy the circuit); --r1cs also checks every constraint first and names the first
- * that fails.
+ * each renamed into place, or written through to a device, a FIFO or standard output, `-`):
+ * atomic for readers and for a run that dies, always. Syncing them to the disk (fsync of each
+ * file and of its folder, CLI_OUTPUTS_DURABLE) so that they also survive a crash of the
+ * system is asked for with --durable: it costs milliseconds per file on a busy disk, more than
+ * a small circuit's proof, and a caller that keeps proofs (a queue, a database) syncs where
+ * it stores them. A mapped input truncated while in use is reported as an I/O error naming it
+ * (cli_mapped.h). A proof that does not verify against the zkey's verification key is never
+ * written (the witness does not satisfy the circuit); --r1cs also checks every constraint first
+ * and names the first that fails.
  * Every zkey point is checked to be on the curve; subgroup checks of the query points are left
  * to --full-check, since the proof's own points are checked for subgroup membership before the
  * proof is verified. They are batched (zkpipe_zkey_open), yet still cost more than a tenth of a
@@ -45,6 +49,7 @@ static const char *prog = "zkpipe-prove";
 typedef struct options {
     unsigned threads;
     int full_check;
+    int durable;
     int progress;
     zkpipe_backend backend;
     const char *metrics, *r1cs, *zkey, *wtns, *proof, *pub;
@@ -54,13 +59,15 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: %s [--threads N] [--backend B] [--metrics FILE] [--r1cs FILE] [--full-check] "
-            "[--progress] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
+            "[--durable] [--progress] <circuit.zkey> <witness.wtns> <proof.json> <public.json>\n"
             "  --threads N     threads for the NTTs and MSMs (0, the default: every CPU)\n"
             "  --backend B     auto (the default: cuda when a GPU is usable), cpu or cuda\n"
             "  --metrics FILE  write the accounting snapshot and phase timings as JSON\n"
             "  --r1cs FILE     check every constraint against the witness first\n"
             "  --full-check    also check every zkey point's subgroup at open (batched: a\n"
             "                  fifth to three fifths of a proof's time more)\n"
+            "  --durable       sync the outputs to the disk before exiting (they survive a\n"
+            "                  power loss; without it they are still replaced atomically)\n"
             "  --progress      a progress line on stderr even when it is not a terminal\n",
             prog);
 }
@@ -79,6 +86,10 @@ static int parse(options *o, int argc, char **argv)
         }
         if (strcmp(arg, "--full-check") == 0) {
             o->full_check = 1;
+            continue;
+        }
+        if (strcmp(arg, "--durable") == 0) {
+            o->durable = 1;
             continue;
         }
         if (strcmp(arg, "--progress") == 0) {
@@ -467,7 +478,7 @@ int main(int argc, char **argv)
     outs[2].text = r.proof_json;
     for (size_t i = 0; i < 3; i++)
         outs[i].len = outs[i].text != NULL ? strlen(outs[i].text) : 0;
-    if (cli_outputs_write(set, nset, &oe) != 0) {
+    if (cli_outputs_write(set, nset, o.durable ? CLI_OUTPUTS_DURABLE : 0, &oe) != 0) {
         output_failed(set, &oe);
         goto out;
     }

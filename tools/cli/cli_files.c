@@ -452,8 +452,8 @@ int cli_write_all(int fd, const char *text, size_t len)
     return 0;
 }
 
-/* Each file's text into its new file, synced. */
-static int stage(plan *p, const cli_output *outs, size_t n, cli_error *e)
+/* Each file's text into its new file, synced when the set is to be durable. */
+static int stage(plan *p, const cli_output *outs, size_t n, int durable, cli_error *e)
 {
     for (size_t i = 0; i < n; i++) {
         if (!p[i].file)
@@ -471,7 +471,7 @@ static int stage(plan *p, const cli_output *outs, size_t n, cli_error *e)
             if (fchown(fd, p[i].st.st_uid, p[i].st.st_gid) != 0)
                 fchmod(fd, p[i].st.st_mode & 0777);
         }
-        int bad = cli_write_all(fd, outs[i].text, outs[i].len) != 0 || fsync(fd) != 0;
+        int bad = cli_write_all(fd, outs[i].text, outs[i].len) != 0 || (durable && fsync(fd) != 0);
         err = errno;
         if (close(fd) != 0 && !bad) {
             bad = 1;
@@ -520,11 +520,26 @@ static void drop_links(plan *p, size_t n)
             p[k].linked = 0;
 }
 
-static int commit(plan *p, size_t n, cli_error *e)
+/* Whether p[i] is a file and the first of the set in its folder. */
+static int first_in_folder(const plan *p, size_t i)
 {
+    for (size_t k = 0; k < i && p[i].file; k++)
+        if (p[k].file && same_file(&p[k].dir_st, &p[i].dir_st))
+            return 0;
+    return p[i].file;
+}
+
+static int commit(plan *p, size_t n, int durable, cli_error *e)
+{
+    /* The last file renamed is never put back (a failed rename undoes only those before it):
+     * it needs no link. */
+    size_t last = n;
+    for (size_t i = 0; i < n; i++)
+        if (p[i].file)
+            last = i;
     step_begin();
     for (size_t i = 0; i < n; i++) {
-        if (!p[i].file || !p[i].exists)
+        if (!p[i].file || !p[i].exists || i == last)
             continue;
         unlink(p[i].old);
         if (link(p[i].target, p[i].old) == 0) {
@@ -549,12 +564,8 @@ static int commit(plan *p, size_t n, cli_error *e)
         }
         p[i].staged = 0;
     }
-    for (size_t i = 0; i < n; i++) { /* the renames themselves, on disk: each folder once */
-        int seen = 0;
-        for (size_t k = 0; k < i && !seen && p[i].file; k++)
-            seen = p[k].file && p[k].dir_st.st_dev == p[i].dir_st.st_dev &&
-                   p[k].dir_st.st_ino == p[i].dir_st.st_ino;
-        int fd = p[i].file && !seen ? open(p[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
+    for (size_t i = 0; durable && i < n; i++) { /* the renames on disk: each folder once */
+        int fd = first_in_folder(p, i) ? open(p[i].dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC) : -1;
         if (fd >= 0) {
             fsync(fd);
             close(fd);
@@ -565,32 +576,45 @@ static int commit(plan *p, size_t n, cli_error *e)
     return 0;
 }
 
-/* Removes, beside each file written, the new and old files of processes that are gone. */
+/* Whether `name` is `<base>.zkpipe-new-<pid>` or `<base>.zkpipe-old-<pid>` of a process that
+ * is gone, for one of the files of the set in folder `dir` (p[at] the first). */
+static int stale(const plan *p, size_t n, size_t at, const char *name)
+{
+    for (size_t i = at; i < n; i++) {
+        if (!p[i].file || !same_file(&p[i].dir_st, &p[at].dir_st))
+            continue;
+        size_t blen = strlen(p[i].base);
+        const char *s = name + blen;
+        if (strncmp(name, p[i].base, blen) != 0 ||
+            (strncmp(s, ".zkpipe-new-", 12) != 0 && strncmp(s, ".zkpipe-old-", 12) != 0))
+            continue;
+        char *end;
+        long pid = strtol(s + 12, &end, 10);
+        if (s[12] >= '0' && s[12] <= '9' && *end == '\0' && pid > 0 && pid != (long)getpid() &&
+            kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+            return 1;
+    }
+    return 0;
+}
+
+/* Removes, beside each file written, the new and old files of processes that are gone: one
+ * read of each folder, however many of the set's files it holds. */
 static void sweep(const plan *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        if (!p[i].file)
+        if (!first_in_folder(p, i))
             continue;
         DIR *d = opendir(p[i].dir);
         struct dirent *de;
-        size_t blen = strlen(p[i].base);
-        while (d != NULL && (de = readdir(d)) != NULL) {
-            const char *s = de->d_name;
-            if (strncmp(s, p[i].base, blen) != 0 || (strncmp(s + blen, ".zkpipe-new-", 12) != 0 &&
-                                                     strncmp(s + blen, ".zkpipe-old-", 12) != 0))
-                continue;
-            char *end;
-            long pid = strtol(s + blen + 12, &end, 10);
-            if (s[blen + 12] >= '0' && s[blen + 12] <= '9' && *end == '\0' && pid > 0 &&
-                pid != (long)getpid() && kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-                unlinkat(dirfd(d), s, 0);
-        }
+        while (d != NULL && (de = readdir(d)) != NULL)
+            if (stale(p, n, i, de->d_name))
+                unlinkat(dirfd(d), de->d_name, 0);
         if (d != NULL)
             closedir(d);
     }
 }
 
-int cli_outputs_write(const cli_output *outs, size_t n, cli_error *e)
+int cli_outputs_write(const cli_output *outs, size_t n, unsigned flags, cli_error *e)
 {
     plan *p = calloc(n > 0 ? n : 1, sizeof *p);
     if (p == NULL)
@@ -598,11 +622,12 @@ int cli_outputs_write(const cli_output *outs, size_t n, cli_error *e)
     int rc = plan_all(p, outs, n, 1, e);
     if (rc == 0) {
         handlers_install(p, n);
-        rc = stage(p, outs, n, e);
+        int durable = (flags & CLI_OUTPUTS_DURABLE) != 0;
+        rc = stage(p, outs, n, durable, e);
         if (rc == 0)
             rc = write_devices(p, outs, n, e);
         if (rc == 0)
-            rc = commit(p, n, e);
+            rc = commit(p, n, durable, e);
         step_begin();
         abandon(); /* the new files left after a failure */
         step_end();

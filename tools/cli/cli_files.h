@@ -41,12 +41,19 @@ typedef struct cli_error {
  * part when err is 0) into buf, cut to cap bytes; returns buf. */
 char *cli_error_text(char *buf, size_t cap, const cli_output *outs, const cli_error *e);
 
+/* cli_outputs_write's flags. CLI_OUTPUTS_DURABLE: each new file is synced (fsync) before the
+ * renames and each folder after them, so that once the call returns the set survives a crash
+ * of the system (power loss), not only of the process. Without it the set is as atomic for
+ * every reader and for a process that dies, but a system crash soon after may leave some files
+ * empty or as they were (the page cache not yet written back). */
+#define CLI_OUTPUTS_DURABLE 1u
+
 /*! cli_outputs_write() : writes every output of the set, or none of the files among them.
  * Where each goes, decided for all of them before anything is written:
  *   - a regular file, or a name that does not exist yet: the text goes to a new file beside
  *     it, `<name>.zkpipe-new-<pid>` (mode: the replaced file's, else 0666 less the umask),
- *     synced, then renamed onto the name. A symbolic link is followed to its final target,
- *     which is replaced, so the link stays a link.
+ *     synced with CLI_OUTPUTS_DURABLE, then renamed onto the name. A symbolic link is
+ *     followed to its final target, which is replaced, so the link stays a link.
  *   - "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to that open
  *     descriptor; a character or block device or a FIFO: opened and written through. Nothing
  *     is renamed onto these.
@@ -55,9 +62,9 @@ char *cli_error_text(char *buf, size_t cap, const cli_output *outs, const cli_er
  *     name, or two hard links of one file).
  * Then the texts are written to the new files; then the devices and descriptors are written,
  * in order; then the files are renamed into place, in the order of the set. Before the renames
- * each file being replaced gets a hard link `<name>.zkpipe-old-<pid>`, so that when a rename
- * fails the ones done are undone and every file is as it was; the links are removed once all
- * renames are done.
+ * each file being replaced, but the last renamed, gets a hard link `<name>.zkpipe-old-<pid>`,
+ * so that when a rename fails the ones done are undone and every file is as it was; the links
+ * are removed once all renames are done.
  * A failure at any step before the renames (a refusal, ENOSPC, EFBIG under `ulimit -f`, a
  * device that will not take the text) leaves every file as it was and removes the new files;
  * what was written to a device or descriptor before the failure cannot be taken back.
@@ -68,13 +75,15 @@ char *cli_error_text(char *buf, size_t cap, const cli_output *outs, const cli_er
  * dispositions are restored before it returns.
  * A crash that no handler sees (SIGKILL, power loss) during the renames can leave some
  * outputs new and some old: each file not yet replaced has its text in
- * `<name>.zkpipe-new-<pid>`, each one replaced its previous text in `<name>.zkpipe-old-<pid>`
- * (rename those onto the names to finish or to undo). A later successful write of the same
- * output removes what processes that no longer exist left beside it.
+ * `<name>.zkpipe-new-<pid>`, each one replaced (but the last) its previous text in
+ * `<name>.zkpipe-old-<pid>` (rename those onto the names to finish or to undo). A later
+ * successful write of the same output removes what processes that no longer exist left beside
+ * it (one read of each folder written to).
+ * @param flags 0 or CLI_OUTPUTS_DURABLE.
  * @return 0, or -1 with *e filled in.
  * Thread safety: one set at a time in a process (the signal handlers share one record of it);
  * other threads may run meanwhile. */
-int cli_outputs_write(const cli_output *outs, size_t n, cli_error *e);
+int cli_outputs_write(const cli_output *outs, size_t n, unsigned flags, cli_error *e);
 
 /*! cli_outputs_check() : the checks cli_outputs_write makes before writing anything, without
  * writing or opening anything, so a binary can refuse a bad output path before its work

@@ -86,7 +86,7 @@ zkpipe_status cli_proof_write(const char *proof_path, const char *public_path,
     } else {
         cli_output outs[2] = {{public_path, public_json, qlen}, {proof_path, proof_json, plen}};
         cli_error e;
-        if (cli_outputs_write(outs, 2, &e) != 0) {
+        if (cli_outputs_write(outs, 2, CLI_OUTPUTS_DURABLE, &e) != 0) {
             cli_error_text(why, cap, outs, &e);
             st = ZKPIPE_EIO;
         }

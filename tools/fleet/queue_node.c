@@ -1359,7 +1359,7 @@ static int write_metrics(node *n)
     zkpipe_status st = cli_observe_metrics(n->obs, &text, &len);
     cli_output out = {n->q->metrics_path, text, len};
     cli_error e = {0, ENOMEM, "cannot render"};
-    int rc = st == ZKPIPE_OK && cli_outputs_write(&out, 1, &e) == 0 ? 0 : -1;
+    int rc = st == ZKPIPE_OK && cli_outputs_write(&out, 1, CLI_OUTPUTS_DURABLE, &e) == 0 ? 0 : -1;
     free(text);
     if (rc != 0 && !n->metrics_failing) {
         char why[CLI_ERROR_TEXT_MAX];
