@@ -410,9 +410,10 @@ static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, t
         const keys *kk = &k[j % o->ncurves];
         zkpipe_job_wait(jobs[j]);
         for (size_t i = 0; i < zkpipe_job_partitions(jobs[j]); i++) {
-            zkpipe_partition_result r;
+            zkpipe_partition_result r = {.status = ZKPIPE_ESTATE};
             char what[64];
-            zkpipe_job_result(jobs[j], i, &r);
+            if (zkpipe_job_result(jobs[j], i, &r) != ZKPIPE_OK)
+                r.status = ZKPIPE_ESTATE;
             zkpipe_status v = r.status == ZKPIPE_OK
                                   ? zkpipe_groth16_verify(kk->pvk, &kk->input, 1, &r.proof)
                                   : r.status;
@@ -564,7 +565,10 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
         zkpipe_partition_result r;
         char why[ZKPIPE_DETAIL_MAX + 64];
         zkpipe_job_wait(b->jobs[i]);
-        zkpipe_job_result(b->jobs[i], 0, &r);
+        if (zkpipe_job_result(b->jobs[i], 0, &r) != ZKPIPE_OK) {
+            memset(&r, 0, sizeof r);
+            r.status = ZKPIPE_ESTATE;
+        }
         zkpipe_status v = r.status;
         /* The partition's detail line names its witness already; the lines here add it. A
          * proved partition's proof has been checked against the zkey's verifying key by the

@@ -59,6 +59,11 @@ struct zkpipe_job {
     void *ctx;
     zkpipe__item *items;
     zkpipe_partition_result *results;
+    /* The engine that runs it: compared with the calling thread's (reentry.h), never read. */
+    const zkpipe_engine *engine;
+    /* Destroyed from one of its engine's threads before it finished: its last partition's end
+     * frees it (lock). */
+    int orphaned;
 };
 
 /* A test hook: runs on the prover worker after each receive, before proving. */
@@ -91,6 +96,9 @@ struct zkpipe_engine {
     uint64_t jobs;           /* jobs submitted (lock) */
     uint32_t tracks;         /* trace tracks handed out (lock) */
     atomic_int canceling;    /* zkpipe_engine_destroy: end whatever has not started proving */
+    atomic_uint live;        /* worker threads started and not yet leaving */
+    /* zkpipe_engine_destroy was called on a worker thread: the last worker out tears down. */
+    atomic_int deferred;
 
     atomic_uint_fast64_t submitted, proved, failed, canceled, in_flight, peak_in_flight, proving;
 
@@ -114,6 +122,9 @@ void zkpipe__engine_set_prove_hook(zkpipe_engine *engine, zkpipe__prove_hook hoo
 /* The worker thread bodies (arg: the engine). */
 void *zkpipe__synth_worker(void *arg);
 void *zkpipe__prove_worker(void *arg);
+/* A worker thread leaves its loop; the last one out completes a deferred destroy (after which
+ * `e` is gone). */
+void zkpipe__engine_worker_exit(zkpipe_engine *e);
 
 /* Ends a partition with `status`: discards the item it still holds, closes its ledger, gives
  * its permits back, records the result and, for the job's last partition, finishes the job. */
@@ -132,7 +143,8 @@ zkpipe_status zkpipe__job_create(zkpipe_job **out, const zkpipe_allocator *a,
                                  zkpipe_job_done_fn done, void *ctx);
 /* Frees a job that never ran. */
 void zkpipe__job_free(zkpipe_job *job);
-/* The last partition has ended: results final, callback, then waiters released. */
+/* The last partition has ended: results final, callback, then waiters released; an orphaned
+ * job is freed. */
 void zkpipe__job_finish(zkpipe_job *job);
 
 /* Engine side (engine.c): the next partition to synthesize, or NULL once the engine is closed

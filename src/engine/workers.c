@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
+#include "engine/reentry.h"
 
 static void raise_max(atomic_uint_fast64_t *max, uint64_t v)
 {
@@ -81,7 +82,9 @@ static zkpipe_status estimate(zkpipe_engine *e, zkpipe__item *it, unsigned worke
         return ZKPIPE_OK;
     zkpipe_stage_call call = call_for(e, it, NULL, worker);
     call.ledger = NULL;
+    zkpipe__reentry_call(call.detail, call.detail_cap);
     zkpipe_status st = it->ops.estimate(&call, bytes);
+    zkpipe__reentry_call(NULL, 0);
     if (st == ZKPIPE_OK && e->budget != NULL && *bytes > e->config.budget_bytes) {
         zkpipe_partition_result *r = &it->job->results[it->index];
         snprintf(r->detail, sizeof r->detail,
@@ -118,7 +121,9 @@ static void synth_one(zkpipe_engine *e, zkpipe__item *it, unsigned worker)
     if (st == ZKPIPE_OK) {
         zkpipe_stage_call call = call_for(e, it, NULL, worker);
         void *payload = NULL;
+        zkpipe__reentry_call(call.detail, call.detail_cap);
         st = it->ops.synthesize(&call, &payload);
+        zkpipe__reentry_call(NULL, 0);
         if (st == ZKPIPE_OK)
             it->payload = payload;
     }
@@ -148,9 +153,11 @@ void *zkpipe__synth_worker(void *arg)
 {
     zkpipe_engine *e = arg;
     unsigned worker = atomic_fetch_add(&e->synth_taken, 1);
+    zkpipe__reentry_enter(e);
     zkpipe__item *it;
     while ((it = zkpipe__engine_take(e)) != NULL)
         synth_one(e, it, worker);
+    zkpipe__engine_worker_exit(e);
     return NULL;
 }
 
@@ -169,7 +176,9 @@ static void prove_one(zkpipe_engine *e, zkpipe__item *it, zkpipe_pool *pool, uns
     it->res.late = 1; /* nothing but the budget can block it now: it may overdraw */
     void *payload = it->payload;
     it->payload = NULL; /* prove consumes it */
+    zkpipe__reentry_call(call.detail, call.detail_cap);
     zkpipe_status st = it->ops.prove(&call, payload, r);
+    zkpipe__reentry_call(NULL, 0);
     /* Every partition that was proved passes FINALIZE, whether prove moved it there or not. */
     if (st == ZKPIPE_OK && zkpipe_ledger_stage(&it->ledger) != ZKPIPE_STAGE_FINALIZE)
         st = zkpipe_ledger_move(&it->ledger, ZKPIPE_STAGE_FINALIZE);
@@ -212,6 +221,7 @@ void *zkpipe__prove_worker(void *arg)
     zkpipe_engine *e = arg;
     unsigned worker = atomic_fetch_add(&e->pools_taken, 1);
     zkpipe_pool *pool = e->pools[worker];
+    zkpipe__reentry_enter(e);
     void *v;
     for (;;) {
         if (e->autotuning)
@@ -223,6 +233,7 @@ void *zkpipe__prove_worker(void *arg)
                                   memory_order_relaxed);
         prove_one(e, v, pool, worker);
     }
+    zkpipe__engine_worker_exit(e);
     return NULL;
 }
 
@@ -251,7 +262,9 @@ void zkpipe__item_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status status)
     zkpipe_partition_result *r = &job->results[it->index];
     if (it->payload != NULL) {
         zkpipe_stage_call call = call_for(e, it, NULL, 0);
+        zkpipe__reentry_call(call.detail, call.detail_cap);
         it->ops.discard(&call, it->payload);
+        zkpipe__reentry_call(NULL, 0);
         it->payload = NULL;
     }
     if (it->in_waist) {

@@ -153,6 +153,8 @@ int main(void)
     F(zkpipe_engine_config, reservation);
     F(zkpipe_engine_config, concurrency);
     F(zkpipe_engine_config, keys);
+    F(zkpipe_engine_config, on_destroyed);
+    F(zkpipe_engine_config, on_destroyed_ctx);
     S(zkpipe_partition_result);
     F(zkpipe_partition_result, status);
     F(zkpipe_partition_result, first_failing);

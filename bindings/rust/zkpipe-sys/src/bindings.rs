@@ -129,6 +129,8 @@ extern "C" {
     pub fn zkpipe_ledger_is_open(ledger: *const zkpipe_ledger) -> c_int;
     pub fn zkpipe_ledger_stage(ledger: *const zkpipe_ledger) -> u32;
     pub fn zkpipe_acct_snapshot(acct: *mut zkpipe_acct, out: *mut zkpipe_snapshot) -> zkpipe_status;
+    pub fn zkpipe_snapshot_in_waist(snap: *const zkpipe_snapshot) -> u64;
+    pub fn zkpipe_snapshot_resident(snap: *const zkpipe_snapshot) -> u64;
     pub fn zkpipe_acct_live_bytes(acct: *const zkpipe_acct) -> u64;
     pub fn zkpipe_acct_reset_peaks(acct: *mut zkpipe_acct) -> zkpipe_status;
     pub fn zkpipe_snapshot_summary(buf: *mut c_char, cap: usize, out_len: *mut usize, snap: *const zkpipe_snapshot) -> zkpipe_status;
@@ -317,6 +319,8 @@ pub struct zkpipe_engine_config {
     pub reservation: zkpipe_reservation,
     pub concurrency: zkpipe_concurrency,
     pub keys: *mut zkpipe_key_cache,
+    pub on_destroyed: Option<unsafe extern "C" fn(ctx: *mut c_void)>,
+    pub on_destroyed_ctx: *mut c_void,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -432,12 +436,13 @@ pub struct zkpipe_partition_info {
 }
 
 extern "C" {
+    pub fn zkpipe_stage_ops_init(ops: *mut zkpipe_stage_ops);
     pub fn zkpipe_engine_config_init(config: *mut zkpipe_engine_config);
     pub fn zkpipe_engine_create(out: *mut *mut zkpipe_engine, config: *const zkpipe_engine_config) -> zkpipe_status;
     pub fn zkpipe_engine_backend(engine: *const zkpipe_engine, why: *mut *const c_char) -> zkpipe_backend;
     pub fn zkpipe_engine_submit(engine: *mut zkpipe_engine, out: *mut *mut zkpipe_job, parts: *const zkpipe_partition, count: usize, done: zkpipe_job_done_fn, ctx: *mut c_void) -> zkpipe_status;
     pub fn zkpipe_engine_close(engine: *mut zkpipe_engine);
-    pub fn zkpipe_engine_drain(engine: *mut zkpipe_engine);
+    pub fn zkpipe_engine_drain(engine: *mut zkpipe_engine) -> zkpipe_status;
     pub fn zkpipe_engine_stats(engine: *mut zkpipe_engine, out: *mut zkpipe_engine_counters) -> zkpipe_status;
     pub fn zkpipe_engine_sources(engine: *mut zkpipe_engine, out: *mut zkpipe_engine_source, cap: usize, count: *mut usize) -> zkpipe_status;
     pub fn zkpipe_engine_destroy(engine: *mut zkpipe_engine);
@@ -889,6 +894,7 @@ pub const ZKPIPE_ETHREAD: zkpipe_status = -23;
 pub const ZKPIPE_EOVERFLOW: zkpipe_status = -24;
 
 extern "C" {
+    pub fn zkpipe_last_detail() -> *const c_char;
     pub fn zkpipe_status_str(status: c_int) -> *const c_char;
     pub fn zkpipe_status_name(status: c_int) -> *const c_char;
 }
@@ -1177,6 +1183,10 @@ const _: () = assert!(offset_of!(zkpipe_engine_config, concurrency) == layout::O
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.concurrency) == layout::FSIZE_zkpipe_engine_config_concurrency);
 const _: () = assert!(offset_of!(zkpipe_engine_config, keys) == layout::OFFSET_zkpipe_engine_config_keys);
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.keys) == layout::FSIZE_zkpipe_engine_config_keys);
+const _: () = assert!(offset_of!(zkpipe_engine_config, on_destroyed) == layout::OFFSET_zkpipe_engine_config_on_destroyed);
+const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.on_destroyed) == layout::FSIZE_zkpipe_engine_config_on_destroyed);
+const _: () = assert!(offset_of!(zkpipe_engine_config, on_destroyed_ctx) == layout::OFFSET_zkpipe_engine_config_on_destroyed_ctx);
+const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.on_destroyed_ctx) == layout::FSIZE_zkpipe_engine_config_on_destroyed_ctx);
 const _: () = assert!(size_of::<zkpipe_partition_result>() == layout::SIZE_zkpipe_partition_result);
 const _: () = assert!(align_of::<zkpipe_partition_result>() == layout::ALIGN_zkpipe_partition_result);
 const _: () = assert!(offset_of!(zkpipe_partition_result, status) == layout::OFFSET_zkpipe_partition_result_status);

@@ -326,7 +326,10 @@ fn run(
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => sys::ZKPIPE_OK,
         Ok(Err(e)) => {
-            write_detail(call, &e.detail);
+            // An empty line keeps what the engine wrote there (a refused call's reason).
+            if !e.detail.is_empty() {
+                write_detail(call, &e.detail);
+            }
             e.error.code()
         }
         Err(panic) => {
@@ -470,10 +473,29 @@ pub struct EngineStats {
 /// (their partitions not yet proving end with [`Error::CANCELED`], their items are discarded)
 /// and joins its threads; [`Engine::drain`] first to finish them instead. Its jobs stay
 /// readable after it is gone.
+///
+/// Calls from the stage operations (which may hold an `Arc<Engine>` or a [`Job`]) are sound:
+/// [`Engine::drain`], [`Job::wait`] and [`Job::wait_timeout`] of this engine's jobs return
+/// [`Error::STATE`] there, since they would wait for the calling thread; dropping the last
+/// reference to the engine there stops it and leaves its teardown to its last worker thread
+/// (the registry and the stages are kept until then); dropping a job there cancels it, and it
+/// is freed as its last partition ends.
 pub struct Engine<S: Stages> {
     raw: NonNull<sys::zkpipe_engine>,
     shared: Arc<Shared<S>>,
+}
+
+/// What the C engine points at (the registry, the operations' table), handed to it at create
+/// and released by its `on_destroyed`, which comes after its last thread is done, whichever
+/// thread destroyed it.
+struct EngineKeep<S: Stages> {
     _registry: Registry,
+    _shared: Arc<Shared<S>>,
+}
+
+unsafe extern "C" fn engine_destroyed<S: Stages>(ctx: *mut c_void) {
+    // SAFETY: the box Engine::new handed over, given back once by the engine.
+    drop(unsafe { Box::from_raw(ctx.cast::<EngineKeep<S>>()) });
 }
 
 // SAFETY: every engine function but destroy may run from any thread concurrently
@@ -512,6 +534,7 @@ impl<S: Stages> Engine<S> {
             Concurrency::Auto => sys::ZKPIPE_CONCURRENCY_AUTO,
         };
         c.acct = registry.as_ptr();
+        c.on_destroyed = Some(engine_destroyed::<S>);
         let shared = Arc::new(Shared {
             ops: sys::zkpipe_stage_ops {
                 struct_size: std::mem::size_of::<sys::zkpipe_stage_ops>(),
@@ -527,15 +550,22 @@ impl<S: Stages> Engine<S> {
             },
             stages,
         });
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: a complete config whose registry this engine keeps a handle of.
-        Error::check(unsafe { sys::zkpipe_engine_create(&mut raw, &c) })?;
-        let raw = NonNull::new(raw).ok_or(Error::NOMEM)?;
-        Ok(Engine {
-            raw,
-            shared,
+        let keep = Box::into_raw(Box::new(EngineKeep {
             _registry: registry,
-        })
+            _shared: shared.clone(),
+        }));
+        c.on_destroyed_ctx = keep.cast();
+        let mut raw = std::ptr::null_mut();
+        // SAFETY: a complete config; what it points at is kept until on_destroyed.
+        let st = Error::check(unsafe { sys::zkpipe_engine_create(&mut raw, &c) });
+        match (st, NonNull::new(raw)) {
+            (Ok(()), Some(raw)) => Ok(Engine { raw, shared }),
+            (st, _) => {
+                // SAFETY: create failed, so the engine never took the box.
+                drop(unsafe { Box::from_raw(keep) });
+                Err(st.err().unwrap_or(Error::NOMEM))
+            }
+        }
     }
 
     /// The backend the engine resolved, and the line saying why.
@@ -569,7 +599,7 @@ impl<S: Stages> Engine<S> {
         if inputs.is_empty() {
             return Err(Error::INVAL);
         }
-        let ctxs: Box<[PartCtx<S>]> = inputs
+        let ctxs: Arc<[PartCtx<S>]> = inputs
             .into_iter()
             .map(|input| PartCtx {
                 shared: self.shared.clone(),
@@ -585,24 +615,9 @@ impl<S: Stages> Engine<S> {
                 reserved: [0; 2],
             })
             .collect();
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: the partitions point at the shared table and at ctxs, which the job keeps
-        // until it is destroyed (after every partition has ended).
-        Error::check(unsafe {
-            sys::zkpipe_engine_submit(
-                self.raw.as_ptr(),
-                &mut raw,
-                parts.as_ptr(),
-                parts.len(),
-                None,
-                std::ptr::null_mut(),
-            )
-        })?;
-        let raw = NonNull::new(raw).ok_or(Error::NOMEM)?;
-        Ok(Job {
-            handle: JobHandle(raw),
-            ctxs,
-        })
+        // SAFETY: the partitions point at the shared table and at ctxs, which the job keeps.
+        let handle = unsafe { submit_keeping(self.raw, &parts, ctxs.clone()) }?;
+        Ok(Job { handle, ctxs })
     }
 
     /// Later submissions fail with CLOSED; jobs already submitted go on.
@@ -611,10 +626,11 @@ impl<S: Stages> Engine<S> {
         unsafe { sys::zkpipe_engine_close(self.raw.as_ptr()) }
     }
 
-    /// Closes the engine and waits until every submitted job has finished.
-    pub fn drain(&self) {
-        // SAFETY: a live engine; not called from a stage operation (they get no Engine).
-        unsafe { sys::zkpipe_engine_drain(self.raw.as_ptr()) }
+    /// Closes the engine and waits until every submitted job has finished. Errors: STATE
+    /// from one of this engine's stage operations (it would wait for itself; nothing done).
+    pub fn drain(&self) -> Result<()> {
+        // SAFETY: a live engine; from its own threads the call is refused.
+        Error::check(unsafe { sys::zkpipe_engine_drain(self.raw.as_ptr()) })
     }
 
     /// A copy of the engine's counters.
@@ -657,8 +673,49 @@ impl<S: Stages> Engine<S> {
 
 impl<S: Stages> Drop for Engine<S> {
     fn drop(&mut self) {
-        // SAFETY: the last reference; jobs keep their own handles and contexts.
+        // SAFETY: the last reference; jobs keep their own handles and contexts. From a stage
+        // operation the teardown is deferred, and EngineKeep outlives it.
         unsafe { sys::zkpipe_engine_destroy(self.raw.as_ptr()) }
+    }
+}
+
+unsafe extern "C" fn job_done_release<K: ?Sized>(_job: *mut sys::zkpipe_job, ctx: *mut c_void) {
+    // SAFETY: the box submit_keeping handed over, given back once, after every partition of
+    // the job has ended (nothing of the job's operations uses `K` after this).
+    drop(unsafe { Box::from_raw(ctx.cast::<Arc<K>>()) });
+}
+
+/// Submits `parts` with a done callback that holds `keep` (what the partitions point at) until
+/// the job's last partition has ended, so a job dropped from one of its engine's own threads
+/// (freed by the engine at its end) never outlives what it uses.
+///
+/// # Safety
+/// `engine` is live and `parts` point only at what `keep` owns or at static data.
+pub(crate) unsafe fn submit_keeping<K: Send + Sync + 'static + ?Sized>(
+    engine: NonNull<sys::zkpipe_engine>,
+    parts: &[sys::zkpipe_partition],
+    keep: Arc<K>,
+) -> Result<JobHandle> {
+    let ctx = Box::into_raw(Box::new(keep));
+    let mut raw = std::ptr::null_mut();
+    // SAFETY: the caller's promise; the box goes back in job_done_release.
+    let st = Error::check(unsafe {
+        sys::zkpipe_engine_submit(
+            engine.as_ptr(),
+            &mut raw,
+            parts.as_ptr(),
+            parts.len(),
+            Some(job_done_release::<K>),
+            ctx.cast(),
+        )
+    });
+    match (st, NonNull::new(raw)) {
+        (Ok(()), Some(raw)) => Ok(JobHandle(raw)),
+        (st, _) => {
+            // SAFETY: the submission failed, so no callback will take the box.
+            drop(unsafe { Box::from_raw(ctx) });
+            Err(st.err().unwrap_or(Error::NOMEM))
+        }
     }
 }
 
@@ -700,18 +757,18 @@ pub(crate) fn job_result(
 
 /// A submitted job. Dropping it cancels it if it has not finished, waits for it and frees it.
 pub struct Job<S: Stages> {
-    // First: dropped (the job destroyed, every partition ended) before the contexts.
     handle: JobHandle,
-    ctxs: Box<[PartCtx<S>]>,
+    // Shared with the job's done callback: alive until its last partition has ended.
+    ctxs: Arc<[PartCtx<S>]>,
 }
 
 /// A C job, destroyed on drop: what [`Job`] and [`crate::ZkeyJob`] share.
 pub(crate) struct JobHandle(pub(crate) NonNull<sys::zkpipe_job>);
 
 impl JobHandle {
-    pub(crate) fn wait(&self) {
-        // SAFETY: a live job; not on an engine thread (stage operations get no job).
-        unsafe { sys::zkpipe_job_wait(self.0.as_ptr()) };
+    pub(crate) fn wait(&self) -> Result<()> {
+        // SAFETY: a live job; on its engine's threads the call is refused.
+        Error::check(unsafe { sys::zkpipe_job_wait(self.0.as_ptr()) })
     }
 
     pub(crate) fn wait_timeout(&self, timeout: Duration) -> Result<()> {
@@ -728,8 +785,9 @@ impl JobHandle {
 
 impl Drop for JobHandle {
     fn drop(&mut self) {
-        // SAFETY: ours; it cancels and waits for every partition, so no operation uses what
-        // the partitions point at after this.
+        // SAFETY: ours; it cancels and waits for every partition, or, on one of its engine's
+        // threads, leaves the job to be freed at its end (what the partitions point at is
+        // kept by the done callback until then).
         unsafe { sys::zkpipe_job_destroy(self.0.as_ptr()) }
     }
 }
@@ -749,12 +807,13 @@ impl<S: Stages> Job<S> {
         self.ctxs.is_empty()
     }
 
-    /// Blocks until every partition has ended.
-    pub fn wait(&self) {
+    /// Blocks until every partition has ended. Errors: STATE from one of the stage
+    /// operations of the engine running it (it could wait for itself).
+    pub fn wait(&self) -> Result<()> {
         self.handle.wait()
     }
 
-    /// `wait` giving up after `timeout`: TIMEDOUT.
+    /// `wait` giving up after `timeout`: TIMEDOUT, STATE (as `wait`).
     pub fn wait_timeout(&self, timeout: Duration) -> Result<()> {
         self.handle.wait_timeout(timeout)
     }
