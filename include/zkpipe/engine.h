@@ -18,7 +18,10 @@
  *     ZKPIPE_STAGE_FINALIZE when `prove` has not, close it, give the byte budget back, and
  *     record the result. One partition per prover worker is being proved, outside invariant
  *     2, so at most permits + capacity + prover_workers partitions hold buffers at once (the
- *     resident bound, zkpipe_engine_counters.resident_bound).
+ *     resident bound, zkpipe_engine_counters.resident_bound). With config.max_batch > 1 and
+ *     operations that have `prove_batch`, a prover worker takes up to max_batch items from the
+ *     channel at once and proves them in one call: the bound is then permits + capacity +
+ *     prover_workers * max_batch.
  *   cancel, destroy, a closed engine: an item that will never be proved goes to `discard`.
  *
  * zkpipe's own circuits and circom zkey + witness pairs are two implementations of the stage
@@ -176,7 +179,15 @@ typedef struct zkpipe_engine_config {
      * engine's threads" in zkpipe_engine_destroy), on the last worker to leave. */
     void (*on_destroyed)(void *ctx);
     void *on_destroyed_ctx;
+    /* The most items a prover worker holds at once (1..ZKPIPE_ENGINE_MAX_BATCH; default 1):
+     * with more, a worker that received an item whose operations have prove_batch takes up to
+     * max_batch - 1 more items already in the channel, never waiting for one, and proves them
+     * together. The resident bound becomes bound + prover_workers * max_batch. */
+    unsigned max_batch;
 } zkpipe_engine_config;
+
+/* The largest zkpipe_engine_config.max_batch. */
+#define ZKPIPE_ENGINE_MAX_BATCH 1024
 
 /* What a partition's result holds. The engine fills status and the timings; `prove` fills the
  * rest. */
@@ -261,6 +272,15 @@ typedef struct zkpipe_stage_ops {
      * when released (the call's `key` is its handle), so it is never released while the
      * partition is in flight. Called on a synthesis worker before admission; must not block. */
     zkpipe_key *(*key)(void *ctx, size_t partition);
+    /* NULL, or proves n partitions of this table in one call (a GPU prover's batch), on a
+     * prover worker, when config.max_batch > 1 (see there): for each i < n, calls[i] is what
+     * `prove` would be given (each partition keeps its own ledger, in ZKPIPE_STAGE_PROVING, to
+     * charge and release), items[i] is consumed as by `prove`, outs[i] is filled as by `prove`,
+     * and statuses[i] receives that partition's status, so a batch whose partitions fail
+     * individually reports them individually (write each one's line to calls[i].detail). n is
+     * 1 when nothing more was ready; `prove` is still required (partitions proved alone). */
+    void (*prove_batch)(const zkpipe_stage_call *calls, void *const *items,
+                        zkpipe_partition_result *const *outs, zkpipe_status *statuses, size_t n);
 } zkpipe_stage_ops;
 
 /* One partition of a job: its operations and their context (both must stay valid until the
@@ -289,9 +309,9 @@ typedef struct zkpipe_engine_counters {
     uint64_t bound;             /* permits + capacity (synth_workers + capacity with
                                  * ZKPIPE_CONCURRENCY_AUTO): what peak_in_flight stays within
                                  * with ZKPIPE_RELEASE_DELIVERY */
-    uint64_t resident_bound;    /* bound + prover_workers: the most partitions holding buffers
-                                 * at once with ZKPIPE_RELEASE_DELIVERY, those being proved
-                                 * included */
+    uint64_t resident_bound;    /* bound + prover_workers * max_batch: the most partitions
+                                 * holding buffers at once with ZKPIPE_RELEASE_DELIVERY, those
+                                 * being proved included */
     uint64_t proving;           /* partitions being proved now */
     uint64_t permits_available; /* permits an acquire could take now */
     uint64_t budget_bytes;      /* the byte budget (0: none) */
@@ -356,10 +376,10 @@ typedef struct zkpipe_engine_source {
 ZKPIPE_API void zkpipe_stage_ops_init(zkpipe_stage_ops *ops);
 
 /*! zkpipe_engine_config_init() : defaults: 2 synthesis workers, 2 permits, no byte budget,
- * capacity 2, 1 prover worker of 1 thread, backend auto, release on delivery, the default
- * registry, no reporter, no trace, the C library allocator, reservations that follow the
- * ledger, fixed concurrency; struct_size set. NULL is a no-op.
- * Thread safety: any thread. */
+ * capacity 2, 1 prover worker of 1 thread proving one partition at a time, backend auto, release on
+ * delivery, the default registry, no reporter, no trace, the C library allocator, reservations that
+ * follow the ledger, fixed concurrency; struct_size set. NULL is a no-op. Thread safety: any
+ * thread. */
 ZKPIPE_API void zkpipe_engine_config_init(zkpipe_engine_config *config);
 
 /*! zkpipe_engine_create() : resolves the backend (once, for every proof the engine makes),

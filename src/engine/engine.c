@@ -25,6 +25,7 @@ void zkpipe_engine_config_init(zkpipe_engine_config *config)
     config->prover_threads = 1;
     config->backend = ZKPIPE_BACKEND_AUTO;
     config->release = ZKPIPE_RELEASE_DELIVERY;
+    config->max_batch = 1;
 }
 
 /* ZKPIPE_OK, or ZKPIPE_EINVAL with the line naming the field that is wrong. */
@@ -48,6 +49,8 @@ static zkpipe_status config_check(const zkpipe_engine_config *c)
             ? "report_ms is set without report_file or report_fn"
         : zkpipe__allocator_or_default(c->allocator) == NULL
             ? "allocator lacks its alloc or free function"
+        : c->max_batch < 1 || c->max_batch > ZKPIPE_ENGINE_MAX_BATCH
+            ? "max_batch is not in 1..ZKPIPE_ENGINE_MAX_BATCH"
             : NULL;
     if (bad != NULL)
         return zkpipe__refuse(ZKPIPE_EINVAL, "zkpipe_engine_config.%s", bad);
@@ -99,6 +102,8 @@ static void release(zkpipe_engine *e)
     zkpipe__autotune_destroy(&e->tune);
     zkpipe__free(&e->allocator, e->threads);
     zkpipe__free(&e->allocator, e->pools);
+    zkpipe__free(&e->allocator, e->batches);
+    zkpipe__free(&e->allocator, e->batch_space);
     void (*destroyed)(void *) = e->config.on_destroyed;
     void *destroyed_ctx = e->config.on_destroyed_ctx;
     zkpipe_allocator a = e->allocator;
@@ -177,6 +182,33 @@ static zkpipe_status make_channel(zkpipe_engine *e)
     return zkpipe_chan_create(&e->ch, &cc);
 }
 
+/* Each prover worker's room for a batch: one block for all (max_batch <= 1024 and the count
+ * of prover workers an unsigned, so the sizes cannot overflow a 64-bit size_t). */
+static zkpipe_status make_batches(zkpipe_engine *e)
+{
+    const size_t m = e->config.max_batch, w = e->config.prover_workers;
+    const size_t per = 4 * sizeof(void *) + sizeof(zkpipe_stage_call) + sizeof(zkpipe_status);
+    e->batches = zkpipe__calloc(&e->allocator, w, sizeof *e->batches, _Alignof(zkpipe__batch));
+    char *p = zkpipe__calloc(&e->allocator, w * m, per, _Alignof(zkpipe_stage_call));
+    e->batch_space = p;
+    if (e->batches == NULL || p == NULL)
+        return ZKPIPE_ENOMEM;
+    /* Calls first (the most aligned), then the pointers, then the statuses. */
+    for (size_t i = 0; i < w; i++, p += m * sizeof(zkpipe_stage_call))
+        e->batches[i].calls = (zkpipe_stage_call *)p;
+    for (size_t i = 0; i < w; i++) {
+        zkpipe__batch *b = &e->batches[i];
+        b->held = (zkpipe__item **)p;
+        b->items = b->held + m;
+        b->payloads = (void **)(b->items + m);
+        b->outs = (zkpipe_partition_result **)(b->payloads + m);
+        p = (char *)(b->outs + m);
+    }
+    for (size_t i = 0; i < w; i++, p += m * sizeof(zkpipe_status))
+        e->batches[i].statuses = (zkpipe_status *)p;
+    return ZKPIPE_OK;
+}
+
 /* Everything but the lock and the threads. */
 static zkpipe_status make_parts(zkpipe_engine *e)
 {
@@ -185,7 +217,7 @@ static zkpipe_status make_parts(zkpipe_engine *e)
     e->threads = zkpipe__calloc(&e->allocator, nthreads, sizeof *e->threads, _Alignof(pthread_t));
     e->pools =
         zkpipe__calloc(&e->allocator, c->prover_workers, sizeof *e->pools, _Alignof(zkpipe_pool *));
-    if (e->threads == NULL || e->pools == NULL)
+    if (e->threads == NULL || e->pools == NULL || make_batches(e) != ZKPIPE_OK)
         return ZKPIPE_ENOMEM;
     zkpipe_status st = zkpipe__observe_create(&e->observe, &e->allocator, c->trace);
     /* Auto: as many permits as synthesis workers, of which the controller lends some. */
@@ -450,7 +482,7 @@ zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters 
     out->peak_in_flight = atomic_load(&engine->peak_in_flight);
     const zkpipe_engine_config *c = &engine->config;
     out->bound = (engine->autotuning ? c->synth_workers : c->permits) + c->capacity;
-    out->resident_bound = out->bound + engine->config.prover_workers;
+    out->resident_bound = out->bound + (uint64_t)c->prover_workers * c->max_batch;
     out->proving = atomic_load(&engine->proving);
     out->permits_available = zkpipe_sem_available(engine->permits);
     out->budget_bytes = engine->config.budget_bytes;

@@ -66,6 +66,17 @@ struct zkpipe_job {
     int orphaned;
 };
 
+/* What one prover worker holds of a batch (max_batch entries each): the items it received,
+ * then, for those proved together, their calls, payloads, results and statuses. */
+typedef struct zkpipe__batch {
+    zkpipe__item **held;
+    zkpipe__item **items;
+    zkpipe_stage_call *calls;
+    void **payloads;
+    zkpipe_partition_result **outs;
+    zkpipe_status *statuses;
+} zkpipe__batch;
+
 /* A test hook: runs on the prover worker after each receive, before proving. */
 typedef void (*zkpipe__prove_hook)(void *ctx);
 
@@ -82,6 +93,8 @@ struct zkpipe_engine {
     zkpipe_chan *ch;
     zkpipe_reporter *reporter;
     zkpipe_pool **pools;     /* one per prover worker */
+    zkpipe__batch *batches;  /* one per prover worker */
+    void *batch_space;       /* what the batches point into */
     atomic_uint pools_taken; /* by prover workers as they start: their index */
     atomic_uint synth_taken; /* by synthesis workers as they start: their index */
     pthread_t *threads;      /* synthesis workers, then prover workers */

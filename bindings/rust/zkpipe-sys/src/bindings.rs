@@ -276,6 +276,7 @@ extern "C" {
 
 // ---- zkpipe/engine.h
 
+pub const ZKPIPE_ENGINE_MAX_BATCH: u32 = 1024;
 pub const ZKPIPE_ENGINE_SOURCE_NAME_MAX: u32 = 31;
 pub const ZKPIPE_ENGINE_HTTP_LISTED: u32 = 32;
 #[repr(C)]
@@ -321,6 +322,7 @@ pub struct zkpipe_engine_config {
     pub keys: *mut zkpipe_key_cache,
     pub on_destroyed: Option<unsafe extern "C" fn(ctx: *mut c_void)>,
     pub on_destroyed_ctx: *mut c_void,
+    pub max_batch: c_uint,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -364,6 +366,7 @@ pub struct zkpipe_stage_ops {
     pub validate: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> zkpipe_status>,
     pub source: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> *const c_void>,
     pub key: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> *mut zkpipe_key>,
+    pub prove_batch: Option<unsafe extern "C" fn(calls: *const zkpipe_stage_call, items: *const *mut c_void, outs: *const *mut zkpipe_partition_result, statuses: *mut zkpipe_status, n: usize)>,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -1129,6 +1132,7 @@ const _: () = assert!(ZKPIPE_CURVE_BN254 as i128 == layout::VALUE_ZKPIPE_CURVE_B
 const _: () = assert!(ZKPIPE_CURVE_COUNT as i128 == layout::VALUE_ZKPIPE_CURVE_COUNT as i128);
 const _: () = assert!(size_of::<zkpipe_curve>() == layout::SIZE_zkpipe_curve);
 const _: () = assert!(align_of::<zkpipe_curve>() == layout::ALIGN_zkpipe_curve);
+const _: () = assert!(ZKPIPE_ENGINE_MAX_BATCH as i128 == layout::VALUE_ZKPIPE_ENGINE_MAX_BATCH as i128);
 const _: () = assert!(ZKPIPE_ENGINE_SOURCE_NAME_MAX as i128 == layout::VALUE_ZKPIPE_ENGINE_SOURCE_NAME_MAX as i128);
 const _: () = assert!(ZKPIPE_ENGINE_HTTP_LISTED as i128 == layout::VALUE_ZKPIPE_ENGINE_HTTP_LISTED as i128);
 const _: () = assert!(ZKPIPE_RELEASE_DELIVERY as i128 == layout::VALUE_ZKPIPE_RELEASE_DELIVERY as i128);
@@ -1187,6 +1191,8 @@ const _: () = assert!(offset_of!(zkpipe_engine_config, on_destroyed) == layout::
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.on_destroyed) == layout::FSIZE_zkpipe_engine_config_on_destroyed);
 const _: () = assert!(offset_of!(zkpipe_engine_config, on_destroyed_ctx) == layout::OFFSET_zkpipe_engine_config_on_destroyed_ctx);
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.on_destroyed_ctx) == layout::FSIZE_zkpipe_engine_config_on_destroyed_ctx);
+const _: () = assert!(offset_of!(zkpipe_engine_config, max_batch) == layout::OFFSET_zkpipe_engine_config_max_batch);
+const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.max_batch) == layout::FSIZE_zkpipe_engine_config_max_batch);
 const _: () = assert!(size_of::<zkpipe_partition_result>() == layout::SIZE_zkpipe_partition_result);
 const _: () = assert!(align_of::<zkpipe_partition_result>() == layout::ALIGN_zkpipe_partition_result);
 const _: () = assert!(offset_of!(zkpipe_partition_result, status) == layout::OFFSET_zkpipe_partition_result_status);
@@ -1255,6 +1261,8 @@ const _: () = assert!(offset_of!(zkpipe_stage_ops, source) == layout::OFFSET_zkp
 const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.source) == layout::FSIZE_zkpipe_stage_ops_source);
 const _: () = assert!(offset_of!(zkpipe_stage_ops, key) == layout::OFFSET_zkpipe_stage_ops_key);
 const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.key) == layout::FSIZE_zkpipe_stage_ops_key);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, prove_batch) == layout::OFFSET_zkpipe_stage_ops_prove_batch);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.prove_batch) == layout::FSIZE_zkpipe_stage_ops_prove_batch);
 const _: () = assert!(size_of::<zkpipe_partition>() == layout::SIZE_zkpipe_partition);
 const _: () = assert!(align_of::<zkpipe_partition>() == layout::ALIGN_zkpipe_partition);
 const _: () = assert!(offset_of!(zkpipe_partition, ops) == layout::OFFSET_zkpipe_partition_ops);

@@ -87,6 +87,11 @@ pub struct EngineConfig {
     pub concurrency: Concurrency,
     /// The registry the partitions' ledgers count in; `None`: [`Registry::global`].
     pub registry: Option<Registry>,
+    /// The most partitions a prover worker holds at once (1..=1024): with more, and
+    /// [`Stages::BATCHED`], a worker takes what else is ready in the channel and proves it in
+    /// one [`Stages::prove_batch`]; the resident bound becomes bound + prover_workers *
+    /// max_batch.
+    pub max_batch: u32,
 }
 
 impl Default for EngineConfig {
@@ -103,6 +108,7 @@ impl Default for EngineConfig {
             reservation: Reservation::Follow,
             concurrency: Concurrency::Fixed,
             registry: None,
+            max_batch: 1,
         }
     }
 }
@@ -237,6 +243,30 @@ pub trait Stages: Send + Sync + 'static {
         input: &Self::Input,
         item: Self::Item,
     ) -> std::result::Result<Self::Output, StageError>;
+
+    /// Whether the engine hands this type's partitions to [`Stages::prove_batch`] (with
+    /// [`EngineConfig::max_batch`] > 1); `false`: each goes to `prove`.
+    const BATCHED: bool = false;
+
+    /// Proving several partitions at once (a GPU prover's batch), on a prover worker, when
+    /// [`Stages::BATCHED`]: `calls[i]`, `inputs[i]` and `items[i]` are one partition's, each
+    /// with its own ledger (in PROVING) to charge and release; the `i`th result is that
+    /// partition's outcome, so partitions that fail do so individually. A result vector of the
+    /// wrong length fails the partitions it leaves out with [`Error::STATE`]; a panic fails them
+    /// all. The default proves each with `prove`.
+    fn prove_batch(
+        &self,
+        calls: &mut [Call],
+        inputs: &[&Self::Input],
+        items: Vec<Self::Item>,
+    ) -> Vec<std::result::Result<Self::Output, StageError>> {
+        calls
+            .iter_mut()
+            .zip(inputs)
+            .zip(items)
+            .map(|((call, input), item)| self.prove(call, input, item))
+            .collect()
+    }
 
     /// An item that will never be proved (cancel, a dropped engine); the default drops it.
     fn discard(&self, call: &mut Call, input: &Self::Input, item: Self::Item) {
@@ -408,6 +438,76 @@ unsafe extern "C" fn prove_op<S: Stages>(
     })
 }
 
+unsafe extern "C" fn prove_batch_op<S: Stages>(
+    calls: *const sys::zkpipe_stage_call,
+    items: *const *mut c_void,
+    _outs: *const *mut sys::zkpipe_partition_result,
+    statuses: *mut sys::zkpipe_status,
+    n: usize,
+) {
+    // SAFETY: the engine's n calls, items and statuses, each call's ctx a live PartCtx<S> and
+    // each item the box synthesize_op made, handed over once.
+    let (calls, items, statuses) = unsafe {
+        (
+            std::slice::from_raw_parts(calls, n),
+            std::slice::from_raw_parts(items, n),
+            std::slice::from_raw_parts_mut(statuses, n),
+        )
+    };
+    let ctxs: Vec<&PartCtx<S>> = calls
+        .iter()
+        // SAFETY: as above.
+        .map(|c| unsafe { &*c.ctx.cast::<PartCtx<S>>() })
+        .collect();
+    let values: Vec<S::Item> = items
+        .iter()
+        // SAFETY: as above.
+        .map(|&p| *unsafe { Box::from_raw(p.cast::<S::Item>()) })
+        .collect();
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let mut wrapped: Vec<Call> = calls.iter().map(call_of).collect();
+        let inputs: Vec<&S::Input> = ctxs.iter().map(|c| &c.input).collect();
+        ctxs[0]
+            .shared
+            .stages
+            .prove_batch(&mut wrapped, &inputs, values)
+    }));
+    match outcome {
+        Ok(results) => {
+            let got = results.len();
+            let mut results = results.into_iter();
+            for (i, call) in calls.iter().enumerate() {
+                statuses[i] = match results.next() {
+                    Some(Ok(output)) => {
+                        *ctxs[i].output.lock().unwrap_or_else(|e| e.into_inner()) = Some(output);
+                        sys::ZKPIPE_OK
+                    }
+                    Some(Err(e)) => {
+                        if !e.detail.is_empty() {
+                            write_detail(call, &e.detail);
+                        }
+                        e.error.code()
+                    }
+                    None => {
+                        write_detail(
+                            call,
+                            &format!("prove_batch gave {got} results for {n} partitions"),
+                        );
+                        sys::ZKPIPE_ESTATE
+                    }
+                };
+            }
+        }
+        Err(panic) => {
+            let line = format!("prove_batch panicked: {}", panic_text(&*panic));
+            for (status, call) in statuses.iter_mut().zip(calls) {
+                write_detail(call, &line);
+                *status = sys::ZKPIPE_ESTATE;
+            }
+        }
+    }
+}
+
 unsafe extern "C" fn discard_op<S: Stages>(call: *const sys::zkpipe_stage_call, item: *mut c_void) {
     // SAFETY: as in prove_op.
     let (raw, ctx) = unsafe { parts::<S>(call) };
@@ -534,6 +634,7 @@ impl<S: Stages> Engine<S> {
             Concurrency::Auto => sys::ZKPIPE_CONCURRENCY_AUTO,
         };
         c.acct = registry.as_ptr();
+        c.max_batch = config.max_batch;
         c.on_destroyed = Some(engine_destroyed::<S>);
         let shared = Arc::new(Shared {
             ops: sys::zkpipe_stage_ops {
@@ -547,6 +648,11 @@ impl<S: Stages> Engine<S> {
                 validate: None,
                 source: None,
                 key: None,
+                prove_batch: if S::BATCHED {
+                    Some(prove_batch_op::<S>)
+                } else {
+                    None
+                },
             },
             stages,
         });
