@@ -583,6 +583,7 @@ pub struct EngineStats {
 pub struct Engine<S: Stages> {
     raw: NonNull<sys::zkpipe_engine>,
     shared: Arc<Shared<S>>,
+    registry: Registry,
 }
 
 /// What the C engine points at (the registry, the operations' table), handed to it at create
@@ -657,7 +658,7 @@ impl<S: Stages> Engine<S> {
             stages,
         });
         let keep = Box::into_raw(Box::new(EngineKeep {
-            _registry: registry,
+            _registry: registry.clone(),
             _shared: shared.clone(),
         }));
         c.on_destroyed_ctx = keep.cast();
@@ -665,7 +666,11 @@ impl<S: Stages> Engine<S> {
         // SAFETY: a complete config; what it points at is kept until on_destroyed.
         let st = Error::check(unsafe { sys::zkpipe_engine_create(&mut raw, &c) });
         match (st, NonNull::new(raw)) {
-            (Ok(()), Some(raw)) => Ok(Engine { raw, shared }),
+            (Ok(()), Some(raw)) => Ok(Engine {
+                raw,
+                shared,
+                registry,
+            }),
             (st, _) => {
                 // SAFETY: create failed, so the engine never took the box.
                 drop(unsafe { Box::from_raw(keep) });
@@ -692,6 +697,11 @@ impl<S: Stages> Engine<S> {
 
     pub(crate) fn raw(&self) -> NonNull<sys::zkpipe_engine> {
         self.raw
+    }
+
+    /// The registry its partitions' ledgers count in.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
     }
 
     /// The stage operations the engine calls.
