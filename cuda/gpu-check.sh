@@ -42,7 +42,7 @@ for bench in shared/bench ../shared/bench; do
         for backend in cpu cuda; do
             for run in 1 2 3; do
                 rm -f "$build/metrics.json"
-                timeout 60 "$build/examples/zkpipe-prove" --backend "$backend" \
+                timeout 60 "$build/tools/zkpipe-prove" --backend "$backend" \
                     --metrics "$build/metrics.json" "$dir/circuit.zkey" "$dir/witness.wtns" \
                     "$build/proof.json" "$build/public.json" 2>&1 | tee -a "$report" || true
                 say "zkpipe-prove $curve chain16 $backend run $run: $(grep -o '"timings":{[^}]*}' \

@@ -511,7 +511,9 @@ int main(int argc, char **argv)
            o.engine.auto_permits ? "auto" : "fixed", (unsigned long long)n.permits_admitted,
            (unsigned long long)n.unaccounted_peak_bytes);
     if (o.json)
-        printf("{\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"release\":\"%s\","
+        printf("{\"cpu\":%s,", zkpipe_cpu_json()); /* the paths the arithmetic took */
+    if (o.json)
+        printf("\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"release\":\"%s\","
                "\"bound\":%llu,\"resident_bound\":%llu,\"peak_in_flight\":%llu,"
                "\"peak_accounted_bytes\":%llu,\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,"
                "\"live_bytes_at_exit\":%llu,\"learned_partition_bytes\":%llu,"

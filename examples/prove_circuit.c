@@ -153,10 +153,10 @@ int main(int argc, char **argv)
                "\"setup_s\":%.6f,\"synth_s\":%.6f,\"h_s\":%.6f,\"msm_a_s\":%.6f,"
                "\"msm_b1_s\":%.6f,\"msm_b2_s\":%.6f,\"msm_c_s\":%.6f,\"prove_s\":%.6f,"
                "\"us_per_constraint\":%.3f,\"verify_s\":%.6f,\"peak_rss_kib\":%ld,"
-               "\"verified\":%s}\n",
+               "\"verified\":%s,\"cpu\":%s}\n",
                zkpipe_curve_name(o.curve), o.log_constraints, m, zkpipe_pool_threads(pool), t2 - t1,
                t.synth, t.h, t.msm_a, t.msm_b1, t.msm_b2, t.msm_c, t.total, us_per, t4 - t3, rss,
-               verified ? "true" : "false");
+               verified ? "true" : "false", zkpipe_cpu_json());
 out:
     zkpipe_groth16_pvk_destroy(pvk);
     zkpipe_groth16_pk_destroy(pk);

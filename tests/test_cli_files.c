@@ -1,5 +1,5 @@
-/* The example binaries' output sets, input reads and mapped-input guard (examples/cli_files.h,
- * examples/cli_mapped.h): every path checked before anything is written, an output that is an
+/* The tools' output sets, input reads and mapped-input guard (tools/cli/cli_files.h,
+ * tools/cli/cli_mapped.h): every path checked before anything is written, an output that is an
  * input refused, an input that is not a regular file refused at once, files replaced by
  * rename and put back when a later rename fails, symbolic links followed, devices, FIFOs and
  * descriptors written through, signals that remove the new files, leftovers of dead processes

@@ -1,4 +1,4 @@
-/* The tools' --listen-token-file (examples/cli_observe.c): a missing file, an empty first
+/* The tools' --listen-token-file (tools/cli/cli_observe.c): a missing file, an empty first
  * line, a token with a space or too long are refused before anything starts, without the
  * token in the message; a good one is what /metrics and /status then require, with or without
  * a line ending, and /healthz stays open. Built without libmicrohttpd: the flag is parsed, and

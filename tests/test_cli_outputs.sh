@@ -1,5 +1,5 @@
 #!/bin/sh
-# zkpipe-prove's outputs on hostile paths and in hostile conditions (examples/cli_files.h):
+# zkpipe-prove's outputs on hostile paths and in hostile conditions (tools/cli/cli_files.h):
 # a failed run leaves every pre-existing output as it was, devices, FIFOs and standard output
 # are written through, symbolic links stay links, `ulimit -f` is an error and not a signal,
 # leftovers of dead runs are swept, and a zkey truncated while mapped is an I/O error naming

@@ -1,4 +1,4 @@
-/* The zkey the example binaries open once for many witnesses (examples/cli_zkey.h): whatever
+/* The zkey the tools open once for many witnesses (tools/cli/cli_zkey.h): whatever
  * makes it fail to open, the line names the file, since a node's results or a batch's stderr
  * may come from several zkeys. */
 #include <setjmp.h>

@@ -493,6 +493,14 @@ static void provider_serves_the_engine(void **state)
     json_t *doc;
     const json_t *eng = engine_status(port, &doc);
     assert_string_equal(json_string_value(json_object_get(eng, "backend")), "cpu");
+    /* which CPU paths the arithmetic takes (zkpipe/cpu.h), as the library reports them */
+    zkpipe_cpu_info cpu;
+    zkpipe_cpu_info_get(&cpu);
+    const json_t *paths = json_object_get(eng, "cpu");
+    assert_string_equal(json_string_value(json_object_get(paths, "in_use")),
+                        zkpipe_cpu_features_name(cpu.in_use));
+    assert_string_equal(json_string_value(json_object_get(paths, "detected")),
+                        zkpipe_cpu_features_name(cpu.detected));
     EXPECT_NUMBERS(eng, {"submitted", 7}, {"proving", 1}, {"in_flight", 4}, {"permits.total", 2},
                    {"permits.available", 0}, {"budget.total_bytes", 1 << 20}, {"channel.items", 2},
                    {"channel.capacity", 2}, {"wait_seconds.count", 1}, {"prove_seconds.count", 0},

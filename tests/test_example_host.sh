@@ -93,7 +93,7 @@ json=$(run --partitions 2 --abc-mib 1 --aux-mib 1 --synth-ms 1 --prove-ms 1 --au
 check "$json" 2
 [ "$(field budget_bytes "$json")" -gt 0 ] || fail "auto without a budget took none: $json"
 
-# The admission flags are zkpipe-pipeline's (examples/cli_engine.c): the same text and ranges.
+# The admission flags are zkpipe-pipeline's (tools/cli/cli_engine.c): the same text and ranges.
 json=$(run --partitions 2 --abc-mib 1 --aux-mib 1 --synth-ms 1 --prove-ms 1 --permits 300)
 check "$json" 2
 "$bin" --help | grep -q '^usage:' || fail "--help prints no usage"

@@ -33,6 +33,16 @@ elif [ -e "$plugin" ]; then
 fi
 echo "installed $soname (CUDA plug-in $cuda)"
 
+# The command-line tools, where this build made them (ZKPIPE_BUILD_TOOLS), go to bin/ and run
+# from there: each is linked with the static core, so it needs no library path.
+if [ -x "$build/tools/zkpipe-pipeline" ]; then
+    for t in zkpipe-prove zkpipe-verify zkpipe-pipeline; do
+        [ -x "$prefix/bin/$t" ] || fail "no $t installed in bin/"
+    done
+    "$prefix/bin/zkpipe-pipeline" --help >/dev/null || fail "the installed zkpipe-pipeline"
+    echo "installed the tools in bin/"
+fi
+
 # consumer.c prints "backend auto: NAME: WHY"; <program> <expected part of the line>
 backend_line() {
     out=$("$1") || fail "$1 failed"

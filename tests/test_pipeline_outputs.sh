@@ -1,6 +1,6 @@
 #!/bin/sh
 # The pipeline binaries' files (--metrics, --plot, --trace, and zkpipe-pipeline --zkey's
-# proofs) on hostile paths (examples/cli_observe.h, cli_files.h): a bad path is refused before
+# proofs) on hostile paths (tools/cli/cli_observe.h, cli_files.h): a bad path is refused before
 # any work, with one line naming it; two outputs onto one file are refused; under `ulimit -f`
 # the run fails with an error and the files that were there stay as they were; a link stays
 # a link and a device is written through. With --zkey, a zkey or a witness truncated while

@@ -1,4 +1,4 @@
-/* A fleet node's job parser and files (examples/queue_job.h, examples/queue_files.h): what a
+/* A fleet node's job parser and files (tools/fleet/queue_job.h, queue_files.h): what a
  * job may say, bounded; witnesses opened only beneath the node's --inputs, through openat2 and
  * through the component walk a kernel without it gets (syscall is wrapped with -Wl,--wrap so a
  * test can answer openat2 with ENOSYS); outputs that replace a planted link, never follow it. */

@@ -21,7 +21,7 @@
  * belongs to the whole program, which may have a handler of its own. Replacing a file by
  * writing a new one and renaming it onto the name is safe (the reader keeps the old one). A
  * program that cannot rule out changes in place opens copies it holds (the _open_mem
- * functions) or handles SIGBUS itself, as the example binaries do (examples/cli_mapped.h:
+ * functions) or handles SIGBUS itself, as the tools do (tools/cli/cli_mapped.h:
  * an I/O error naming the file, exit status 1). Mapping is kept because zkeys run to many
  * gigabytes: reading them would double the memory and the start-up time of a proof, and the
  * page cache shares one mapping among concurrent provers.

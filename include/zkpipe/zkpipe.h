@@ -12,6 +12,7 @@
 #include "zkpipe/chan.h"
 #include "zkpipe/pool.h"
 #include "zkpipe/backend.h"
+#include "zkpipe/cpu.h"
 #include "zkpipe/curve.h"
 #include "zkpipe/circuit.h"
 #include "zkpipe/groth16.h"

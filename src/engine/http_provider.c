@@ -1,9 +1,11 @@
 /* The engine as an HTTP endpoint's provider (zkpipe_engine_http_provider): its counters, the
- * budget, permits and channel, partitions by result, the three partition histograms and, in
- * JSON, the oldest partitions in flight. Written through zkpipe/http.h's public writers
- * alone, so it is the same with or without libmicrohttpd. */
+ * budget, permits and channel, the CPU paths in use, partitions by result, the three partition
+ * histograms and, in JSON, the oldest partitions in flight. Written through zkpipe/http.h's
+ * public writers alone, so it is the same with or without libmicrohttpd. */
 #include <stddef.h>
 #include <stdio.h>
+
+#include "zkpipe/cpu.h"
 
 #include "engine/engine_internal.h"
 
@@ -90,7 +92,7 @@ static void json(zkpipe_http_out *out, zkpipe_engine *e, const zkpipe_engine_cou
     uint64_t used = c->budget_bytes - c->budget_available;
     zkpipe_http_out_printf(
         out,
-        "{\"backend\":\"%s\",\"submitted\":%llu,\"proved\":%llu,\"failed\":%llu,"
+        "{\"backend\":\"%s\",\"cpu\":%s,\"submitted\":%llu,\"proved\":%llu,\"failed\":%llu,"
         "\"canceled\":%llu,\"in_flight\":%llu,\"peak_in_flight\":%llu,\"proving\":%llu,"
         "\"bound\":%llu,\"resident_bound\":%llu,"
         "\"permits\":{\"total\":%llu,\"available\":%llu,\"admitted\":%llu,"
@@ -99,13 +101,14 @@ static void json(zkpipe_http_out *out, zkpipe_engine *e, const zkpipe_engine_cou
         "\"channel\":{\"items\":%llu,\"capacity\":%llu,\"waiting_senders\":%llu},"
         "\"prover_idle_s\":%.6f,"
         "\"unaccounted\":{\"bytes\":%llu,\"peak_bytes\":%llu}",
-        zkpipe_backend_name(e->backend), ull(c->submitted), ull(c->proved), ull(c->failed),
-        ull(c->canceled), ull(c->in_flight), ull(c->peak_in_flight), ull(c->proving), ull(c->bound),
-        ull(c->resident_bound), ull(zkpipe_sem_capacity(e->permits)), ull(c->permits_available),
-        ull(c->permits_admitted), e->autotuning ? "auto" : "fixed", ull(c->budget_bytes),
-        ull(c->budget_bytes > 0 ? used : 0), ull(c->budget_available), ull(c->channel_items),
-        ull(c->channel_capacity), ull(c->waiting_senders), 1e-9 * (double)c->prover_idle_ns,
-        ull(c->unaccounted_bytes), ull(c->unaccounted_peak_bytes));
+        zkpipe_backend_name(e->backend), zkpipe_cpu_json(), ull(c->submitted), ull(c->proved),
+        ull(c->failed), ull(c->canceled), ull(c->in_flight), ull(c->peak_in_flight),
+        ull(c->proving), ull(c->bound), ull(c->resident_bound),
+        ull(zkpipe_sem_capacity(e->permits)), ull(c->permits_available), ull(c->permits_admitted),
+        e->autotuning ? "auto" : "fixed", ull(c->budget_bytes), ull(c->budget_bytes > 0 ? used : 0),
+        ull(c->budget_available), ull(c->channel_items), ull(c->channel_capacity),
+        ull(c->waiting_senders), 1e-9 * (double)c->prover_idle_ns, ull(c->unaccounted_bytes),
+        ull(c->unaccounted_peak_bytes));
     for (int i = 0; i < ZKPIPE_PHASE_COUNT; i++) {
         zkpipe_http_out_printf(out, ",\"%s\":", hists[i].key);
         zkpipe_http_out_histogram(out, hists[i].name, hists[i].help, &h[i]);

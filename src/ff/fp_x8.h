@@ -66,8 +66,8 @@
 #if ZKPIPE__FF_X86
 #include <immintrin.h>
 
-/* Nonzero when the CPU and the OS support AVX-512F and AVX-512 IFMA; written once before main by
- * cpu_x86.c. Tests clear it, while no kernel runs, to take the scalar path on such a CPU. */
+/* Nonzero when the CPU and OS support AVX-512F and IFMA, unmasked (cpu_features.c: once, before
+ * main). Tests clear it, while no kernel runs, to take the scalar path on such a CPU. */
 extern int zkpipe__ff_x86_ifma;
 
 /* For the functions that use the lanes: compiled for AVX-512 whatever the build's flags, so the

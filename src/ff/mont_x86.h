@@ -7,7 +7,7 @@
  * Runtime dispatch rather than a compile-time -mbmi2 -madx: the instructions come from inline
  * asm, which needs no compiler flag, so one build runs on every x86-64 and a binary built on
  * a new machine cannot die with SIGILL on an old one. fp.h takes this path when
- * zkpipe__ff_x86_adx says the CPU has both extensions (set once at load time by cpu_x86.c): one
+ * zkpipe__ff_x86_adx says the CPU has both (set once at load time by cpu_features.c): one
  * well-predicted branch per multiplication. nvcc never sees the asm (ZKPIPE__FF_X86 is 0 under
  * __CUDACC__).
  *
@@ -30,7 +30,7 @@
 
 #if ZKPIPE__FF_X86
 
-/* Nonzero when the CPU has BMI2 and ADX; written once before main by cpu_x86.c. */
+/* Nonzero when the CPU has BMI2 and ADX, unmasked; written once before main (cpu_features.c). */
 extern int zkpipe__ff_x86_adx;
 
 /* t0 t1 ... += rdx * a_j at limb j: low word into LO's chain (CF), high word into HI's (OF). */

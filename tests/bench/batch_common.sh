@@ -27,7 +27,7 @@ timed() { # way round rss command... : the whole process under GNU time, its out
 check_proofs() { # every proof in $tmp/out verifies, and there are $copies of them
     n=0
     for p in "$tmp"/out/*.proof.json; do
-        "$build/examples/zkpipe-verify" "$vk" "${p%.proof.json}.public.json" "$p" \
+        "$build/tools/zkpipe-verify" "$vk" "${p%.proof.json}.public.json" "$p" \
             >/dev/null || { echo "proof $p does not verify" >&2; exit 1; }
         n=$((n + 1))
     done

@@ -20,8 +20,8 @@
 set -eu
 build=$1 dir=$2 copies=$3 rounds=${4:-5} claim=${5:-1000}
 zkey=$dir/circuit.zkey wtns=$dir/witness.wtns vk=$dir/verification_key.json
-pipe=$build/examples/zkpipe-pipeline submit=$build/examples/zkpipe-submit
-verify=$build/examples/zkpipe-verify probe=$build/tests/zkpipe-test-probe
+pipe=$build/tools/zkpipe-pipeline submit=$build/tools/zkpipe-submit
+verify=$build/tools/zkpipe-verify probe=$build/tests/zkpipe-test-probe
 command -v redis-server >/dev/null 2>&1 || { echo "redis-server is not installed" >&2; exit 1; }
 [ -x "$submit" ] || { echo "no $submit (built without hiredis?)" >&2; exit 1; }
 # $tmp, $pids, rcli, redis_start and the waits on the fleet's state: the fleet tests' own.

@@ -32,11 +32,11 @@ for w in "$in"/*.wtns; do
 done'
 r=1
 while [ "$r" -le "$rounds" ]; do
-    timed pipeline "$r" 1 "$build/examples/zkpipe-pipeline" --zkey "$zkey" --out "$tmp/out" \
+    timed pipeline "$r" 1 "$build/tools/zkpipe-pipeline" --zkey "$zkey" --out "$tmp/out" \
         --synth-workers 1 --prover-workers 2 --prover-threads 1 --report-ms 0 "$tmp"/in/*.wtns
     [ "$r" -lt "$rounds" ] || check_proofs
     timed sequential "$r" 1 sh -c "$loop" loop "$zkey" "$tmp/in" "$tmp/out" \
-        "$build/examples/zkpipe-prove"
+        "$build/tools/zkpipe-prove"
     [ "$r" -lt "$rounds" ] || check_proofs
     if [ -n "$peer" ]; then
         timed peer "$r" 1 sh -c "$loop" loop "$zkey" "$tmp/in" "$tmp/out" $peer

@@ -15,14 +15,14 @@ run() { # label, command...
     /usr/bin/time -f "$label: %e s wall, %M KiB peak RSS" -o "$tmp/time" "$@" >/dev/null
     cat "$tmp/time"
 }
-run "zkpipe-prove ($threads threads)" "$build/examples/zkpipe-prove" --threads "$threads" \
+run "zkpipe-prove ($threads threads)" "$build/tools/zkpipe-prove" --threads "$threads" \
     --metrics "$tmp/metrics.json" "$dir/circuit.zkey" "$dir/witness.wtns" "$tmp/proof.json" \
     "$tmp/public.json"
-"$build/examples/zkpipe-verify" "$dir/verification_key.json" "$tmp/public.json" "$tmp/proof.json"
+"$build/tools/zkpipe-verify" "$dir/verification_key.json" "$tmp/public.json" "$tmp/proof.json"
 sed -n 's/.*"timings":\({[^}]*}\).*/  phases (s): \1/p' "$tmp/metrics.json"
 if command -v "$snarkjs" >/dev/null 2>&1; then
     run "snarkjs groth16 prove" "$snarkjs" groth16 prove "$dir/circuit.zkey" "$dir/witness.wtns" \
         "$tmp/sproof.json" "$tmp/spublic.json"
-    "$build/examples/zkpipe-verify" "$dir/verification_key.json" "$tmp/spublic.json" \
+    "$build/tools/zkpipe-verify" "$dir/verification_key.json" "$tmp/spublic.json" \
         "$tmp/sproof.json"
 fi

@@ -1,4 +1,4 @@
-/* libFuzzer target: a fleet job's parser (examples/queue_job.h) on arbitrary stream entries.
+/* libFuzzer target: a fleet job's parser (tools/fleet/queue_job.h) on arbitrary stream entries.
  * The input: one byte choosing the witness cap (2^(b % 24) bytes), then the entry's strings,
  * each ended by a 0 byte (the last by the input's end). What parses must keep every rule the
  * header states; a quote must stay within its buffer. */

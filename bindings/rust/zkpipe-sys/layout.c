@@ -118,6 +118,13 @@ int main(void)
     V(ZKPIPE_CS_WITNESS);
     V(ZKPIPE_CS_SHAPE);
     S(zkpipe_cs_mode);
+    V(ZKPIPE_CPU_ADX);
+    V(ZKPIPE_CPU_IFMA);
+    S(zkpipe_cpu_info);
+    F(zkpipe_cpu_info, detected);
+    F(zkpipe_cpu_info, masked);
+    F(zkpipe_cpu_info, in_use);
+    F(zkpipe_cpu_info, mask_valid);
     V(ZKPIPE_CURVE_BLS12_381);
     V(ZKPIPE_CURVE_BN254);
     V(ZKPIPE_CURVE_COUNT);

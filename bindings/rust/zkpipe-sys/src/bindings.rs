@@ -262,6 +262,25 @@ extern "C" {
     pub fn zkpipe_cs_synth_bytes(cs: *const zkpipe_cs, out_bytes: *mut u64, out_log_n: *mut c_uint) -> zkpipe_status;
 }
 
+// ---- zkpipe/cpu.h
+
+pub const ZKPIPE_CPU_ADX: u32 = 1;
+pub const ZKPIPE_CPU_IFMA: u32 = 2;
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_cpu_info {
+    pub detected: c_uint,
+    pub masked: c_uint,
+    pub in_use: c_uint,
+    pub mask_valid: c_int,
+}
+
+extern "C" {
+    pub fn zkpipe_cpu_info_get(out: *mut zkpipe_cpu_info);
+    pub fn zkpipe_cpu_features_name(features: c_uint) -> *const c_char;
+    pub fn zkpipe_cpu_json() -> *const c_char;
+}
+
 // ---- zkpipe/curve.h
 
 pub type zkpipe_curve = c_uint;
@@ -1127,6 +1146,18 @@ const _: () = assert!(ZKPIPE_CS_WITNESS as i128 == layout::VALUE_ZKPIPE_CS_WITNE
 const _: () = assert!(ZKPIPE_CS_SHAPE as i128 == layout::VALUE_ZKPIPE_CS_SHAPE as i128);
 const _: () = assert!(size_of::<zkpipe_cs_mode>() == layout::SIZE_zkpipe_cs_mode);
 const _: () = assert!(align_of::<zkpipe_cs_mode>() == layout::ALIGN_zkpipe_cs_mode);
+const _: () = assert!(ZKPIPE_CPU_ADX as i128 == layout::VALUE_ZKPIPE_CPU_ADX as i128);
+const _: () = assert!(ZKPIPE_CPU_IFMA as i128 == layout::VALUE_ZKPIPE_CPU_IFMA as i128);
+const _: () = assert!(size_of::<zkpipe_cpu_info>() == layout::SIZE_zkpipe_cpu_info);
+const _: () = assert!(align_of::<zkpipe_cpu_info>() == layout::ALIGN_zkpipe_cpu_info);
+const _: () = assert!(offset_of!(zkpipe_cpu_info, detected) == layout::OFFSET_zkpipe_cpu_info_detected);
+const _: () = assert!(field_size(|s: &zkpipe_cpu_info| &s.detected) == layout::FSIZE_zkpipe_cpu_info_detected);
+const _: () = assert!(offset_of!(zkpipe_cpu_info, masked) == layout::OFFSET_zkpipe_cpu_info_masked);
+const _: () = assert!(field_size(|s: &zkpipe_cpu_info| &s.masked) == layout::FSIZE_zkpipe_cpu_info_masked);
+const _: () = assert!(offset_of!(zkpipe_cpu_info, in_use) == layout::OFFSET_zkpipe_cpu_info_in_use);
+const _: () = assert!(field_size(|s: &zkpipe_cpu_info| &s.in_use) == layout::FSIZE_zkpipe_cpu_info_in_use);
+const _: () = assert!(offset_of!(zkpipe_cpu_info, mask_valid) == layout::OFFSET_zkpipe_cpu_info_mask_valid);
+const _: () = assert!(field_size(|s: &zkpipe_cpu_info| &s.mask_valid) == layout::FSIZE_zkpipe_cpu_info_mask_valid);
 const _: () = assert!(ZKPIPE_CURVE_BLS12_381 as i128 == layout::VALUE_ZKPIPE_CURVE_BLS12_381 as i128);
 const _: () = assert!(ZKPIPE_CURVE_BN254 as i128 == layout::VALUE_ZKPIPE_CURVE_BN254 as i128);
 const _: () = assert!(ZKPIPE_CURVE_COUNT as i128 == layout::VALUE_ZKPIPE_CURVE_COUNT as i128);

@@ -37,6 +37,7 @@
 #include "cli_args.h"
 #include "cli_engine.h"
 #include "cli_files.h"
+#include "cli_json.h"
 #include "cli_mapped.h"
 #include "cli_memory.h"
 #include "cli_observe.h"
@@ -96,7 +97,7 @@ static void usage(FILE *f)
                "  --prover-threads N   threads of each prover's pool, itself included (default 2)\n"
                "  --backend B          auto, cpu or cuda (default auto)\n"
                "  --release R          delivery (default) or early (the pile-up experiment)\n"
-               "  --report-ms N        a reporter line every N ms; 0: none (default 500)\n"
+               "  --report-ms N        a counter line on stderr every N ms; 0: none (default)\n"
                "  --metrics FILE       Prometheus text of the final counters (a node: also\n"
                "                       rewritten every second, with its queue series)\n"
                "  --json               last stdout line: one JSON object with the figures\n");
@@ -104,8 +105,9 @@ static void usage(FILE *f)
     fprintf(f, "  --help               this text\n"
                "       zkpipe-pipeline --zkey FILE [--out DIR] [--full-check] [options] WTNS...\n"
                "  --zkey FILE          prove each circom witness WTNS with this zkey instead\n"
-               "  --out DIR            where NAME.proof.json and NAME.public.json go "
-               "(default .)\n"
+               "  --out DIR            where NAME.proof.json and NAME.public.json go (default\n"
+               "                       .); made when missing (its parent must exist), refused\n"
+               "                       when a symbolic link or not a folder\n"
                "  --full-check         check every zkey point for the subgroup at open\n"
                "  --zkey may be repeated: each witness goes with the last --zkey before it\n"
                "  --key-idle-ms N      a zkey unused for N ms may be unmapped when a partition\n"
@@ -264,7 +266,7 @@ static int parse_args(int argc, char **argv, options *o)
     parse_curve(o, "all");
     zkpipe_engine_config_init(&o->cfg);
     o->cfg.prover_threads = 2;
-    o->cfg.report_ms = 500;
+    o->cfg.report_ms = 0; /* counter lines only when asked */
     queue_options_init(&o->queue);
     atexit(free_lists);
     lists.zkeys = calloc((size_t)argc + 1, sizeof *lists.zkeys);
@@ -428,6 +430,14 @@ static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, t
     return st;
 }
 
+/* One witness's end, for --json. */
+typedef struct witness_result {
+    zkpipe_status status;
+    int written; /* its proof.json and public.json are in place */
+    double ms;   /* synthesis, wait and proving */
+    char why[ZKPIPE_DETAIL_MAX + 64];
+} witness_result;
+
 /* --zkey mode: the zkeys, as sources (each holds its verifying key) and keys of one cache, one
  * job per witness. */
 typedef struct batch {
@@ -437,6 +447,7 @@ typedef struct batch {
     zkpipe_zkey_partition *parts;
     zkpipe_scalar *publics; /* max_public per witness */
     zkpipe_job **jobs;
+    struct witness_result *results; /* one per witness, for --json */
 } batch;
 
 /* Closes the zkeys and their cache, once the engine is gone. */
@@ -457,6 +468,7 @@ static void batch_free(batch *b, size_t n)
     free(b->jobs);
     free(b->publics);
     free(b->parts);
+    free(b->results);
     batch_close_keys(b);
 }
 
@@ -489,7 +501,10 @@ static zkpipe_status batch_open(batch *b, const options *o)
     b->parts = calloc(o->nwtns, sizeof *b->parts);
     b->publics = calloc(o->nwtns * b->max_public + 1, sizeof *b->publics);
     b->jobs = calloc(o->nwtns, sizeof *b->jobs);
-    return b->parts == NULL || b->publics == NULL || b->jobs == NULL ? ZKPIPE_ENOMEM : ZKPIPE_OK;
+    b->results = calloc(o->nwtns, sizeof *b->results);
+    return b->parts == NULL || b->publics == NULL || b->jobs == NULL || b->results == NULL
+               ? ZKPIPE_ENOMEM
+               : ZKPIPE_OK;
 }
 
 /* Refuses, before any work, output paths that cli_outputs_write would refuse: --metrics,
@@ -563,33 +578,73 @@ static zkpipe_status run_zkey(const options *o, zkpipe_engine *e, batch *b, tall
     }
     for (size_t i = 0; i < submitted; i++) {
         zkpipe_partition_result r;
-        char why[ZKPIPE_DETAIL_MAX + 64];
+        witness_result *w = &b->results[i];
+        char *why = w->why;
         zkpipe_job_wait(b->jobs[i]);
-        if (zkpipe_job_result(b->jobs[i], 0, &r) != ZKPIPE_OK) {
+        if (zkpipe_job_result(b->jobs[i], 0, &r) != ZKPIPE_OK) { /* its submit failed */
             memset(&r, 0, sizeof r);
-            r.status = ZKPIPE_ESTATE;
+            r.status = st != ZKPIPE_OK ? st : ZKPIPE_ESTATE;
+            snprintf(r.detail, sizeof r.detail, "%s: not submitted", o->wtns[i]);
         }
         zkpipe_status v = r.status;
         /* The partition's detail line names its witness already; the lines here add it. A
          * proved partition's proof has been checked against the zkey's verifying key by the
          * stage's prove (a proof that fails it is the partition's ZKPIPE_EUNSATISFIED). */
         const char *what = NULL;
-        snprintf(why, sizeof why, "%s", r.detail);
+        snprintf(why, sizeof w->why, "%s", r.detail);
         if (v == ZKPIPE_OK)
-            v = write_outputs(o, b, i, &r.proof, why, sizeof why);
+            v = write_outputs(o, b, i, &r.proof, why, sizeof w->why);
         if (r.status == ZKPIPE_OK)
             what = o->wtns[i];
         count(t, v, what, why);
+        w->status = v;
+        w->written = v == ZKPIPE_OK;
+        w->ms = 1e3 * (r.synth_s + r.wait_s + r.prove_s);
         zkpipe_job_destroy(b->jobs[i]);
         b->jobs[i] = NULL;
+    }
+    for (size_t i = submitted; i < o->nwtns; i++) { /* after a failed submit */
+        b->results[i].status = ZKPIPE_ECANCELED;
+        snprintf(b->results[i].why, sizeof b->results[i].why, "%s: not submitted", o->wtns[i]);
     }
     t->elapsed_s = now_s() - t0;
     return st;
 }
 
+/* --json of a --zkey batch: each witness's end, in the order given. A field that does not
+ * apply is left out: "error" when it proved, "proof" and "public" when they were not
+ * written. */
+static void print_witnesses(const options *o, const batch *b)
+{
+    printf(",\"witnesses\":[");
+    for (size_t i = 0; i < o->nwtns; i++) {
+        const witness_result *w = &b->results[i];
+        char path[4096];
+        printf("%s{\"name\":", i > 0 ? "," : "");
+        cli_json_string(stdout, o->wtns[i]);
+        printf(",\"status\":\"%s\"",
+               w->status == ZKPIPE_OK ? "proved" : zkpipe_status_name(w->status));
+        if (w->status != ZKPIPE_OK) {
+            printf(",\"error\":");
+            cli_json_string(stdout, w->why[0] != '\0' ? w->why : zkpipe_status_str(w->status));
+        }
+        const char *dir = o->out_dir != NULL ? o->out_dir : ".";
+        for (int k = 0; w->written && k < 2; k++) {
+            const char *suffix = k == 0 ? "proof.json" : "public.json";
+            if (cli_output_path(path, sizeof path, dir, o->wtns[i], suffix)) {
+                printf(",\"%s\":", k == 0 ? "proof" : "public");
+                cli_json_string(stdout, path);
+            }
+        }
+        printf(",\"ms\":%.3f}", w->ms);
+    }
+    printf("]");
+}
+
 static void print_summary(const options *o, const zkpipe_engine_counters *n, uint64_t learned,
                           const zkpipe_key_cache_counters *kc, const zkpipe_snapshot *peaks,
-                          const zkpipe_snapshot *end, const tally *t, const char *backend)
+                          const zkpipe_snapshot *end, const tally *t, const char *backend,
+                          const batch *b)
 {
     const char *release = o->cfg.release == ZKPIPE_RELEASE_EARLY ? "early" : "delivery";
     /* Throughput counts proofs (proved and verified), not partitions that merely ended: a
@@ -625,35 +680,40 @@ static void print_summary(const options *o, const zkpipe_engine_counters *n, uin
                (unsigned long long)kc->keys, (unsigned long long)kc->resident_keys,
                (unsigned long long)kc->resident_bytes, (unsigned long long)kc->charged_bytes,
                (unsigned long long)kc->loads, (unsigned long long)kc->releases, o->key_idle_ms);
-    if (o->json)
-        printf(
-            "{\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,\"jobs\":%lu,"
-            "\"log_constraints\":%lu,\"curves\":%zu,\"release\":\"%s\",\"backend\":\"%s\","
-            "\"bound\":%llu,\"resident_bound\":%llu,\"peak_in_flight\":%llu,"
-            "\"peak_accounted_bytes\":%llu,"
-            "\"budget_bytes\":%llu,\"peak_rss_bytes\":%llu,\"live_items_at_exit\":%llu,"
-            "\"live_bytes_at_exit\":%llu,\"learned_partition_bytes\":%llu,"
-            "\"over_reservation_bytes\":%llu,\"over_reservation_events\":%llu,"
-            "\"budget_returned_early_bytes\":%llu,\"concurrency\":\"%s\","
-            "\"permits_final\":%llu,\"unaccounted_peak_bytes\":%llu,\"zkeys\":%llu,"
-            "\"key_idle_ms\":%lu,\"keys_resident\":%llu,\"key_resident_bytes\":%llu,"
-            "\"key_budget_bytes\":%llu,\"key_loads\":%llu,\"key_releases\":%llu,"
-            "\"elapsed_s\":%.6f,\"throughput_per_s\":%.3f}\n",
-            t->partitions, t->verified, t->errors,
-            o->zkey_path != NULL ? (unsigned long)t->partitions : o->jobs,
-            o->zkey_path != NULL ? 0UL : o->log_constraints,
-            o->zkey_path != NULL ? (size_t)1 : o->ncurves, release, backend,
-            (unsigned long long)n->bound, (unsigned long long)n->resident_bound,
-            (unsigned long long)n->peak_in_flight, (unsigned long long)peaks->peak_bytes,
-            (unsigned long long)n->budget_bytes, (unsigned long long)rss,
-            (unsigned long long)end->live_items, (unsigned long long)end->live_bytes,
-            (unsigned long long)learned, (unsigned long long)n->over_reservation_bytes,
-            (unsigned long long)n->over_reservation_events,
-            (unsigned long long)n->budget_returned_early, o->engine.auto_permits ? "auto" : "fixed",
-            (unsigned long long)n->permits_admitted, (unsigned long long)n->unaccounted_peak_bytes,
-            (unsigned long long)kc->keys, o->key_idle_ms, (unsigned long long)kc->resident_keys,
-            (unsigned long long)kc->resident_bytes, (unsigned long long)kc->charged_bytes,
-            (unsigned long long)kc->loads, (unsigned long long)kc->releases, t->elapsed_s, per_s);
+    if (!o->json)
+        return;
+    int zkey = o->zkey_path != NULL;
+    /* cpu: the paths the arithmetic took */
+    printf("{\"cpu\":%s,\"partitions\":%lu,\"proofs_verified\":%lu,\"errors\":%lu,",
+           zkpipe_cpu_json(), t->partitions, t->verified, t->errors);
+    if (!zkey) /* what only the built-in circuit's runs have */
+        printf("\"jobs\":%lu,\"log_constraints\":%lu,\"curves\":%zu,", o->jobs, o->log_constraints,
+               o->ncurves);
+    printf("\"release\":\"%s\",\"backend\":\"%s\",\"bound\":%llu,\"resident_bound\":%llu,"
+           "\"peak_in_flight\":%llu,\"peak_accounted_bytes\":%llu,\"budget_bytes\":%llu,"
+           "\"peak_rss_bytes\":%llu,\"live_items_at_exit\":%llu,\"live_bytes_at_exit\":%llu,"
+           "\"learned_partition_bytes\":%llu,\"over_reservation_bytes\":%llu,"
+           "\"over_reservation_events\":%llu,\"budget_returned_early_bytes\":%llu,"
+           "\"concurrency\":\"%s\",\"permits_final\":%llu,\"unaccounted_peak_bytes\":%llu,",
+           release, backend, (unsigned long long)n->bound, (unsigned long long)n->resident_bound,
+           (unsigned long long)n->peak_in_flight, (unsigned long long)peaks->peak_bytes,
+           (unsigned long long)n->budget_bytes, (unsigned long long)rss,
+           (unsigned long long)end->live_items, (unsigned long long)end->live_bytes,
+           (unsigned long long)learned, (unsigned long long)n->over_reservation_bytes,
+           (unsigned long long)n->over_reservation_events,
+           (unsigned long long)n->budget_returned_early, o->engine.auto_permits ? "auto" : "fixed",
+           (unsigned long long)n->permits_admitted, (unsigned long long)n->unaccounted_peak_bytes);
+    if (zkey) /* the zkeys, under the engine's key cache */
+        printf("\"zkeys\":%llu,\"key_idle_ms\":%lu,\"keys_resident\":%llu,"
+               "\"key_resident_bytes\":%llu,\"key_budget_bytes\":%llu,\"key_loads\":%llu,"
+               "\"key_releases\":%llu,",
+               (unsigned long long)kc->keys, o->key_idle_ms, (unsigned long long)kc->resident_keys,
+               (unsigned long long)kc->resident_bytes, (unsigned long long)kc->charged_bytes,
+               (unsigned long long)kc->loads, (unsigned long long)kc->releases);
+    printf("\"elapsed_s\":%.6f,\"throughput_per_s\":%.3f", t->elapsed_s, per_s);
+    if (zkey && b->results != NULL)
+        print_witnesses(o, b);
+    printf("}\n");
 }
 
 int main(int argc, char **argv)
@@ -680,6 +740,15 @@ int main(int argc, char **argv)
         inputs[i] = o.wtns[i];
     for (size_t i = 0; i < o.nzkeys; i++)
         inputs[o.nwtns + i] = o.zkeys[i];
+    /* --zkey's --out: made when missing (cli_out_dir_make), before the outputs are checked in
+     * it. */
+    char dir_why[4352];
+    if (o.zkey_path != NULL && o.out_dir != NULL &&
+        cli_out_dir_make(o.out_dir, dir_why, sizeof dir_why) != 0) {
+        fprintf(stderr, "zkpipe-pipeline: --out %s\n", dir_why);
+        free(inputs);
+        return 1;
+    }
     if (check_outputs(&o, inputs, ninputs) != 0) {
         free(inputs);
         return 1;
@@ -726,9 +795,9 @@ int main(int argc, char **argv)
         st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
         observe_failed = !observing;
     }
-    o.cfg.report_file = stdout;
-    if (observing) { /* reporter lines through the progress line's printer */
-        obs.report_to = stdout;
+    o.cfg.report_file = stderr; /* stdout is the summary's, and --json's last line */
+    if (observing) {            /* counter lines through the progress line's printer */
+        obs.report_to = stderr;
         o.cfg.report_fn = cli_observe_report;
         o.cfg.report_ctx = &obs;
     }
@@ -813,7 +882,7 @@ int main(int argc, char **argv)
         closed = ZKPIPE_EIO;
     free(metrics_text);
     cli_engine_free(&w);
-    print_summary(&o, &n, learned, &kc, &peaks, &end, &t, backend);
+    print_summary(&o, &n, learned, &kc, &peaks, &end, &t, backend, &b);
     batch_free(&b, o.nwtns);
     for (size_t c = 0; c < o.ncurves; c++)
         free_keys(&k[c]);

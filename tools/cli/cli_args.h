@@ -1,4 +1,4 @@
-/* Parsing the numbers the example binaries take on their command lines. */
+/* Parsing the numbers the tools take on their command lines. */
 #ifndef ZKPIPE_EXAMPLES_CLI_ARGS_H
 #define ZKPIPE_EXAMPLES_CLI_ARGS_H
 

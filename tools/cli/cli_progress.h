@@ -1,4 +1,4 @@
-/* A progress line on stderr for the example binaries: redrawn in place on a terminal, plain
+/* A progress line on stderr for the tools: redrawn in place on a terminal, plain
  * lines otherwise (when asked for with --progress: at each change of phase and every few
  * seconds), nothing when stderr is not a terminal and nobody asked. It runs on a ticker
  * thread that may do other periodic work too (cli_observe flushes its trace there). */

@@ -313,10 +313,10 @@ static zkpipe_status write_metrics(run *r, const zkpipe_groth16_timings *t, doub
                      "{\"timings\":{\"open\":%.6f,\"r1cs_check\":%.6f,\"abc\":%.6f,\"h\":%.6f,"
                      "\"msm_a\":%.6f,\"msm_b1\":%.6f,\"msm_c\":%.6f,\"msm_b2\":%.6f,"
                      "\"verify\":%.6f,\"prove_total\":%.6f},\"threads\":%u,\"backend\":\"%s\","
-                     "\"accounting\":",
+                     "\"cpu\":%s,\"accounting\":",
                      open_s, check_s, t->synth, t->h, t->msm_a, t->msm_b1, t->msm_c, t->msm_b2,
                      t->verify, t->total, zkpipe_pool_threads(r->pool),
-                     zkpipe_backend_name(r->backend));
+                     zkpipe_backend_name(r->backend), zkpipe_cpu_json());
     size_t len;
     st = zkpipe_snapshot_json(buf + n, cap - (size_t)n, &len, &snap);
     if (st == ZKPIPE_OK) {

@@ -1,4 +1,4 @@
-/* Numbers on the example binaries' command lines (cli_args.h). */
+/* Numbers on the tools' command lines (cli_args.h). */
 #include "cli_args.h"
 
 #include <errno.h>

@@ -1,4 +1,4 @@
-/* File helpers the example binaries share: bounded whole-file reads, and a set of named
+/* File helpers the tools share: bounded whole-file reads, and a set of named
  * outputs written as one (cli_outputs_write), for zkpipe-prove, zkpipe-verify and any other
  * binary that writes several files a failed run must not leave half replaced. */
 #ifndef ZKPIPE_EXAMPLES_CLI_FILES_H
@@ -102,5 +102,13 @@ int cli_outputs_check_inputs(const cli_output *outs, size_t n, const char *const
  * Async-signal-safe. Without the wait, a handler on another thread could miss a new file that
  * the writer had just created and not yet recorded. */
 void cli_outputs_stop(void);
+
+/*! cli_out_dir_make() : makes sure `dir` is a folder outputs can go into: one that exists is
+ * taken as it is; a missing one is made (mode 0777 less the umask), its parent never: a parent
+ * that is missing is refused, so a mistyped path does not grow a tree of folders. A symbolic
+ * link (even to a folder: the outputs would land wherever it points) and anything that is not
+ * a folder are refused. @return 0, or -1 with one line in `why` (cut to cap bytes):
+ * "<dir>: <what>". */
+int cli_out_dir_make(const char *dir, char *why, size_t cap);
 
 #endif

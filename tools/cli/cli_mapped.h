@@ -1,4 +1,4 @@
-/* For the example binaries whose readers map their input files (zkpipe/io.h): what happens
+/* For the tools whose readers map their input files (zkpipe/io.h): what happens
  * when a mapped file is truncated, or its storage fails, while it is in use.
  *
  * The library's contract (zkpipe/io.h) is that of SQLite's and LMDB's memory maps: a file

@@ -614,3 +614,32 @@ int cli_outputs_write(const cli_output *outs, size_t n, cli_error *e)
     free(p);
     return rc;
 }
+
+int cli_out_dir_make(const char *dir, char *why, size_t cap)
+{
+    struct stat st;
+    if (lstat(dir, &st) != 0) {
+        if (errno != ENOENT) {
+            snprintf(why, cap, "%s: %s", dir, strerror(errno));
+            return -1;
+        }
+        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+            snprintf(why, cap, "%s: cannot make the folder: %s%s", dir, strerror(errno),
+                     errno == ENOENT ? " (its parent is missing, and is not made)" : "");
+            return -1;
+        }
+        if (lstat(dir, &st) != 0) { /* made, then removed at once by someone else */
+            snprintf(why, cap, "%s: %s", dir, strerror(errno));
+            return -1;
+        }
+    }
+    if (S_ISLNK(st.st_mode)) {
+        snprintf(why, cap, "%s: is a symbolic link: name the folder itself", dir);
+        return -1;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        snprintf(why, cap, "%s: is not a folder", dir);
+        return -1;
+    }
+    return 0;
+}

@@ -1,0 +1,151 @@
+/* The CPU checks behind zkpipe__ff_x86_adx (mont_x86.h) and zkpipe__ff_x86_ifma (fp_x8.h), less
+ * what ZKPIPE_CPU_MASK masks (zkpipe/cpu.h). They run once as the library loads, before any
+ * thread can multiply, so the flags are never written while they are read (but by tests, which
+ * clear zkpipe__ff_x86_ifma between kernels). */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "zkpipe/cpu.h"
+
+#include "ff/cpu_features.h"
+#include "ff/limbs.h"
+#include "ff/mont_x86.h"
+#include "ff/fp_x8.h"
+
+#if ZKPIPE__FF_X86
+#include <cpuid.h>
+
+int zkpipe__ff_x86_adx;
+int zkpipe__ff_x86_ifma;
+
+/* XCR0's state components that AVX-512 code needs the OS to save: SSE, AVX, the opmask
+ * registers, the upper halves of zmm0-15 and zmm16-31. */
+#define XCR0_AVX512 0xe6u
+
+/* AVX-512F and AVX-512 IFMA, and an OS that saves their registers: the cpuid bits alone say only
+ * what the CPU has (a hypervisor or an emulator such as valgrind may hide them, and then the
+ * scalar path runs). xgetbv through asm, which needs no -mxsave. */
+static int has_ifma(void)
+{
+    unsigned eax, ebx, ecx, edx, lo, hi;
+    if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx >> 27 & 1)) /* OSXSAVE */
+        return 0;
+    __asm__ volatile("xgetbv" : "=a"(lo), "=d"(hi) : "c"(0));
+    (void)hi;
+    if ((lo & XCR0_AVX512) != XCR0_AVX512)
+        return 0;
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+        return 0;
+    return (ebx >> 16 & 1) && (ebx >> 21 & 1); /* AVX512F, AVX512IFMA */
+}
+
+static unsigned detect(void)
+{
+    unsigned eax, ebx, ecx, edx, found = 0;
+    if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx >> 8 & 1) && (ebx >> 19 & 1))
+        found |= ZKPIPE_CPU_ADX; /* BMI2, ADX */
+    if (has_ifma())
+        found |= ZKPIPE_CPU_IFMA;
+    return found;
+}
+#else
+static unsigned detect(void)
+{
+    return 0; /* the portable C is the only path */
+}
+#endif
+
+static zkpipe_cpu_info info;
+/* {"in_use":"adx+ifma","detected":"adx+ifma","masked":"adx+ifma","mask_valid":false} fits. */
+static char json[128];
+
+static int lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* Whether the `len` characters at `word` spell `name` in any case. */
+static int word_is(const char *word, size_t len, const char *name)
+{
+    size_t i = 0;
+    for (; i < len && name[i] != '\0'; i++)
+        if (lower((unsigned char)word[i]) != name[i])
+            return 0;
+    return i == len && name[i] == '\0';
+}
+
+int zkpipe__cpu_mask_parse(const char *text, unsigned *bits)
+{
+    static const struct {
+        const char *name;
+        unsigned bits;
+    } words[] = {{"ifma", ZKPIPE_CPU_IFMA},
+                 {"avx512", ZKPIPE_CPU_IFMA},
+                 {"adx", ZKPIPE_CPU_ADX},
+                 {"bmi2", ZKPIPE_CPU_ADX},
+                 {"all", ZKPIPE_CPU_ADX | ZKPIPE_CPU_IFMA}};
+    int valid = 1;
+    *bits = 0;
+    for (const char *p = text; p != NULL && *p != '\0';) {
+        if (*p == ',' || *p == ' ' || *p == '+' || *p == '\t') {
+            p++;
+            continue;
+        }
+        size_t len = 0;
+        while (p[len] != '\0' && p[len] != ',' && p[len] != ' ' && p[len] != '+' && p[len] != '\t')
+            len++;
+        size_t w = 0;
+        while (w < sizeof words / sizeof words[0] && !word_is(p, len, words[w].name))
+            w++;
+        if (w < sizeof words / sizeof words[0])
+            *bits |= words[w].bits;
+        else
+            valid = 0;
+        p += len;
+    }
+    return valid;
+}
+
+static void detect_cpu(void)
+{
+    info.detected = detect();
+    info.mask_valid = zkpipe__cpu_mask_parse(getenv("ZKPIPE_CPU_MASK"), &info.masked);
+    info.in_use = info.detected & ~info.masked;
+#if ZKPIPE__FF_X86
+    zkpipe__ff_x86_adx = (info.in_use & ZKPIPE_CPU_ADX) != 0;
+    zkpipe__ff_x86_ifma = (info.in_use & ZKPIPE_CPU_IFMA) != 0;
+#endif
+    snprintf(json, sizeof json,
+             "{\"in_use\":\"%s\",\"detected\":\"%s\",\"masked\":\"%s\",\"mask_valid\":%s}",
+             zkpipe_cpu_features_name(info.in_use), zkpipe_cpu_features_name(info.detected),
+             zkpipe_cpu_features_name(info.masked), info.mask_valid ? "true" : "false");
+}
+
+static pthread_once_t detected = PTHREAD_ONCE_INIT;
+
+/* At load; and, should a caller's own constructor ask first, at its call (the order of
+ * constructors across objects is not fixed). */
+__attribute__((constructor)) static void detect_at_load(void)
+{
+    pthread_once(&detected, detect_cpu);
+}
+
+void zkpipe_cpu_info_get(zkpipe_cpu_info *out)
+{
+    pthread_once(&detected, detect_cpu);
+    if (out != NULL)
+        *out = info;
+}
+
+const char *zkpipe_cpu_features_name(unsigned features)
+{
+    static const char *const names[] = {"none", "adx", "ifma", "adx+ifma"};
+    return names[features & (ZKPIPE_CPU_ADX | ZKPIPE_CPU_IFMA)];
+}
+
+const char *zkpipe_cpu_json(void)
+{
+    pthread_once(&detected, detect_cpu);
+    return json;
+}
