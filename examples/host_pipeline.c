@@ -438,8 +438,9 @@ int main(int argc, char **argv)
     if (st == ZKPIPE_OK) {
         zkpipe_job_wait(job);
         for (size_t i = 0; i < o.partitions; i++) {
-            zkpipe_partition_result r;
-            zkpipe_job_result(job, i, &r);
+            zkpipe_partition_result r = {.status = ZKPIPE_ESTATE};
+            if (zkpipe_job_result(job, i, &r) != ZKPIPE_OK)
+                r.status = ZKPIPE_ESTATE;
             const host_result *hr = r.host;
             if (r.status == ZKPIPE_OK && hr != NULL && hr->checksum == hr->expected) {
                 verified++;

@@ -307,7 +307,7 @@ static void shorter_structs_keep_the_defaults(void **state)
     grown_v1 old1 = {sizeof old1, 10};
     grown_v1 *c1 = caller_copy(&old1, sizeof old1);
     lib = defaults;
-    assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, c1, min), ZKPIPE_OK);
+    assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, c1, min, "abi_struct"), ZKPIPE_OK);
     assert_int_equal(lib.struct_size, sizeof lib);
     assert_int_equal(lib.a, 10);
     assert_int_equal(lib.b, 2);
@@ -317,7 +317,7 @@ static void shorter_structs_keep_the_defaults(void **state)
     grown_v2 old2 = {sizeof old2, 20, 21};
     grown_v2 *c2 = caller_copy(&old2, sizeof old2);
     lib = defaults;
-    assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, c2, min), ZKPIPE_OK);
+    assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, c2, min, "abi_struct"), ZKPIPE_OK);
     assert_int_equal(lib.a, 20);
     assert_int_equal(lib.b, 21);
     assert_int_equal(lib.c, 3);
@@ -325,15 +325,15 @@ static void shorter_structs_keep_the_defaults(void **state)
 
     grown_v3 now = {sizeof now, 30, 31, 32};
     lib = defaults;
-    assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, &now, min), ZKPIPE_OK);
+    assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, &now, min, "abi_struct"), ZKPIPE_OK);
     assert_int_equal(lib.c, 32);
 
     /* An unknown size leaves the library's struct as it was. */
     now.struct_size = sizeof now + 8;
     lib = defaults;
-    assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, &now, min), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, &now, min, "abi_struct"), ZKPIPE_EINVAL);
     now.struct_size = min - 1;
-    assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, &now, min), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe__struct_in(&lib, sizeof lib, &now, min, "abi_struct"), ZKPIPE_EINVAL);
     /* Field by field: the struct's padding is never written. */
     assert_int_equal(lib.struct_size, defaults.struct_size);
     assert_int_equal(lib.a, defaults.a);

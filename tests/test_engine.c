@@ -223,8 +223,7 @@ static void assert_drained(zkpipe_acct *acct)
 /* Items in synth + pending + queued in a snapshot: what invariant 2 bounds. */
 static uint64_t waist_items(const zkpipe_snapshot *s)
 {
-    return s->stage[ZKPIPE_STAGE_SYNTH].live_items + s->stage[ZKPIPE_STAGE_PENDING].live_items +
-           s->stage[ZKPIPE_STAGE_QUEUED].live_items;
+    return zkpipe_snapshot_in_waist(s);
 }
 
 /* Checks every partition of a finished job: a proof that verifies or the expected error.

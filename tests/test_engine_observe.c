@@ -120,6 +120,7 @@ static const zkpipe_stage_ops host_ops = {sizeof(zkpipe_stage_ops),
                                           NULL,
                                           NULL,
                                           NULL,
+                                          NULL,
                                           NULL};
 
 static zkpipe_engine_config config(zkpipe_acct *acct, unsigned synth_workers, uint64_t permits,

@@ -588,10 +588,14 @@ static void *move_ledgers(void *arg)
     mover *m = arg;
     zkpipe_ledger l;
     while (!atomic_load(&m->stop)) {
-        zkpipe_ledger_open(&l, m->acct, ZKPIPE_STAGE_SYNTH);
-        zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 4096);
-        zkpipe_ledger_move(&l, ZKPIPE_STAGE_QUEUED);
+        if (zkpipe_ledger_open(&l, m->acct, ZKPIPE_STAGE_SYNTH) != ZKPIPE_OK)
+            break;
+        zkpipe_status st = zkpipe_ledger_charge(&l, ZKPIPE_KIND_ABC, 4096);
+        if (st == ZKPIPE_OK)
+            st = zkpipe_ledger_move(&l, ZKPIPE_STAGE_QUEUED);
         zkpipe_ledger_close(&l);
+        if (st != ZKPIPE_OK)
+            break;
         m->moves++;
     }
     return NULL;

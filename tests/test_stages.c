@@ -321,11 +321,8 @@ static void *read_loop(void *arg)
             rd->failed_snapshots++;
             continue;
         }
-        uint64_t waist = s.stage[ZKPIPE_STAGE_SYNTH].live_items +
-                         s.stage[ZKPIPE_STAGE_PENDING].live_items +
-                         s.stage[ZKPIPE_STAGE_QUEUED].live_items;
-        uint64_t resident = waist + s.stage[ZKPIPE_STAGE_PROVING].live_items +
-                            s.stage[ZKPIPE_STAGE_FINALIZE].live_items;
+        uint64_t waist = zkpipe_snapshot_in_waist(&s);
+        uint64_t resident = zkpipe_snapshot_resident(&s);
         if (waist > atomic_load(&rd->max_waist))
             atomic_store(&rd->max_waist, waist);
         rd->max_resident = resident > rd->max_resident ? resident : rd->max_resident;

@@ -189,10 +189,14 @@ static void *churn(void *arg)
     worker *w = arg;
     for (int i = 0; i < w->rounds; i++) {
         zkpipe_ledger l;
-        zkpipe_ledger_open(&l, w->acct, ZKPIPE_STAGE_SYNTH);
-        zkpipe_ledger_charge(&l, ZKPIPE_KIND_AUX, 64);
-        zkpipe_ledger_move(&l, ZKPIPE_STAGE_QUEUED);
+        if (zkpipe_ledger_open(&l, w->acct, ZKPIPE_STAGE_SYNTH) != ZKPIPE_OK)
+            break;
+        zkpipe_status st = zkpipe_ledger_charge(&l, ZKPIPE_KIND_AUX, 64);
+        if (st == ZKPIPE_OK)
+            st = zkpipe_ledger_move(&l, ZKPIPE_STAGE_QUEUED);
         zkpipe_ledger_close(&l);
+        if (st != ZKPIPE_OK)
+            break;
     }
     return NULL;
 }

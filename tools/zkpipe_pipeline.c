@@ -412,9 +412,10 @@ static zkpipe_status run_circuits(const options *o, zkpipe_engine *e, keys *k, t
         const keys *kk = &k[j % o->ncurves];
         zkpipe_job_wait(jobs[j]);
         for (size_t i = 0; i < zkpipe_job_partitions(jobs[j]); i++) {
-            zkpipe_partition_result r;
+            zkpipe_partition_result r = {.status = ZKPIPE_ESTATE};
             char what[64];
-            zkpipe_job_result(jobs[j], i, &r);
+            if (zkpipe_job_result(jobs[j], i, &r) != ZKPIPE_OK)
+                r.status = ZKPIPE_ESTATE;
             zkpipe_groth16_proof proof;
             zkpipe_status v = zkpipe_stage_proof(&proof, &r);
             if (v == ZKPIPE_OK)

@@ -122,8 +122,8 @@ ZKPIPE_API const char *zkpipe_acct_stage_name(const zkpipe_acct *acct, uint32_t 
  * are ignored: it must not be open (opening an open ledger loses its counts for good).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL or unregistered stage).
  * Thread safety: see zkpipe_ledger. */
-ZKPIPE_API zkpipe_status zkpipe_ledger_open(zkpipe_ledger *ledger, zkpipe_acct *acct,
-                                            uint32_t stage);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_ledger_open(zkpipe_ledger *ledger,
+                                                              zkpipe_acct *acct, uint32_t stage);
 
 /*! zkpipe_ledger_charge() : one more live buffer of `kind` with `bytes` bytes (0 allowed).
  * With a hook set, it runs first and may block: a partition's ledger in the engine waits here
@@ -131,7 +131,8 @@ ZKPIPE_API zkpipe_status zkpipe_ledger_open(zkpipe_ledger *ledger, zkpipe_acct *
  * that another partition's work needs.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, closed ledger or unregistered kind),
  *         ZKPIPE_EOVERFLOW (the ledger's byte total would wrap). */
-ZKPIPE_API zkpipe_status zkpipe_ledger_charge(zkpipe_ledger *ledger, uint32_t kind, uint64_t bytes);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_ledger_charge(zkpipe_ledger *ledger,
+                                                                uint32_t kind, uint64_t bytes);
 
 /*! zkpipe_ledger_release() : one live buffer of `kind` with `bytes` bytes is gone.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL, ZKPIPE_EUNDERFLOW (no buffer of that kind is live, or more
@@ -143,7 +144,8 @@ ZKPIPE_API zkpipe_status zkpipe_ledger_release(zkpipe_ledger *ledger, uint32_t k
  * snapshot sees it in the old stage or the new one, never both or neither. Moving to the
  * current stage is a no-op that still counts as leaving and entering it.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, closed ledger or unregistered stage). */
-ZKPIPE_API zkpipe_status zkpipe_ledger_move(zkpipe_ledger *ledger, uint32_t stage);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_ledger_move(zkpipe_ledger *ledger,
+                                                              uint32_t stage);
 
 /*! zkpipe_ledger_close() : releases whatever is still charged and removes the item from its
  * stage. Closing a closed (or zero-filled) ledger, or NULL, is a harmless no-op. */
@@ -211,6 +213,18 @@ typedef struct zkpipe_snapshot {
  * while the copy is made wait for it (about a microsecond); concurrent snapshots take turns.
  * Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_acct_snapshot(zkpipe_acct *acct, zkpipe_snapshot *out);
+
+/*! zkpipe_snapshot_in_waist() : the items of `snap` in ZKPIPE_STAGE_SYNTH, _PENDING and
+ * _QUEUED together: what an engine's bound (zkpipe_engine_counters.bound: permits + capacity)
+ * is about, as one consistent count. Add the items in ZKPIPE_STAGE_PROVING for what the
+ * resident bound is about (zkpipe_snapshot_resident). 0 for NULL. Thread safety: any thread;
+ * reads only `snap`. */
+ZKPIPE_API uint64_t zkpipe_snapshot_in_waist(const zkpipe_snapshot *snap);
+
+/*! zkpipe_snapshot_resident() : zkpipe_snapshot_in_waist plus the items in
+ * ZKPIPE_STAGE_PROVING and ZKPIPE_STAGE_FINALIZE: the partitions holding buffers, what
+ * zkpipe_engine_counters.resident_bound is about. 0 for NULL. Thread safety: as above. */
+ZKPIPE_API uint64_t zkpipe_snapshot_resident(const zkpipe_snapshot *snap);
 
 /*! zkpipe_acct_live_bytes() : the bytes charged to `acct`'s ledgers and not released, now
  * (a snapshot's live_bytes without the copy: one atomic load; it may be stale as soon as it

@@ -96,7 +96,8 @@ ZKPIPE_API void zkpipe_chan_destroy(zkpipe_chan *ch);
  *         ZKPIPE_EINVAL (ch or item NULL, the item's ledger is closed, or recv_stage is not
  *         registered in the ledger's registry); ZKPIPE_ESTATE (permit already released).
  * Thread safety: any thread. Does not allocate. */
-ZKPIPE_API zkpipe_status zkpipe_chan_send(zkpipe_chan *ch, void *item, zkpipe_permit *permit);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_chan_send(zkpipe_chan *ch, void *item,
+                                                            zkpipe_permit *permit);
 
 /*! zkpipe_chan_try_send() : zkpipe_chan_send without blocking; ZKPIPE_EAGAIN when full (the
  * caller keeps item and permit). */
@@ -104,8 +105,9 @@ ZKPIPE_API zkpipe_status zkpipe_chan_try_send(zkpipe_chan *ch, void *item, zkpip
 
 /*! zkpipe_chan_send_timed() : zkpipe_chan_send that gives up after `timeout_ns` nanoseconds on
  * CLOCK_MONOTONIC with ZKPIPE_ETIMEDOUT (the caller keeps item and permit). */
-ZKPIPE_API zkpipe_status zkpipe_chan_send_timed(zkpipe_chan *ch, void *item, zkpipe_permit *permit,
-                                                uint64_t timeout_ns);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_chan_send_timed(zkpipe_chan *ch, void *item,
+                                                                  zkpipe_permit *permit,
+                                                                  uint64_t timeout_ns);
 
 /*! zkpipe_chan_recv() : takes the oldest item, blocking while the channel is empty and open.
  * Its ledger moves to the configured recv_stage, then on_recv runs; the caller owns the item.
@@ -113,14 +115,15 @@ ZKPIPE_API zkpipe_status zkpipe_chan_send_timed(zkpipe_chan *ch, void *item, zkp
  * @param out receives the item (written only on ZKPIPE_OK).
  * @return ZKPIPE_OK, ZKPIPE_ECLOSED (closed and empty), ZKPIPE_EINVAL (NULL).
  * Thread safety: any thread. Does not allocate. */
-ZKPIPE_API zkpipe_status zkpipe_chan_recv(zkpipe_chan *ch, void **out);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_chan_recv(zkpipe_chan *ch, void **out);
 
 /*! zkpipe_chan_try_recv() : zkpipe_chan_recv without blocking; ZKPIPE_EAGAIN when empty. */
 ZKPIPE_API zkpipe_status zkpipe_chan_try_recv(zkpipe_chan *ch, void **out);
 
 /*! zkpipe_chan_recv_timed() : zkpipe_chan_recv that gives up after `timeout_ns` nanoseconds
  * on CLOCK_MONOTONIC with ZKPIPE_ETIMEDOUT. */
-ZKPIPE_API zkpipe_status zkpipe_chan_recv_timed(zkpipe_chan *ch, void **out, uint64_t timeout_ns);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_chan_recv_timed(zkpipe_chan *ch, void **out,
+                                                                  uint64_t timeout_ns);
 
 /*! zkpipe_chan_close() : no more sends: blocked and later senders get ZKPIPE_ECLOSED (keeping
  * item and permit); receivers drain what is queued, then get ZKPIPE_ECLOSED. Closing twice,

@@ -19,7 +19,10 @@
  *     ZKPIPE_STAGE_FINALIZE when `prove` has not, close it, give the byte budget back, and
  *     record the result. One partition per prover worker is being proved, outside invariant
  *     2, so at most permits + capacity + prover_workers partitions hold buffers at once (the
- *     resident bound, zkpipe_engine_counters.resident_bound).
+ *     resident bound, zkpipe_engine_counters.resident_bound). With config.max_batch > 1 and
+ *     operations that have `prove_batch`, a prover worker takes up to max_batch items from the
+ *     channel at once and proves them in one call: the bound is then permits + capacity +
+ *     prover_workers * max_batch.
  *   cancel, destroy, a closed engine: an item that will never be proved goes to `discard`.
  *
  * zkpipe's own circuits and circom zkey + witness pairs are two implementations of the stage
@@ -178,7 +181,22 @@ typedef struct zkpipe_engine_config {
      * Not owned: it must outlive the engine. Without a budget the keys are loaded and pinned
      * all the same, and never released. */
     zkpipe_key_cache *keys;
+    /* NULL, or called once with on_destroyed_ctx when the engine is gone: every thread it
+     * started joined (but the one calling, which exits right after) and its memory freed, so
+     * what the fields above point to may be freed from inside. On the thread that called
+     * zkpipe_engine_destroy, or, when that was one of the engine's own (see "Calls from the
+     * engine's threads" in zkpipe_engine_destroy), on the last worker to leave. */
+    void (*on_destroyed)(void *ctx);
+    void *on_destroyed_ctx;
+    /* The most items a prover worker holds at once (1..ZKPIPE_ENGINE_MAX_BATCH; default 1):
+     * with more, a worker that received an item whose operations have prove_batch takes up to
+     * max_batch - 1 more items already in the channel, never waiting for one, and proves them
+     * together. The resident bound becomes bound + prover_workers * max_batch. */
+    unsigned max_batch;
 } zkpipe_engine_config;
+
+/* The largest zkpipe_engine_config.max_batch. */
+#define ZKPIPE_ENGINE_MAX_BATCH 1024
 
 /* What a partition's result holds. The engine fills status and the timings; `prove` fills the
  * rest. */
@@ -226,7 +244,8 @@ typedef struct zkpipe_stage_call {
 } zkpipe_stage_call;
 
 /* A partition's stage operations. A table of the host's (usually static const), that every
- * partition using it points at; it must outlive every job that uses it. The engine calls
+ * partition using it points at; it must outlive every job that uses it (zkpipe_stage_ops_init
+ * starts one with every operation NULL and struct_size set). The engine calls
  * estimate and synthesize on a synthesis worker, prove on a prover worker and discard on
  * whichever thread gives the item up; calls for different partitions run concurrently, so the
  * functions must be thread-safe across partitions. */
@@ -264,6 +283,15 @@ typedef struct zkpipe_stage_ops {
      * when released (the call's `key` is its handle), so it is never released while the
      * partition is in flight. Called on a synthesis worker before admission; must not block. */
     zkpipe_key *(*key)(void *ctx, size_t partition);
+    /* NULL, or proves n partitions of this table in one call (a GPU prover's batch), on a
+     * prover worker, when config.max_batch > 1 (see there): for each i < n, calls[i] is what
+     * `prove` would be given (each partition keeps its own ledger, in ZKPIPE_STAGE_PROVING, to
+     * charge and release), items[i] is consumed as by `prove`, outs[i] is filled as by `prove`,
+     * and statuses[i] receives that partition's status, so a batch whose partitions fail
+     * individually reports them individually (write each one's line to calls[i].detail). n is
+     * 1 when nothing more was ready; `prove` is still required (partitions proved alone). */
+    void (*prove_batch)(const zkpipe_stage_call *calls, void *const *items,
+                        zkpipe_partition_result *const *outs, zkpipe_status *statuses, size_t n);
 } zkpipe_stage_ops;
 
 /* One partition of a job: its operations and their context (both must stay valid until the
@@ -275,8 +303,9 @@ typedef struct zkpipe_partition {
 } zkpipe_partition;
 
 /* Called once per job, when its last partition has ended, on the engine thread that ended it
- * (or in zkpipe_engine_destroy). The job's results are readable from inside; it must not
- * destroy the job nor call the engine. */
+ * (or in zkpipe_engine_destroy). The job's results are readable from inside; calls into the
+ * engine and the job work as from a stage operation (zkpipe_engine_destroy,
+ * zkpipe_job_destroy), wait and drain being refused. */
 typedef void (*zkpipe_job_done_fn)(zkpipe_job *job, void *ctx);
 
 /* Engine counters (zkpipe_engine_stats). Partitions, since the engine was created, and what
@@ -291,9 +320,9 @@ typedef struct zkpipe_engine_counters {
     uint64_t bound;             /* permits + capacity (synth_workers + capacity with
                                  * ZKPIPE_CONCURRENCY_AUTO): what peak_in_flight stays within
                                  * with ZKPIPE_RELEASE_DELIVERY */
-    uint64_t resident_bound;    /* bound + prover_workers: the most partitions holding buffers
-                                 * at once with ZKPIPE_RELEASE_DELIVERY, those being proved
-                                 * included */
+    uint64_t resident_bound;    /* bound + prover_workers * max_batch: the most partitions
+                                 * holding buffers at once with ZKPIPE_RELEASE_DELIVERY, those
+                                 * being proved included */
     uint64_t proving;           /* partitions being proved now */
     uint64_t permits_available; /* permits an acquire could take now */
     uint64_t budget_bytes;      /* the byte budget (0: none) */
@@ -353,11 +382,15 @@ typedef struct zkpipe_engine_source {
     uint64_t reserved[4];             /* zero */
 } zkpipe_engine_source;
 
+/*! zkpipe_stage_ops_init() : zeroes `ops` (every operation NULL, name NULL) and sets its
+ * struct_size; the host then sets its operations. NULL is a no-op. Thread safety: any thread. */
+ZKPIPE_API void zkpipe_stage_ops_init(zkpipe_stage_ops *ops);
+
 /*! zkpipe_engine_config_init() : defaults: 2 synthesis workers, 2 permits, no byte budget,
- * capacity 2, 1 prover worker of 1 thread, backend auto, release on delivery, the default
- * registry, no reporter, no trace, the C library allocator, reservations that follow the
- * ledger, fixed concurrency; struct_size set. NULL is a no-op.
- * Thread safety: any thread. */
+ * capacity 2, 1 prover worker of 1 thread proving one partition at a time, backend auto, release on
+ * delivery, the default registry, no reporter, no trace, the C library allocator, reservations that
+ * follow the ledger, fixed concurrency; struct_size set. NULL is a no-op. Thread safety: any
+ * thread. */
 ZKPIPE_API void zkpipe_engine_config_init(zkpipe_engine_config *config);
 
 /*! zkpipe_engine_create() : creates the semaphores, the channel, the prover pools and the reporter,
@@ -367,14 +400,14 @@ ZKPIPE_API void zkpipe_engine_config_init(zkpipe_engine_config *config);
  *        report_file, report_ctx, trace) must outlive the engine.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, a struct_size this library cannot read, a zero
  *         count, unknown backend, release policy, reservation or concurrency, report_ms > 0
- *         without a sink, incomplete allocator), ZKPIPE_ENOMEM, ZKPIPE_ETHREAD, ZKPIPE_EUNSUPPORTED
- * (no condition variables on CLOCK_MONOTONIC; ZKPIPE_CONCURRENCY_AUTO without a budget where
- * MemAvailable cannot be read). On error nothing is left running or allocated and *out is
- * untouched. Thread safety: any thread. Allocates the engine (about 600 bytes plus 8 per worker
+ *         without a sink, incomplete allocator: zkpipe_last_detail names the field),
+ * ZKPIPE_EUNSUPPORTED (no condition variables on CLOCK_MONOTONIC; ZKPIPE_CONCURRENCY_AUTO without a
+ * budget where MemAvailable cannot be read). On error nothing is left running or allocated and *out
+ * is untouched. Thread safety: any thread. Allocates the engine (about 600 bytes plus 8 per worker
  * thread), two semaphores, a channel, the pools and a reporter; starts the threads listed at the
  * top. */
-ZKPIPE_API zkpipe_status zkpipe_engine_create(zkpipe_engine **out,
-                                              const zkpipe_engine_config *config);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_engine_create(zkpipe_engine **out,
+                                                                const zkpipe_engine_config *config);
 
 /*! zkpipe_engine_submit() : queues a job of `count` partitions (copied; what they point to
  * must stay valid until the job has finished). Partitions start in submission order.
@@ -382,23 +415,29 @@ ZKPIPE_API zkpipe_status zkpipe_engine_create(zkpipe_engine **out,
  * @param done NULL, or called once when every partition has ended (see zkpipe_job_done_fn).
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL engine, out or parts, count 0, a partition without
  *         ops, ops whose struct_size does not reach `discard`, or without synthesize,
- *         prove or discard, non-zero reserved fields), an error of an operations' validate,
+ *         prove or discard, non-zero reserved fields: for a partition's, zkpipe_last_detail
+ *         names the partition and the field), an error of an operations' validate,
  *         ZKPIPE_ECLOSED (the engine is closed: nothing was queued), ZKPIPE_EOVERFLOW,
  *         ZKPIPE_ENOMEM, ZKPIPE_EUNSUPPORTED.
  * Thread safety: any thread, concurrently with every call but zkpipe_engine_destroy.
  * Allocates one block of about 1.3 KB per partition through the engine's allocator. */
-ZKPIPE_API zkpipe_status zkpipe_engine_submit(zkpipe_engine *engine, zkpipe_job **out,
-                                              const zkpipe_partition *parts, size_t count,
-                                              zkpipe_job_done_fn done, void *ctx);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_engine_submit(zkpipe_engine *engine,
+                                                                zkpipe_job **out,
+                                                                const zkpipe_partition *parts,
+                                                                size_t count,
+                                                                zkpipe_job_done_fn done, void *ctx);
 
 /*! zkpipe_engine_close() : later submissions fail with ZKPIPE_ECLOSED; jobs already
  * submitted go on. Closing twice, or NULL, is a no-op. Thread safety: any thread. */
 ZKPIPE_API void zkpipe_engine_close(zkpipe_engine *engine);
 
 /*! zkpipe_engine_drain() : closes the engine and waits until every submitted job has
- * finished. NULL is a no-op. Thread safety: any thread but the engine's own (not from a
- * stage operation or done callback). */
-ZKPIPE_API void zkpipe_engine_drain(zkpipe_engine *engine);
+ * finished. NULL is a no-op (ZKPIPE_OK).
+ * @return ZKPIPE_OK; ZKPIPE_ESTATE, doing nothing, on one of the engine's own threads (a
+ *         stage operation or done callback: it would wait for itself), with a detail line in
+ *         the stage call's detail buffer when called from a stage operation.
+ * Thread safety: any thread. */
+ZKPIPE_API zkpipe_status zkpipe_engine_drain(zkpipe_engine *engine);
 
 /*! zkpipe_engine_stats() : a copy of the engine's counters (each read atomically; the
  * semaphore and channel figures are their own consistent snapshots), sampling the
@@ -420,17 +459,25 @@ ZKPIPE_API zkpipe_status zkpipe_engine_sources(zkpipe_engine *engine, zkpipe_eng
  * under way complete), joins every thread and frees the engine. Every job still ends, with its
  * done callback; every ledger is closed; the caller's job handles stay valid. Use
  * zkpipe_engine_drain first to finish the work instead. NULL is a no-op.
- * Thread safety: once, with no other call on the engine running or starting, not from a
- * callback. */
+ * Calls from the engine's threads: from a stage operation or done callback of this engine,
+ * destroy stops the engine as above and returns at once; the teardown is deferred to the last
+ * worker thread to leave (after the calling operation has returned and every partition has
+ * ended), which frees the engine and then calls config.on_destroyed, the only way to learn
+ * when what the configuration points to may go. The engine must not be used after the call.
+ * Thread safety: once, with no other call on the engine running or starting from other
+ * threads; from any thread but the reporter's sink. */
 ZKPIPE_API void zkpipe_engine_destroy(zkpipe_engine *engine);
 
 /*! zkpipe_job_wait() : blocks until every partition of `job` has ended (and its done callback
- * has returned). @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL).
- * Thread safety: any thread but the engine's; any number of waiters. */
+ * has returned). @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL), ZKPIPE_ESTATE (on a thread of the
+ * engine running the job, a stage operation or done callback, where it could wait for
+ * itself: refused at once, with a detail line in the stage call's detail buffer).
+ * Thread safety: any thread; any number of waiters. */
 ZKPIPE_API zkpipe_status zkpipe_job_wait(zkpipe_job *job);
 
 /*! zkpipe_job_wait_timed() : zkpipe_job_wait giving up after `timeout_ns` nanoseconds on
- * CLOCK_MONOTONIC. @return ZKPIPE_OK, ZKPIPE_ETIMEDOUT, ZKPIPE_EINVAL. */
+ * CLOCK_MONOTONIC. @return ZKPIPE_OK, ZKPIPE_ETIMEDOUT, ZKPIPE_EINVAL, ZKPIPE_ESTATE (as
+ * zkpipe_job_wait). */
 ZKPIPE_API zkpipe_status zkpipe_job_wait_timed(zkpipe_job *job, uint64_t timeout_ns);
 
 /*! zkpipe_job_cancel() : partitions of `job` that have not started proving end with
@@ -445,12 +492,15 @@ ZKPIPE_API size_t zkpipe_job_partitions(const zkpipe_job *job);
 /*! zkpipe_job_result() : a copy of what became of partition `index`.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL, index out of range), ZKPIPE_ESTATE (the job has
  *         not finished: wait first). Thread safety: any thread. Does not allocate. */
-ZKPIPE_API zkpipe_status zkpipe_job_result(const zkpipe_job *job, size_t index,
-                                           zkpipe_partition_result *out);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_job_result(const zkpipe_job *job, size_t index,
+                                                             zkpipe_partition_result *out);
 
 /*! zkpipe_job_destroy() : frees the job (and, through the operations' result_free, the hosts'
- * results); if it has not finished, cancels it and waits for it first. NULL is a no-op.
- * Thread safety: once per job, not from a callback. */
+ * results); if it has not finished, cancels it and waits for it first. On a thread of the
+ * engine running the job (a stage operation, of this job or another, or a done callback) it
+ * cancels the job and returns at once: the job is freed as its last partition ends (so a
+ * partition may drop its own job). NULL is a no-op.
+ * Thread safety: once per job, from any thread. */
 ZKPIPE_API void zkpipe_job_destroy(zkpipe_job *job);
 
 /* Watching the engine. */

@@ -66,7 +66,9 @@ ZKPIPE_API void zkpipe_sem_destroy(zkpipe_sem *sem);
  *         waiting), ZKPIPE_ENOMEM or ZKPIPE_EUNSUPPORTED (a wait needs a condition variable on
  *         CLOCK_MONOTONIC and could not have one; nothing was taken).
  * Thread safety: any thread. Does not allocate: a waiter lives on the caller's stack. */
-ZKPIPE_API zkpipe_status zkpipe_sem_acquire(zkpipe_sem *sem, zkpipe_permit *permit, uint64_t units);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_sem_acquire(zkpipe_sem *sem,
+                                                              zkpipe_permit *permit,
+                                                              uint64_t units);
 
 /*! zkpipe_sem_try_acquire() : zkpipe_sem_acquire without blocking.
  * @return as zkpipe_sem_acquire, or ZKPIPE_EAGAIN when it would have to wait (the units are
@@ -78,8 +80,10 @@ ZKPIPE_API zkpipe_status zkpipe_sem_try_acquire(zkpipe_sem *sem, zkpipe_permit *
  * nanoseconds, measured on CLOCK_MONOTONIC (wall-clock changes do not affect it).
  * @return as zkpipe_sem_acquire, or ZKPIPE_ETIMEDOUT (nothing taken; with timeout_ns 0 when it
  *         would have to wait). */
-ZKPIPE_API zkpipe_status zkpipe_sem_acquire_timed(zkpipe_sem *sem, zkpipe_permit *permit,
-                                                  uint64_t units, uint64_t timeout_ns);
+ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_sem_acquire_timed(zkpipe_sem *sem,
+                                                                    zkpipe_permit *permit,
+                                                                    uint64_t units,
+                                                                    uint64_t timeout_ns);
 
 /*! zkpipe_permit_release() : gives the permit's units back to its semaphore and marks the
  * permit released; waiters that now fit are woken in FIFO order. Works after close too.

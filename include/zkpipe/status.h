@@ -42,6 +42,16 @@ typedef enum zkpipe_status {
  * that names the problem. ZKPIPE_DETAIL_MAX bytes always suffice. */
 #define ZKPIPE_DETAIL_MAX 256
 
+/*! zkpipe_last_detail() : the detail line of the last call on this thread that failed with
+ * something to say and no detail buffer of its own to say it in: a config or operations
+ * struct refused with ZKPIPE_EINVAL (the line names the field, e.g.
+ * "zkpipe_stage_ops.struct_size is 0: set it with zkpipe_stage_ops_init"), a call refused on
+ * an engine's own thread with ZKPIPE_ESTATE. Each such failure replaces it; other calls leave
+ * it as it is, so read it right after the failing call.
+ * @return this thread's line ("" before any); never NULL; valid until the thread's next call
+ *         into zkpipe. Thread safety: any thread (each has its own). Does not allocate. */
+ZKPIPE_API const char *zkpipe_last_detail(void);
+
 /*! zkpipe_status_str() : a short English description of `status`.
  * @return a static string; never NULL ("unknown status" for values not listed above).
  * Thread safety: safe from any thread. */

@@ -107,3 +107,20 @@ uint64_t zkpipe_acct_live_bytes(const zkpipe_acct *acct)
 {
     return acct == NULL ? 0 : atomic_load_explicit(&acct->live_bytes, memory_order_relaxed);
 }
+
+uint64_t zkpipe_snapshot_in_waist(const zkpipe_snapshot *snap)
+{
+    if (snap == NULL)
+        return 0;
+    return snap->stage[ZKPIPE_STAGE_SYNTH].live_items +
+           snap->stage[ZKPIPE_STAGE_PENDING].live_items +
+           snap->stage[ZKPIPE_STAGE_QUEUED].live_items;
+}
+
+uint64_t zkpipe_snapshot_resident(const zkpipe_snapshot *snap)
+{
+    if (snap == NULL)
+        return 0;
+    return zkpipe_snapshot_in_waist(snap) + snap->stage[ZKPIPE_STAGE_PROVING].live_items +
+           snap->stage[ZKPIPE_STAGE_FINALIZE].live_items;
+}

@@ -24,7 +24,14 @@
  * that already holds the defaults: copies the first src->struct_size bytes, then sets dst's
  * struct_size to dst_size. Returns ZKPIPE_OK, or ZKPIPE_EINVAL (dst unchanged) when
  * src->struct_size is below `min_size` (the first layout: a zero-filled or uninitialised
- * struct, or not a sized struct at all) or above dst_size (newer headers than the library). */
-zkpipe_status zkpipe__struct_in(void *dst, size_t dst_size, const void *src, size_t min_size);
+ * struct, or not a sized struct at all) or above dst_size (newer headers than the library),
+ * with a line naming `type`'s struct_size in the thread's last detail (zkpipe_last_detail). */
+zkpipe_status zkpipe__struct_in(void *dst, size_t dst_size, const void *src, size_t min_size,
+                                const char *type);
+
+/* The line for a struct_size outside [min_size, max_size] in the thread's last detail;
+ * returns ZKPIPE_EINVAL. */
+zkpipe_status zkpipe__struct_size_refused(const char *type, size_t size, size_t min_size,
+                                          size_t max_size);
 
 #endif

@@ -4,10 +4,12 @@
 #include <stdio.h>
 
 #include "core/alloc_internal.h"
+#include "core/detail.h"
 #include "core/memory.h"
 #include "core/struct_size_internal.h"
 #include "engine/engine_internal.h"
 #include "engine/key_cache_internal.h"
+#include "engine/reentry.h"
 #include "sync/sem_internal.h"
 
 void zkpipe_engine_config_init(zkpipe_engine_config *config)
@@ -23,24 +25,42 @@ void zkpipe_engine_config_init(zkpipe_engine_config *config)
     config->prover_threads = 1;
     config->backend = ZKPIPE_BACKEND_AUTO;
     config->release = ZKPIPE_RELEASE_DELIVERY;
+    config->max_batch = 1;
 }
 
-static int config_valid(const zkpipe_engine_config *c)
+/* ZKPIPE_OK, or ZKPIPE_EINVAL with the line naming the field that is wrong. */
+static zkpipe_status config_check(const zkpipe_engine_config *c)
 {
-    return c->synth_workers >= 1 && c->permits >= 1 && c->capacity >= 1 && c->prover_workers >= 1 &&
-           c->prover_threads >= 1 && c->prover_threads <= ZKPIPE_POOL_MAX_THREADS &&
-           (c->release == ZKPIPE_RELEASE_DELIVERY || c->release == ZKPIPE_RELEASE_EARLY) &&
-           (c->reservation == ZKPIPE_RESERVATION_FOLLOW ||
-            c->reservation == ZKPIPE_RESERVATION_WHOLE) &&
-           (c->concurrency == ZKPIPE_CONCURRENCY_FIXED ||
-            c->concurrency == ZKPIPE_CONCURRENCY_AUTO) &&
-           (c->report_ms == 0 || c->report_file != NULL || c->report_fn != NULL) &&
-           zkpipe_backend_name(c->backend) != NULL;
+    const char *bad =
+        c->synth_workers < 1    ? "synth_workers is 0: at least 1"
+        : c->permits < 1        ? "permits is 0: at least 1"
+        : c->capacity < 1       ? "capacity is 0: at least 1"
+        : c->prover_workers < 1 ? "prover_workers is 0: at least 1"
+        : c->prover_threads < 1 ? "prover_threads is 0: at least 1"
+        : c->prover_threads > ZKPIPE_POOL_MAX_THREADS
+            ? "prover_threads is past ZKPIPE_POOL_MAX_THREADS"
+        : c->release != ZKPIPE_RELEASE_DELIVERY && c->release != ZKPIPE_RELEASE_EARLY
+            ? "release is not a zkpipe_release"
+        : c->reservation != ZKPIPE_RESERVATION_FOLLOW && c->reservation != ZKPIPE_RESERVATION_WHOLE
+            ? "reservation is not a zkpipe_reservation"
+        : c->concurrency != ZKPIPE_CONCURRENCY_FIXED && c->concurrency != ZKPIPE_CONCURRENCY_AUTO
+            ? "concurrency is not a zkpipe_concurrency"
+        : c->report_ms > 0 && c->report_file == NULL && c->report_fn == NULL
+            ? "report_ms is set without report_file or report_fn"
+        : zkpipe__allocator_or_default(c->allocator) == NULL
+            ? "allocator lacks its alloc or free function"
+        : zkpipe_backend_name(c->backend) == NULL ? "backend is not a zkpipe_backend"
+        : c->max_batch < 1 || c->max_batch > ZKPIPE_ENGINE_MAX_BATCH
+            ? "max_batch is not in 1..ZKPIPE_ENGINE_MAX_BATCH"
+            : NULL;
+    if (bad != NULL)
+        return zkpipe__refuse(ZKPIPE_EINVAL, "zkpipe_engine_config.%s", bad);
+    return ZKPIPE_OK;
 }
 
-/* Stops and frees whatever `e` holds: the workers (told to cancel), the channel, the pools,
- * the semaphores, the reporter, the lock. Used by destroy and by a failed create alike. */
-static void teardown(zkpipe_engine *e)
+/* Tells every thread of `e` to stop: closed, canceling, the semaphores and the channel closed
+ * (waiters woken), so each worker ends what it holds and leaves its loop. */
+static void stop(zkpipe_engine *e)
 {
     pthread_mutex_lock(&e->lock);
     e->closed = 1;
@@ -50,9 +70,24 @@ static void teardown(zkpipe_engine *e)
     zkpipe_sem_close(e->permits);
     zkpipe_sem_close(e->budget);
     zkpipe_chan_close(e->ch);
-    for (unsigned i = 0; i < e->started; i++)
-        pthread_join(e->threads[i], NULL);
+}
+
+/* After stop: joins the workers (but the calling one, which detaches itself: a deferred
+ * destroy), ends what the channel still holds, frees everything and tells the host. */
+static void release(zkpipe_engine *e)
+{
+    pthread_t self = pthread_self();
+    for (unsigned i = 0; i < e->started; i++) {
+        if (pthread_equal(e->threads[i], self))
+            pthread_detach(self);
+        else
+            pthread_join(e->threads[i], NULL);
+    }
+    /* Done callbacks of the jobs the channel's items end run here: this thread works for the
+     * engine meanwhile, so their calls into it are refused or deferred as on a worker. */
+    zkpipe__reentry_enter(e);
     zkpipe_chan_destroy(e->ch);
+    zkpipe__reentry_enter(NULL);
     if (e->keys_bound)
         zkpipe__key_cache_unbind(e->config.keys);
     zkpipe_reporter_stop(e->reporter);
@@ -68,8 +103,29 @@ static void teardown(zkpipe_engine *e)
     zkpipe__autotune_destroy(&e->tune);
     zkpipe__free(&e->allocator, e->threads);
     zkpipe__free(&e->allocator, e->pools);
+    zkpipe__free(&e->allocator, e->batches);
+    zkpipe__free(&e->allocator, e->batch_space);
+    void (*destroyed)(void *) = e->config.on_destroyed;
+    void *destroyed_ctx = e->config.on_destroyed_ctx;
     zkpipe_allocator a = e->allocator;
     zkpipe__free(&a, e);
+    if (destroyed != NULL)
+        destroyed(destroyed_ctx);
+}
+
+/* Stops and frees whatever `e` holds. Used by destroy and by a failed create alike. */
+static void teardown(zkpipe_engine *e)
+{
+    stop(e);
+    release(e);
+}
+
+void zkpipe__engine_worker_exit(zkpipe_engine *e)
+{
+    zkpipe__reentry_enter(NULL);
+    /* The destroying worker set `deferred` while it was live, so the last one out sees it. */
+    if (atomic_fetch_sub(&e->live, 1) == 1 && atomic_load(&e->deferred))
+        release(e);
 }
 
 /* The lock, both condition variables, the admission table and the controller; on failure
@@ -127,6 +183,33 @@ static zkpipe_status make_channel(zkpipe_engine *e)
     return zkpipe_chan_create(&e->ch, &cc);
 }
 
+/* Each prover worker's room for a batch: one block for all (max_batch <= 1024 and the count
+ * of prover workers an unsigned, so the sizes cannot overflow a 64-bit size_t). */
+static zkpipe_status make_batches(zkpipe_engine *e)
+{
+    const size_t m = e->config.max_batch, w = e->config.prover_workers;
+    const size_t per = 4 * sizeof(void *) + sizeof(zkpipe_stage_call) + sizeof(zkpipe_status);
+    e->batches = zkpipe__calloc(&e->allocator, w, sizeof *e->batches, _Alignof(zkpipe__batch));
+    char *p = zkpipe__calloc(&e->allocator, w * m, per, _Alignof(zkpipe_stage_call));
+    e->batch_space = p;
+    if (e->batches == NULL || p == NULL)
+        return ZKPIPE_ENOMEM;
+    /* Calls first (the most aligned), then the pointers, then the statuses. */
+    for (size_t i = 0; i < w; i++, p += m * sizeof(zkpipe_stage_call))
+        e->batches[i].calls = (zkpipe_stage_call *)p;
+    for (size_t i = 0; i < w; i++) {
+        zkpipe__batch *b = &e->batches[i];
+        b->held = (zkpipe__item **)p;
+        b->items = b->held + m;
+        b->payloads = (void **)(b->items + m);
+        b->outs = (zkpipe_partition_result **)(b->payloads + m);
+        p = (char *)(b->outs + m);
+    }
+    for (size_t i = 0; i < w; i++, p += m * sizeof(zkpipe_status))
+        e->batches[i].statuses = (zkpipe_status *)p;
+    return ZKPIPE_OK;
+}
+
 /* Everything but the lock and the threads. */
 static zkpipe_status make_parts(zkpipe_engine *e)
 {
@@ -135,7 +218,7 @@ static zkpipe_status make_parts(zkpipe_engine *e)
     e->threads = zkpipe__calloc(&e->allocator, nthreads, sizeof *e->threads, _Alignof(pthread_t));
     e->pools =
         zkpipe__calloc(&e->allocator, c->prover_workers, sizeof *e->pools, _Alignof(zkpipe_pool *));
-    if (e->threads == NULL || e->pools == NULL)
+    if (e->threads == NULL || e->pools == NULL || make_batches(e) != ZKPIPE_OK)
         return ZKPIPE_ENOMEM;
     zkpipe_status st = zkpipe__observe_create(&e->observe, &e->allocator, c->trace);
     /* Auto: as many permits as synthesis workers, of which the controller lends some. */
@@ -166,8 +249,11 @@ static zkpipe_status start_threads(zkpipe_engine *e)
     for (; e->started < nthreads; e->started++) {
         void *(*fn)(void *) =
             e->started < c->synth_workers ? zkpipe__synth_worker : zkpipe__prove_worker;
-        if (pthread_create(&e->threads[e->started], NULL, fn, e) != 0)
+        atomic_fetch_add(&e->live, 1);
+        if (pthread_create(&e->threads[e->started], NULL, fn, e) != 0) {
+            atomic_fetch_sub(&e->live, 1);
             return ZKPIPE_ETHREAD;
+        }
     }
     return ZKPIPE_OK;
 }
@@ -181,18 +267,19 @@ static zkpipe_status start_threads(zkpipe_engine *e)
 
 zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_config *config_in)
 {
-    if (out == NULL || config_in == NULL || config_in->struct_size < CONFIG_MIN_SIZE ||
-        config_in->struct_size > sizeof(zkpipe_engine_config))
+    if (out == NULL || config_in == NULL)
         return ZKPIPE_EINVAL;
     /* What the caller's struct covers, over this library's defaults. */
     zkpipe_engine_config full;
     zkpipe_engine_config_init(&full);
-    memcpy(&full, config_in, config_in->struct_size);
-    full.struct_size = sizeof full;
+    zkpipe_status st =
+        zkpipe__struct_in(&full, sizeof full, config_in, CONFIG_MIN_SIZE, "zkpipe_engine_config");
+    if (st == ZKPIPE_OK)
+        st = config_check(&full);
+    if (st != ZKPIPE_OK)
+        return st;
     const zkpipe_engine_config *config = &full;
     const zkpipe_allocator *a = zkpipe__allocator_or_default(config->allocator);
-    if (a == NULL || !config_valid(config))
-        return ZKPIPE_EINVAL;
     /* Auto without a budget: half of what the machine has available now. */
     uint64_t avail = 0;
     if (config->concurrency == ZKPIPE_CONCURRENCY_AUTO && config->budget_bytes == 0) {
@@ -213,9 +300,11 @@ zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_conf
     atomic_init(&e->prover_idle_ns, 0);
     zkpipe__unaccounted_init(&e->unaccounted, e->acct);
     atomic_init(&e->canceling, 0);
+    atomic_init(&e->live, 0);
+    atomic_init(&e->deferred, 0);
     atomic_init(&e->pools_taken, 0);
     atomic_init(&e->synth_taken, 0);
-    zkpipe_status st = init_sync(e);
+    st = init_sync(e);
     if (st != ZKPIPE_OK) {
         zkpipe__free(a, e);
         return st;
@@ -224,10 +313,44 @@ zkpipe_status zkpipe_engine_create(zkpipe_engine **out, const zkpipe_engine_conf
     if (st == ZKPIPE_OK)
         st = start_threads(e);
     if (st != ZKPIPE_OK) {
+        e->config.on_destroyed = NULL; /* nothing was made: the host hears of nothing */
         teardown(e);
         return st;
     }
     *out = e;
+    return ZKPIPE_OK;
+}
+
+void zkpipe_stage_ops_init(zkpipe_stage_ops *ops)
+{
+    if (ops == NULL)
+        return;
+    memset(ops, 0, sizeof *ops);
+    ops->struct_size = sizeof *ops;
+}
+
+/* ZKPIPE_OK, or ZKPIPE_EINVAL with the line naming partition `i`'s field that is wrong. */
+static zkpipe_status parts_check(const zkpipe_partition *p, size_t i)
+{
+    const zkpipe_stage_ops *ops = p->ops;
+    if (ops == NULL)
+        return zkpipe__refuse(ZKPIPE_EINVAL, "partition %zu: zkpipe_partition.ops is NULL", i);
+    if (p->reserved[0] != 0 || p->reserved[1] != 0)
+        return zkpipe__refuse(ZKPIPE_EINVAL, "partition %zu: zkpipe_partition.reserved is not 0",
+                              i);
+    /* A longer table (newer headers) is read as far as this library knows it. */
+    if (ops->struct_size < OPS_MIN_SIZE)
+        return zkpipe__refuse(ZKPIPE_EINVAL,
+                              "partition %zu: zkpipe_stage_ops.struct_size is %zu, below the "
+                              "%zu of the first table: set it with zkpipe_stage_ops_init",
+                              i, ops->struct_size, (size_t)OPS_MIN_SIZE);
+    const char *missing = ops->synthesize == NULL ? "synthesize"
+                          : ops->prove == NULL    ? "prove"
+                          : ops->discard == NULL  ? "discard"
+                                                  : NULL;
+    if (missing != NULL)
+        return zkpipe__refuse(ZKPIPE_EINVAL, "partition %zu: zkpipe_stage_ops.%s is NULL", i,
+                              missing);
     return ZKPIPE_OK;
 }
 
@@ -238,17 +361,16 @@ zkpipe_status zkpipe_engine_submit(zkpipe_engine *engine, zkpipe_job **out,
     if (engine == NULL || out == NULL || parts == NULL || count == 0)
         return ZKPIPE_EINVAL;
     for (size_t i = 0; i < count; i++) {
+        zkpipe_status st = parts_check(&parts[i], i);
+        if (st != ZKPIPE_OK)
+            return st;
         const zkpipe_stage_ops *ops = parts[i].ops;
-        if (ops == NULL || ops->struct_size < OPS_MIN_SIZE || ops->synthesize == NULL ||
-            ops->prove == NULL || ops->discard == NULL || parts[i].reserved[0] != 0 ||
-            parts[i].reserved[1] != 0)
-            return ZKPIPE_EINVAL;
         /* validate lies past the minimum: only a table that long has one. */
         zkpipe_status (*validate)(void *, size_t) =
             ops->struct_size >= offsetof(zkpipe_stage_ops, validate) + sizeof ops->validate
                 ? ops->validate
                 : NULL;
-        zkpipe_status st = validate != NULL ? validate(parts[i].ctx, i) : ZKPIPE_OK;
+        st = validate != NULL ? validate(parts[i].ctx, i) : ZKPIPE_OK;
         if (st != ZKPIPE_OK)
             return st;
     }
@@ -264,6 +386,7 @@ zkpipe_status zkpipe_engine_submit(zkpipe_engine *engine, zkpipe_job **out,
         return st;
     }
     job->id = ++engine->jobs;
+    job->engine = engine;
     for (size_t i = 0; i < count; i++)
         job->items[i].track = ++engine->tracks;
     if (engine->tail != NULL)
@@ -316,15 +439,18 @@ void zkpipe_engine_close(zkpipe_engine *engine)
     pthread_mutex_unlock(&engine->lock);
 }
 
-void zkpipe_engine_drain(zkpipe_engine *engine)
+zkpipe_status zkpipe_engine_drain(zkpipe_engine *engine)
 {
     if (engine == NULL)
-        return;
+        return ZKPIPE_OK;
+    if (zkpipe__reentry_on(engine))
+        return zkpipe__reentry_refuse("zkpipe_engine_drain");
     zkpipe_engine_close(engine);
     pthread_mutex_lock(&engine->lock);
     while (engine->unfinished > 0)
         pthread_cond_wait(&engine->idle, &engine->lock);
     pthread_mutex_unlock(&engine->lock);
+    return ZKPIPE_OK;
 }
 
 zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters *out)
@@ -340,7 +466,7 @@ zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters 
     out->peak_in_flight = atomic_load(&engine->peak_in_flight);
     const zkpipe_engine_config *c = &engine->config;
     out->bound = (engine->autotuning ? c->synth_workers : c->permits) + c->capacity;
-    out->resident_bound = out->bound + engine->config.prover_workers;
+    out->resident_bound = out->bound + (uint64_t)c->prover_workers * c->max_batch;
     out->proving = atomic_load(&engine->proving);
     out->permits_available = zkpipe_sem_available(engine->permits);
     out->budget_bytes = engine->config.budget_bytes;
@@ -382,8 +508,16 @@ zkpipe_status zkpipe_engine_sources(zkpipe_engine *engine, zkpipe_engine_source 
 
 void zkpipe_engine_destroy(zkpipe_engine *engine)
 {
-    if (engine != NULL)
-        teardown(engine);
+    if (engine == NULL)
+        return;
+    if (zkpipe__reentry_on(engine)) {
+        /* From a stage operation or done callback: this thread still uses the engine, so the
+         * last worker to leave frees it. Set before stop, while this worker is live. */
+        atomic_store(&engine->deferred, 1);
+        stop(engine);
+        return;
+    }
+    teardown(engine);
 }
 
 void zkpipe__engine_set_prove_hook(zkpipe_engine *engine, zkpipe__prove_hook hook, void *ctx)

@@ -59,7 +59,23 @@ struct zkpipe_job {
     void *ctx;
     zkpipe__item *items;
     zkpipe_partition_result *results;
+    /* The engine that runs it: compared with the calling thread's (reentry.h), never read. */
+    const zkpipe_engine *engine;
+    /* Destroyed from one of its engine's threads before it finished: its last partition's end
+     * frees it (lock). */
+    int orphaned;
 };
+
+/* What one prover worker holds of a batch (max_batch entries each): the items it received,
+ * then, for those proved together, their calls, payloads, results and statuses. */
+typedef struct zkpipe__batch {
+    zkpipe__item **held;
+    zkpipe__item **items;
+    zkpipe_stage_call *calls;
+    void **payloads;
+    zkpipe_partition_result **outs;
+    zkpipe_status *statuses;
+} zkpipe__batch;
 
 /* A test hook: runs on the prover worker after each receive, before proving. */
 typedef void (*zkpipe__prove_hook)(void *ctx);
@@ -75,6 +91,8 @@ struct zkpipe_engine {
     zkpipe_chan *ch;
     zkpipe_reporter *reporter;
     zkpipe_pool **pools;     /* one per prover worker */
+    zkpipe__batch *batches;  /* one per prover worker */
+    void *batch_space;       /* what the batches point into */
     atomic_uint pools_taken; /* by prover workers as they start: their index */
     atomic_uint synth_taken; /* by synthesis workers as they start: their index */
     pthread_t *threads;      /* synthesis workers, then prover workers */
@@ -89,6 +107,9 @@ struct zkpipe_engine {
     uint64_t jobs;           /* jobs submitted (lock) */
     uint32_t tracks;         /* trace tracks handed out (lock) */
     atomic_int canceling;    /* zkpipe_engine_destroy: end whatever has not started proving */
+    atomic_uint live;        /* worker threads started and not yet leaving */
+    /* zkpipe_engine_destroy was called on a worker thread: the last worker out tears down. */
+    atomic_int deferred;
 
     atomic_uint_fast64_t submitted, proved, failed, canceled, in_flight, peak_in_flight, proving;
 
@@ -112,6 +133,9 @@ void zkpipe__engine_set_prove_hook(zkpipe_engine *engine, zkpipe__prove_hook hoo
 /* The worker thread bodies (arg: the engine). */
 void *zkpipe__synth_worker(void *arg);
 void *zkpipe__prove_worker(void *arg);
+/* A worker thread leaves its loop; the last one out completes a deferred destroy (after which
+ * `e` is gone). */
+void zkpipe__engine_worker_exit(zkpipe_engine *e);
 
 /* Ends a partition with `status`: discards the item it still holds, closes its ledger, gives
  * its permits back, records the result and, for the job's last partition, finishes the job. */
@@ -130,7 +154,8 @@ zkpipe_status zkpipe__job_create(zkpipe_job **out, const zkpipe_allocator *a,
                                  zkpipe_job_done_fn done, void *ctx);
 /* Frees a job that never ran. */
 void zkpipe__job_free(zkpipe_job *job);
-/* The last partition has ended: results final, callback, then waiters released. */
+/* The last partition has ended: results final, callback, then waiters released; an orphaned
+ * job is freed. */
 void zkpipe__job_finish(zkpipe_job *job);
 
 /* Engine side (engine.c): the next partition to synthesize, or NULL once the engine is closed

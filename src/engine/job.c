@@ -6,6 +6,7 @@
 #include "core/alloc_internal.h"
 #include "core/clock_internal.h"
 #include "engine/engine_internal.h"
+#include "engine/reentry.h"
 
 #define BLOCK_ALIGN 64
 
@@ -70,16 +71,32 @@ void zkpipe__job_free(zkpipe_job *job)
     zkpipe__free(&a, job);
 }
 
+/* Frees the hosts' results and the job. */
+static void job_release(zkpipe_job *job)
+{
+    for (size_t i = 0; i < job->count; i++) {
+        const zkpipe__item *it = &job->items[i];
+        void *host = job->results[i].host;
+        if (host != NULL && it->ops.result_free != NULL)
+            it->ops.result_free(it->ctx, i, host);
+    }
+    zkpipe__job_free(job);
+}
+
 void zkpipe__job_finish(zkpipe_job *job)
 {
     atomic_store(&job->state, JOB_RESULTS);
     if (job->done != NULL)
         job->done(job, job->ctx);
-    /* The last touch: once a waiter sees JOB_FINISHED it may free the job. */
+    /* The last touch: once a waiter sees JOB_FINISHED it may free the job; an orphan has no
+     * owner left, so it is freed here. */
     pthread_mutex_lock(&job->lock);
     atomic_store(&job->state, JOB_FINISHED);
     pthread_cond_broadcast(&job->finished);
+    int orphaned = job->orphaned;
     pthread_mutex_unlock(&job->lock);
+    if (orphaned)
+        job_release(job);
 }
 
 /* Waits until the job has finished or `deadline` (NULL: none) has passed. */
@@ -99,13 +116,19 @@ static zkpipe_status wait_until(zkpipe_job *job, const struct timespec *deadline
 
 zkpipe_status zkpipe_job_wait(zkpipe_job *job)
 {
-    return job != NULL ? wait_until(job, NULL) : ZKPIPE_EINVAL;
+    if (job == NULL)
+        return ZKPIPE_EINVAL;
+    if (zkpipe__reentry_on(job->engine))
+        return zkpipe__reentry_refuse("zkpipe_job_wait");
+    return wait_until(job, NULL);
 }
 
 zkpipe_status zkpipe_job_wait_timed(zkpipe_job *job, uint64_t timeout_ns)
 {
     if (job == NULL)
         return ZKPIPE_EINVAL;
+    if (zkpipe__reentry_on(job->engine))
+        return zkpipe__reentry_refuse("zkpipe_job_wait_timed");
     struct timespec deadline = zkpipe__deadline_after(timeout_ns);
     return wait_until(job, &deadline);
 }
@@ -136,12 +159,17 @@ void zkpipe_job_destroy(zkpipe_job *job)
     if (job == NULL)
         return;
     zkpipe_job_cancel(job);
-    wait_until(job, NULL);
-    for (size_t i = 0; i < job->count; i++) {
-        const zkpipe__item *it = &job->items[i];
-        void *host = job->results[i].host;
-        if (host != NULL && it->ops.result_free != NULL)
-            it->ops.result_free(it->ctx, i, host);
+    if (zkpipe__reentry_on(job->engine)) {
+        /* From its engine's thread (a stage operation, maybe of this very job, or a done
+         * callback): waiting could wait for this thread, so the job's end frees it. */
+        pthread_mutex_lock(&job->lock);
+        int finished = atomic_load(&job->state) == JOB_FINISHED;
+        job->orphaned = !finished;
+        pthread_mutex_unlock(&job->lock);
+        if (!finished)
+            return;
+    } else {
+        wait_until(job, NULL);
     }
-    zkpipe__job_free(job);
+    job_release(job);
 }

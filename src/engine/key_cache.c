@@ -13,6 +13,7 @@
 
 #include "core/alloc_internal.h"
 #include "core/clock_internal.h"
+#include "core/detail.h"
 #include "core/struct_size_internal.h"
 #include "sync/sem_internal.h"
 #include "zkpipe/trace.h"
@@ -64,13 +65,14 @@ zkpipe_status zkpipe_key_cache_create(zkpipe_key_cache **out, const zkpipe_key_c
     zkpipe_key_cache_config cfg;
     zkpipe_key_cache_config_init(&cfg);
     if (out == NULL ||
-        (in != NULL &&
-         zkpipe__struct_in(&cfg, sizeof cfg, in,
-                           ZKPIPE__SIZE_THROUGH(zkpipe_key_cache_config, allocator)) != ZKPIPE_OK))
+        (in != NULL && zkpipe__struct_in(&cfg, sizeof cfg, in,
+                                         ZKPIPE__SIZE_THROUGH(zkpipe_key_cache_config, allocator),
+                                         "zkpipe_key_cache_config") != ZKPIPE_OK))
         return ZKPIPE_EINVAL;
     const zkpipe_allocator *a = zkpipe__allocator_or_default(cfg.allocator);
     if (a == NULL)
-        return ZKPIPE_EINVAL;
+        return zkpipe__refuse(ZKPIPE_EINVAL,
+                              "zkpipe_key_cache_config.allocator lacks its alloc or free function");
     zkpipe_key_cache *c = zkpipe__calloc(a, 1, sizeof *c, _Alignof(zkpipe_key_cache));
     if (c == NULL)
         return ZKPIPE_ENOMEM;
@@ -175,10 +177,17 @@ static int release_one(zkpipe_key_cache *c, const zkpipe_key *own, uint64_t now)
 zkpipe_status zkpipe_key_add(zkpipe_key_cache *cache, zkpipe_key **out, const zkpipe_key_ops *ops,
                              void *ctx, uint64_t bytes, void *handle, int loaded)
 {
-    if (cache == NULL || out == NULL || ops == NULL || bytes == 0 ||
-        ops->struct_size < OPS_MIN_SIZE || ops->load == NULL || ops->unload == NULL ||
-        ops->kind == NULL)
+    if (cache == NULL || out == NULL || ops == NULL || bytes == 0)
         return ZKPIPE_EINVAL;
+    if (ops->struct_size < OPS_MIN_SIZE)
+        return zkpipe__struct_size_refused("zkpipe_key_ops", ops->struct_size, OPS_MIN_SIZE,
+                                           sizeof(zkpipe_key_ops));
+    const char *missing = ops->load == NULL     ? "load"
+                          : ops->unload == NULL ? "unload"
+                          : ops->kind == NULL   ? "kind"
+                                                : NULL;
+    if (missing != NULL)
+        return zkpipe__refuse(ZKPIPE_EINVAL, "zkpipe_key_ops.%s is NULL", missing);
     zkpipe_key *k = zkpipe__calloc(&cache->allocator, 1, sizeof *k, _Alignof(zkpipe_key));
     if (k == NULL)
         return ZKPIPE_ENOMEM;

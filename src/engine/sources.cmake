@@ -4,6 +4,7 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/observe.c
     ${CMAKE_CURRENT_LIST_DIR}/http_provider.c
     ${CMAKE_CURRENT_LIST_DIR}/workers.c
+    ${CMAKE_CURRENT_LIST_DIR}/reentry.c
     ${CMAKE_CURRENT_LIST_DIR}/admission.c
     ${CMAKE_CURRENT_LIST_DIR}/reservation.c
     ${CMAKE_CURRENT_LIST_DIR}/autotune.c

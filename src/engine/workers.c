@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "engine/engine_internal.h"
+#include "engine/reentry.h"
 
 static void raise_max(atomic_uint_fast64_t *max, uint64_t v)
 {
@@ -81,7 +82,9 @@ static zkpipe_status estimate(zkpipe_engine *e, zkpipe__item *it, unsigned worke
         return ZKPIPE_OK;
     zkpipe_stage_call call = call_for(e, it, NULL, worker);
     call.ledger = NULL;
+    zkpipe__reentry_call(call.detail, call.detail_cap);
     zkpipe_status st = it->ops.estimate(&call, bytes);
+    zkpipe__reentry_call(NULL, 0);
     if (st == ZKPIPE_OK && e->budget != NULL && *bytes > e->config.budget_bytes) {
         zkpipe_partition_result *r = &it->job->results[it->index];
         snprintf(r->detail, sizeof r->detail,
@@ -118,7 +121,9 @@ static void synth_one(zkpipe_engine *e, zkpipe__item *it, unsigned worker)
     if (st == ZKPIPE_OK) {
         zkpipe_stage_call call = call_for(e, it, NULL, worker);
         void *payload = NULL;
+        zkpipe__reentry_call(call.detail, call.detail_cap);
         st = it->ops.synthesize(&call, &payload);
+        zkpipe__reentry_call(NULL, 0);
         if (st == ZKPIPE_OK)
             it->payload = payload;
     }
@@ -148,34 +153,90 @@ void *zkpipe__synth_worker(void *arg)
 {
     zkpipe_engine *e = arg;
     unsigned worker = atomic_fetch_add(&e->synth_taken, 1);
+    zkpipe__reentry_enter(e);
     zkpipe__item *it;
     while ((it = zkpipe__engine_take(e)) != NULL)
         synth_one(e, it, worker);
+    zkpipe__engine_worker_exit(e);
     return NULL;
 }
 
-static void prove_one(zkpipe_engine *e, zkpipe__item *it, zkpipe_pool *pool, unsigned worker)
+/* Before proving `it`: 0 when it was cancelled (and has ended), else 1 with its payload taken
+ * (the operation consumes it) and its reservation allowed to overdraw. */
+static int prove_begin(zkpipe_engine *e, zkpipe__item *it, void **payload)
 {
     if (e->config.trace != NULL)
         zkpipe_trace_counters(e->config.trace, e->acct);
     if (canceled(e, it)) {
         zkpipe__item_end(e, it, ZKPIPE_ECANCELED);
-        return;
+        return 0;
     }
     if (e->prove_hook != NULL)
         e->prove_hook(e->prove_hook_ctx);
-    zkpipe_partition_result *r = &it->job->results[it->index];
-    zkpipe_stage_call call = call_for(e, it, pool, worker);
     it->res.late = 1; /* nothing but the budget can block it now: it may overdraw */
-    void *payload = it->payload;
-    it->payload = NULL; /* prove consumes it */
-    zkpipe_status st = it->ops.prove(&call, payload, r);
-    /* Every partition that was proved passes FINALIZE, whether prove moved it there or not. */
+    *payload = it->payload;
+    it->payload = NULL;
+    return 1;
+}
+
+/* After proving `it` with status `st`: every partition that was proved passes FINALIZE,
+ * whether the operation moved it there or not; then it ends. */
+static void prove_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status st)
+{
     if (st == ZKPIPE_OK && zkpipe_ledger_stage(&it->ledger) != ZKPIPE_STAGE_FINALIZE)
         st = zkpipe_ledger_move(&it->ledger, ZKPIPE_STAGE_FINALIZE);
     if (st == ZKPIPE_OK)
         mark(e, it, ZKPIPE_STAGE_FINALIZE);
     zkpipe__item_end(e, it, st);
+}
+
+static void prove_one(zkpipe_engine *e, zkpipe__item *it, zkpipe_pool *pool, unsigned worker)
+{
+    void *payload;
+    if (!prove_begin(e, it, &payload))
+        return;
+    zkpipe_partition_result *r = &it->job->results[it->index];
+    zkpipe_stage_call call = call_for(e, it, pool, worker);
+    zkpipe__reentry_call(call.detail, call.detail_cap);
+    zkpipe_status st = it->ops.prove(&call, payload, r);
+    zkpipe__reentry_call(NULL, 0);
+    prove_end(e, it, st);
+}
+
+/* Proves the `n` items `b` holds: those of the first one's table together through its
+ * prove_batch (when it has one), then each other one alone, in the order received. */
+static void prove_held(zkpipe_engine *e, zkpipe__batch *b, size_t n, zkpipe_pool *pool,
+                       unsigned worker)
+{
+    const zkpipe__item *first = b->held[0];
+    void (*batch)(const zkpipe_stage_call *, void *const *, zkpipe_partition_result *const *,
+                  zkpipe_status *, size_t) = first->ops.prove_batch;
+    const zkpipe_stage_ops *table = first->table;
+    size_t k = 0;
+    for (size_t i = 0; batch != NULL && i < n; i++) {
+        zkpipe__item *it = b->held[i];
+        if (it->table != table)
+            continue;
+        b->held[i] = NULL;
+        if (!prove_begin(e, it, &b->payloads[k]))
+            continue;
+        b->items[k] = it;
+        b->calls[k] = call_for(e, it, pool, worker);
+        b->outs[k] = &it->job->results[it->index];
+        b->statuses[k] = ZKPIPE_ESTATE; /* what an operation that says nothing leaves */
+        k++;
+    }
+    if (k > 0) {
+        /* A refused call's line goes to the first partition's detail. */
+        zkpipe__reentry_call(b->calls[0].detail, b->calls[0].detail_cap);
+        batch(b->calls, b->payloads, b->outs, b->statuses, k);
+        zkpipe__reentry_call(NULL, 0);
+        for (size_t i = 0; i < k; i++)
+            prove_end(e, b->items[i], b->statuses[i]);
+    }
+    for (size_t i = 0; i < n; i++)
+        if (b->held[i] != NULL)
+            prove_one(e, b->held[i], pool, worker);
 }
 
 /* 1 when partitions wait for a synthesis worker or a permit. */
@@ -212,6 +273,8 @@ void *zkpipe__prove_worker(void *arg)
     zkpipe_engine *e = arg;
     unsigned worker = atomic_fetch_add(&e->pools_taken, 1);
     zkpipe_pool *pool = e->pools[worker];
+    zkpipe__batch *b = &e->batches[worker];
+    zkpipe__reentry_enter(e);
     void *v;
     for (;;) {
         if (e->autotuning)
@@ -221,8 +284,17 @@ void *zkpipe__prove_worker(void *arg)
             break;
         atomic_fetch_add_explicit(&e->prover_idle_ns, zkpipe_trace_now() - t0,
                                   memory_order_relaxed);
-        prove_one(e, v, pool, worker);
+        /* Items of operations that prove in batches take what else is ready, up to max_batch
+         * held at once (each already in PROVING): never waiting, so a lone item goes alone. */
+        size_t n = 0;
+        b->held[n++] = v;
+        const zkpipe__item *first = v;
+        while (first->ops.prove_batch != NULL && n < e->config.max_batch &&
+               zkpipe_chan_try_recv(e->ch, &v) == ZKPIPE_OK)
+            b->held[n++] = v;
+        prove_held(e, b, n, pool, worker);
     }
+    zkpipe__engine_worker_exit(e);
     return NULL;
 }
 
@@ -251,7 +323,9 @@ void zkpipe__item_end(zkpipe_engine *e, zkpipe__item *it, zkpipe_status status)
     zkpipe_partition_result *r = &job->results[it->index];
     if (it->payload != NULL) {
         zkpipe_stage_call call = call_for(e, it, NULL, 0);
+        zkpipe__reentry_call(call.detail, call.detail_cap);
         it->ops.discard(&call, it->payload);
+        zkpipe__reentry_call(NULL, 0);
         it->payload = NULL;
     }
     if (it->in_waist) {

@@ -24,5 +24,6 @@ zkpipe_status zkpipe__http_config_in(zkpipe_http_config *dst, const zkpipe_http_
     zkpipe_http_config_init(dst);
     /* The first published layout ended with `allocator`. */
     return zkpipe__struct_in(dst, sizeof *dst, caller,
-                             ZKPIPE__SIZE_THROUGH(zkpipe_http_config, allocator));
+                             ZKPIPE__SIZE_THROUGH(zkpipe_http_config, allocator),
+                             "zkpipe_http_config");
 }

@@ -27,6 +27,7 @@
 
 #include "core/alloc_internal.h"
 #include "core/clock_internal.h"
+#include "core/detail.h"
 #include "http/http_internal.h"
 
 #define CONTENT_PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
@@ -338,20 +339,37 @@ static int parse_address(struct sockaddr_storage *ss, const char *address, uint1
     return 0;
 }
 
+/* ZKPIPE_OK with the address in *ss, or ZKPIPE_EINVAL with the line naming the field. */
+static zkpipe_status config_check(const zkpipe_http_config *c, struct sockaddr_storage *ss)
+{
+    const char *bad =
+        zkpipe__allocator_or_default(c->allocator) == NULL
+            ? "allocator lacks its alloc or free function"
+        : !parse_address(ss, c->address, c->port) ? "address is not a numeric IPv4 or IPv6 address"
+        : c->max_connections < 1 || c->max_connections > 4096 ? "max_connections is not in 1..4096"
+        : c->timeout_s < 1 || c->timeout_s > 3600             ? "timeout_s is not in 1..3600"
+        : c->max_response < 64                                ? "max_response is below 64"
+        : c->request_timeout_ms < 1 || c->request_timeout_ms > 3600000
+            ? "request_timeout_ms is not in 1..3600000"
+        : c->max_per_address > 4096                        ? "max_per_address is past 4096"
+        : zkpipe_prom_options_check(&c->prom) != ZKPIPE_OK ? "prom is not valid"
+                                                           : NULL;
+    if (bad != NULL)
+        return zkpipe__refuse(ZKPIPE_EINVAL, "zkpipe_http_config.%s", bad);
+    return ZKPIPE_OK;
+}
+
 zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *caller)
 {
     zkpipe_http_config cfg;
     const zkpipe_http_config *config = &cfg;
     if (out == NULL || zkpipe__http_config_in(&cfg, caller) != ZKPIPE_OK)
         return ZKPIPE_EINVAL;
-    const zkpipe_allocator *a = zkpipe__allocator_or_default(config->allocator);
     struct sockaddr_storage ss;
-    if (a == NULL || !parse_address(&ss, config->address, config->port) ||
-        config->max_connections < 1 || config->max_connections > 4096 || config->timeout_s < 1 ||
-        config->timeout_s > 3600 || config->max_response < 64 || config->request_timeout_ms < 1 ||
-        config->request_timeout_ms > 3600000 || config->max_per_address > 4096 ||
-        zkpipe_prom_options_check(&config->prom) != ZKPIPE_OK)
-        return ZKPIPE_EINVAL;
+    zkpipe_status check = config_check(config, &ss);
+    if (check != ZKPIPE_OK)
+        return check;
+    const zkpipe_allocator *a = zkpipe__allocator_or_default(config->allocator);
     zkpipe_http *s = zkpipe__calloc(a, 1, sizeof *s, _Alignof(zkpipe_http));
     if (s == NULL)
         return ZKPIPE_ENOMEM;

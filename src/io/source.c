@@ -130,9 +130,9 @@ zkpipe_status zkpipe__io_reader_open(void **out, size_t size, const char *kind,
      * layout ended with `flags`. */
     zkpipe_io_options options, *opts = &options;
     zkpipe_io_options_init(opts);
-    if (caller != NULL &&
-        zkpipe__struct_in(opts, sizeof options, caller,
-                          ZKPIPE__SIZE_THROUGH(zkpipe_io_options, flags)) != ZKPIPE_OK)
+    if (caller != NULL && zkpipe__struct_in(opts, sizeof options, caller,
+                                            ZKPIPE__SIZE_THROUGH(zkpipe_io_options, flags),
+                                            "zkpipe_io_options") != ZKPIPE_OK)
         return zkpipe__fail(detail, cap, ZKPIPE_EINVAL,
                             "options: struct_size %zu is not a size this zkpipe knows "
                             "(set it with zkpipe_io_options_init)",

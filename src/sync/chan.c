@@ -11,6 +11,7 @@
 
 #include "core/alloc_internal.h"
 #include "core/clock_internal.h"
+#include "core/detail.h"
 #include "core/struct_size_internal.h"
 #include "sync/wait_internal.h"
 
@@ -46,12 +47,18 @@ zkpipe_status zkpipe_chan_create(zkpipe_chan **out, const zkpipe_chan_config *ca
     if (out == NULL || caller == NULL)
         return ZKPIPE_EINVAL;
     zkpipe_chan_config_init(&config, 0);
-    if (zkpipe__struct_in(&config, sizeof config, caller, CHAN_CONFIG_V1_SIZE) != ZKPIPE_OK ||
-        config.capacity == 0 || config.recv_stage >= ZKPIPE_STAGE_MAX)
+    if (zkpipe__struct_in(&config, sizeof config, caller, CHAN_CONFIG_V1_SIZE,
+                          "zkpipe_chan_config") != ZKPIPE_OK)
         return ZKPIPE_EINVAL;
+    if (config.capacity == 0)
+        return zkpipe__refuse(ZKPIPE_EINVAL, "zkpipe_chan_config.capacity is 0: at least 1");
+    if (config.recv_stage >= ZKPIPE_STAGE_MAX)
+        return zkpipe__refuse(ZKPIPE_EINVAL, "zkpipe_chan_config.recv_stage %u is past %u",
+                              (unsigned)config.recv_stage, (unsigned)ZKPIPE_STAGE_MAX - 1);
     const zkpipe_allocator *a = zkpipe__allocator_or_default(config.allocator);
     if (a == NULL)
-        return ZKPIPE_EINVAL;
+        return zkpipe__refuse(ZKPIPE_EINVAL,
+                              "zkpipe_chan_config.allocator lacks its alloc or free function");
     if (config.capacity > (SIZE_MAX - sizeof(zkpipe_chan)) / sizeof(void *))
         return ZKPIPE_EOVERFLOW;
     zkpipe_chan *ch = zkpipe__alloc(a, sizeof(zkpipe_chan) + config.capacity * sizeof(void *),

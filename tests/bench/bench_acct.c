@@ -32,9 +32,11 @@ static void open_loaded(zkpipe_ledger *l, zkpipe_acct *acct, uint32_t kinds)
 static double time_moves(zkpipe_ledger *l, uint32_t a, long n)
 {
     double t0 = bench_clock_ns(CLOCK_MONOTONIC);
+    long failed = 0;
     for (long i = 0; i < n; i++)
-        zkpipe_ledger_move(l, a + (uint32_t)(i & 1));
-    return (bench_clock_ns(CLOCK_MONOTONIC) - t0) / (double)n;
+        failed += zkpipe_ledger_move(l, a + (uint32_t)(i & 1)) != ZKPIPE_OK;
+    double ns = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / (double)n;
+    return failed == 0 ? ns : -1.0;
 }
 
 static double moves_uncontended(uint32_t kinds)
@@ -105,8 +107,8 @@ static double charge_release_pairs(uint32_t watch_us)
     for (int r = 0; r < RUNS; r++) {
         double t0 = bench_clock_ns(CLOCK_MONOTONIC);
         for (long i = 0; i < MOVES; i++) {
-            zkpipe_ledger_charge(&l, ZKPIPE_KIND_H, 4096);
-            zkpipe_ledger_release(&l, ZKPIPE_KIND_H, 4096);
+            if (zkpipe_ledger_charge(&l, ZKPIPE_KIND_H, 4096) == ZKPIPE_OK)
+                zkpipe_ledger_release(&l, ZKPIPE_KIND_H, 4096);
         }
         v[r] = (bench_clock_ns(CLOCK_MONOTONIC) - t0) / (2.0 * MOVES);
     }

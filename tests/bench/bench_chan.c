@@ -65,7 +65,8 @@ static double round_trips(run *r, zkpipe_acct *acct, int accounted)
     if (zkpipe_chan_create(&r->ch, &cfg) != ZKPIPE_OK)
         return 0;
     for (size_t i = 0; i < r->items; i++)
-        zkpipe_ledger_open(&r->ledgers[i], acct, ZKPIPE_STAGE_PENDING);
+        if (zkpipe_ledger_open(&r->ledgers[i], acct, ZKPIPE_STAGE_PENDING) != ZKPIPE_OK)
+            r->failed = 1;
 
     pthread_t prod[MAX_THREADS], cons[MAX_THREADS];
     worker pw[MAX_THREADS], cw[MAX_THREADS];
@@ -114,7 +115,8 @@ static void *sem_loop(void *arg)
     sem_worker *w = arg;
     zkpipe_permit p;
     for (size_t i = 0; i < w->rounds; i++) {
-        zkpipe_sem_acquire(w->sem, &p, 1);
+        if (zkpipe_sem_acquire(w->sem, &p, 1) != ZKPIPE_OK)
+            break;
         zkpipe_permit_release(&p);
     }
     return NULL;

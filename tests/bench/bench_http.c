@@ -137,6 +137,7 @@ static const zkpipe_stage_ops gate_ops = {sizeof(zkpipe_stage_ops),
                                           NULL,
                                           NULL,
                                           NULL,
+                                          NULL,
                                           NULL};
 
 /* GET `path` over loopback, connect to close: wall microseconds per request, and in

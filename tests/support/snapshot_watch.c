@@ -18,13 +18,16 @@ static void *watch(void *arg)
         w->snapshots++;
         if (s.live_bytes > w->max_live)
             w->max_live = s.live_bytes;
+        uint64_t waist = zkpipe_snapshot_in_waist(&s), resident = zkpipe_snapshot_resident(&s);
+        w->max_waist = waist > w->max_waist ? waist : w->max_waist;
+        w->max_resident = resident > w->max_resident ? resident : w->max_resident;
         int bad = s.live_bytes > w->byte_limit;
         if (w->e != NULL) {
             uint64_t p = c.permits_admitted;
             w->min_permits = p < w->min_permits ? p : w->min_permits;
             w->max_permits_seen = p > w->max_permits_seen ? p : w->max_permits_seen;
             bad = bad || p < 1 || p > w->max_permits || c.in_flight > c.bound ||
-                  c.peak_in_flight > c.bound;
+                  c.peak_in_flight > c.bound || waist > c.bound || resident > c.resident_bound;
         }
         w->breaches += bad;
         atomic_store(&w->running, 1);
@@ -37,6 +40,7 @@ int snapshot_watch_start(snapshot_watch *w)
     atomic_init(&w->stop, 0);
     atomic_init(&w->running, 0);
     w->snapshots = w->breaches = w->failed_reads = w->max_live = w->max_permits_seen = 0;
+    w->max_waist = w->max_resident = 0;
     w->min_permits = UINT64_MAX;
     int rc = pthread_create(&w->thread, NULL, watch, w);
     if (rc != 0)

@@ -16,13 +16,15 @@ typedef struct snapshot_watch {
     zkpipe_acct *acct;
     uint64_t byte_limit;  /* accounted live bytes allowed on any snapshot */
     zkpipe_engine *e;     /* NULL: the registry only; else also, on its counters at once: */
-    uint64_t max_permits; /*   1 <= permits_admitted <= max_permits, the waist within `bound` */
+    uint64_t max_permits; /*   1 <= permits_admitted <= max_permits, the waist within `bound`,
+                           *   the partitions holding buffers within `resident_bound` */
     /* The reader's. */
     pthread_t thread;
     atomic_int stop, running; /* running: its first read is made */
     uint64_t snapshots, breaches, failed_reads;
     uint64_t max_live;                      /* the most accounted bytes a snapshot showed */
     uint64_t min_permits, max_permits_seen; /* of permits_admitted (with an engine) */
+    uint64_t max_waist, max_resident;       /* the most items a snapshot showed in each */
 } snapshot_watch;
 
 /* Starts the reader and returns once it has made its first read, so snapshots + failed_reads

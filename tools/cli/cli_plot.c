@@ -57,9 +57,7 @@ void cli_plot_sample(uint64_t time_ns, const zkpipe_snapshot *snap, void *ctx)
     pt->t_ns = time_ns;
     for (uint32_t s = 0; s < stages; s++)
         pt->bytes[s] = snap->stage[s].live_bytes;
-    pt->waist = snap->stage[ZKPIPE_STAGE_SYNTH].live_items +
-                snap->stage[ZKPIPE_STAGE_PENDING].live_items +
-                snap->stage[ZKPIPE_STAGE_QUEUED].live_items;
+    pt->waist = zkpipe_snapshot_in_waist(snap);
 }
 
 void cli_plot_free(cli_plot *p)

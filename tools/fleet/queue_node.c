@@ -765,9 +765,9 @@ static void finish(node *n, queue_link *l, qjob *j)
 {
     char *proof_json = NULL, *public_json = NULL;
     if (j->kind == JOB_ENGINE) {
-        zkpipe_partition_result r;
-        zkpipe_job_result(j->job, 0, &r);
-        j->status = r.status;
+        zkpipe_partition_result r = {.status = ZKPIPE_ESTATE};
+        zkpipe_status got = zkpipe_job_result(j->job, 0, &r);
+        j->status = got == ZKPIPE_OK ? r.status : got;
         j->prove_s = r.prove_s;
         /* The library names the witness by the node's descriptor: the job's name for it. */
         size_t plen = strlen(j->wtns_path);

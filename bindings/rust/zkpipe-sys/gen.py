@@ -69,7 +69,9 @@ def split_top(text, sep):
 
 
 def strip_attributes(text):
-    """Drops GNU `__attribute__((...))` (format checks and the like: nothing the ABI sees)."""
+    """Drops GNU `__attribute__((...))` and ZKPIPE_MUST_CHECK (format checks, unused-result
+    warnings and the like: nothing the ABI sees)."""
+    text = re.sub(r"\bZKPIPE_MUST_CHECK\b", " ", text)
     while True:
         i = text.find("__attribute__")
         if i < 0:

@@ -129,6 +129,7 @@ int main(void)
     V(ZKPIPE_CURVE_BN254);
     V(ZKPIPE_CURVE_COUNT);
     S(zkpipe_curve);
+    V(ZKPIPE_ENGINE_MAX_BATCH);
     V(ZKPIPE_ENGINE_SOURCE_NAME_MAX);
     V(ZKPIPE_ENGINE_HTTP_LISTED);
     V(ZKPIPE_RELEASE_DELIVERY);
@@ -160,6 +161,9 @@ int main(void)
     F(zkpipe_engine_config, reservation);
     F(zkpipe_engine_config, concurrency);
     F(zkpipe_engine_config, keys);
+    F(zkpipe_engine_config, on_destroyed);
+    F(zkpipe_engine_config, on_destroyed_ctx);
+    F(zkpipe_engine_config, max_batch);
     S(zkpipe_partition_result);
     F(zkpipe_partition_result, status);
     F(zkpipe_partition_result, first_failing);
@@ -193,6 +197,7 @@ int main(void)
     F(zkpipe_stage_ops, validate);
     F(zkpipe_stage_ops, source);
     F(zkpipe_stage_ops, key);
+    F(zkpipe_stage_ops, prove_batch);
     S(zkpipe_partition);
     F(zkpipe_partition, ops);
     F(zkpipe_partition, ctx);

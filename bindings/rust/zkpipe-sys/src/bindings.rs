@@ -129,6 +129,8 @@ extern "C" {
     pub fn zkpipe_ledger_is_open(ledger: *const zkpipe_ledger) -> c_int;
     pub fn zkpipe_ledger_stage(ledger: *const zkpipe_ledger) -> u32;
     pub fn zkpipe_acct_snapshot(acct: *mut zkpipe_acct, out: *mut zkpipe_snapshot) -> zkpipe_status;
+    pub fn zkpipe_snapshot_in_waist(snap: *const zkpipe_snapshot) -> u64;
+    pub fn zkpipe_snapshot_resident(snap: *const zkpipe_snapshot) -> u64;
     pub fn zkpipe_acct_live_bytes(acct: *const zkpipe_acct) -> u64;
     pub fn zkpipe_acct_reset_peaks(acct: *mut zkpipe_acct) -> zkpipe_status;
     pub fn zkpipe_snapshot_summary(buf: *mut c_char, cap: usize, out_len: *mut usize, snap: *const zkpipe_snapshot) -> zkpipe_status;
@@ -293,6 +295,7 @@ extern "C" {
 
 // ---- zkpipe/engine.h
 
+pub const ZKPIPE_ENGINE_MAX_BATCH: u32 = 1024;
 pub const ZKPIPE_ENGINE_SOURCE_NAME_MAX: u32 = 31;
 pub const ZKPIPE_ENGINE_HTTP_LISTED: u32 = 32;
 #[repr(C)]
@@ -336,6 +339,9 @@ pub struct zkpipe_engine_config {
     pub reservation: zkpipe_reservation,
     pub concurrency: zkpipe_concurrency,
     pub keys: *mut zkpipe_key_cache,
+    pub on_destroyed: Option<unsafe extern "C" fn(ctx: *mut c_void)>,
+    pub on_destroyed_ctx: *mut c_void,
+    pub max_batch: c_uint,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -378,6 +384,7 @@ pub struct zkpipe_stage_ops {
     pub validate: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> zkpipe_status>,
     pub source: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> *const c_void>,
     pub key: Option<unsafe extern "C" fn(ctx: *mut c_void, partition: usize) -> *mut zkpipe_key>,
+    pub prove_batch: Option<unsafe extern "C" fn(calls: *const zkpipe_stage_call, items: *const *mut c_void, outs: *const *mut zkpipe_partition_result, statuses: *mut zkpipe_status, n: usize)>,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -450,11 +457,12 @@ pub struct zkpipe_partition_info {
 }
 
 extern "C" {
+    pub fn zkpipe_stage_ops_init(ops: *mut zkpipe_stage_ops);
     pub fn zkpipe_engine_config_init(config: *mut zkpipe_engine_config);
     pub fn zkpipe_engine_create(out: *mut *mut zkpipe_engine, config: *const zkpipe_engine_config) -> zkpipe_status;
     pub fn zkpipe_engine_submit(engine: *mut zkpipe_engine, out: *mut *mut zkpipe_job, parts: *const zkpipe_partition, count: usize, done: zkpipe_job_done_fn, ctx: *mut c_void) -> zkpipe_status;
     pub fn zkpipe_engine_close(engine: *mut zkpipe_engine);
-    pub fn zkpipe_engine_drain(engine: *mut zkpipe_engine);
+    pub fn zkpipe_engine_drain(engine: *mut zkpipe_engine) -> zkpipe_status;
     pub fn zkpipe_engine_stats(engine: *mut zkpipe_engine, out: *mut zkpipe_engine_counters) -> zkpipe_status;
     pub fn zkpipe_engine_sources(engine: *mut zkpipe_engine, out: *mut zkpipe_engine_source, cap: usize, count: *mut usize) -> zkpipe_status;
     pub fn zkpipe_engine_destroy(engine: *mut zkpipe_engine);
@@ -946,6 +954,7 @@ pub const ZKPIPE_ETHREAD: zkpipe_status = -23;
 pub const ZKPIPE_EOVERFLOW: zkpipe_status = -24;
 
 extern "C" {
+    pub fn zkpipe_last_detail() -> *const c_char;
     pub fn zkpipe_status_str(status: c_int) -> *const c_char;
     pub fn zkpipe_status_name(status: c_int) -> *const c_char;
 }
@@ -1192,6 +1201,7 @@ const _: () = assert!(ZKPIPE_CURVE_BN254 as i128 == layout::VALUE_ZKPIPE_CURVE_B
 const _: () = assert!(ZKPIPE_CURVE_COUNT as i128 == layout::VALUE_ZKPIPE_CURVE_COUNT as i128);
 const _: () = assert!(size_of::<zkpipe_curve>() == layout::SIZE_zkpipe_curve);
 const _: () = assert!(align_of::<zkpipe_curve>() == layout::ALIGN_zkpipe_curve);
+const _: () = assert!(ZKPIPE_ENGINE_MAX_BATCH as i128 == layout::VALUE_ZKPIPE_ENGINE_MAX_BATCH as i128);
 const _: () = assert!(ZKPIPE_ENGINE_SOURCE_NAME_MAX as i128 == layout::VALUE_ZKPIPE_ENGINE_SOURCE_NAME_MAX as i128);
 const _: () = assert!(ZKPIPE_ENGINE_HTTP_LISTED as i128 == layout::VALUE_ZKPIPE_ENGINE_HTTP_LISTED as i128);
 const _: () = assert!(ZKPIPE_RELEASE_DELIVERY as i128 == layout::VALUE_ZKPIPE_RELEASE_DELIVERY as i128);
@@ -1246,6 +1256,12 @@ const _: () = assert!(offset_of!(zkpipe_engine_config, concurrency) == layout::O
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.concurrency) == layout::FSIZE_zkpipe_engine_config_concurrency);
 const _: () = assert!(offset_of!(zkpipe_engine_config, keys) == layout::OFFSET_zkpipe_engine_config_keys);
 const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.keys) == layout::FSIZE_zkpipe_engine_config_keys);
+const _: () = assert!(offset_of!(zkpipe_engine_config, on_destroyed) == layout::OFFSET_zkpipe_engine_config_on_destroyed);
+const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.on_destroyed) == layout::FSIZE_zkpipe_engine_config_on_destroyed);
+const _: () = assert!(offset_of!(zkpipe_engine_config, on_destroyed_ctx) == layout::OFFSET_zkpipe_engine_config_on_destroyed_ctx);
+const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.on_destroyed_ctx) == layout::FSIZE_zkpipe_engine_config_on_destroyed_ctx);
+const _: () = assert!(offset_of!(zkpipe_engine_config, max_batch) == layout::OFFSET_zkpipe_engine_config_max_batch);
+const _: () = assert!(field_size(|s: &zkpipe_engine_config| &s.max_batch) == layout::FSIZE_zkpipe_engine_config_max_batch);
 const _: () = assert!(size_of::<zkpipe_partition_result>() == layout::SIZE_zkpipe_partition_result);
 const _: () = assert!(align_of::<zkpipe_partition_result>() == layout::ALIGN_zkpipe_partition_result);
 const _: () = assert!(offset_of!(zkpipe_partition_result, status) == layout::OFFSET_zkpipe_partition_result_status);
@@ -1312,6 +1328,8 @@ const _: () = assert!(offset_of!(zkpipe_stage_ops, source) == layout::OFFSET_zkp
 const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.source) == layout::FSIZE_zkpipe_stage_ops_source);
 const _: () = assert!(offset_of!(zkpipe_stage_ops, key) == layout::OFFSET_zkpipe_stage_ops_key);
 const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.key) == layout::FSIZE_zkpipe_stage_ops_key);
+const _: () = assert!(offset_of!(zkpipe_stage_ops, prove_batch) == layout::OFFSET_zkpipe_stage_ops_prove_batch);
+const _: () = assert!(field_size(|s: &zkpipe_stage_ops| &s.prove_batch) == layout::FSIZE_zkpipe_stage_ops_prove_batch);
 const _: () = assert!(size_of::<zkpipe_partition>() == layout::SIZE_zkpipe_partition);
 const _: () = assert!(align_of::<zkpipe_partition>() == layout::ALIGN_zkpipe_partition);
 const _: () = assert!(offset_of!(zkpipe_partition, ops) == layout::OFFSET_zkpipe_partition_ops);

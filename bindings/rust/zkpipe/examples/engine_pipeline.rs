@@ -184,7 +184,7 @@ fn run(o: &Options) -> Result<(), String> {
     let job = engine
         .submit((1..=o.partitions).collect())
         .map_err(|e| format!("submit: {e}"))?;
-    job.wait();
+    job.wait().unwrap();
     let secs = start.elapsed().as_secs_f64();
     let stats = engine.stats();
     let snap = registry.snapshot().map_err(|e| e.to_string())?;

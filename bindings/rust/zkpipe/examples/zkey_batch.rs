@@ -102,7 +102,7 @@ fn main() {
     let job = engine
         .submit_zkey(&source, &o.files)
         .unwrap_or_else(|e| fail("submit", e));
-    job.wait();
+    job.wait().unwrap();
     let wall_s = t.elapsed().as_secs_f64();
     let mut failed = 0;
     for (k, file) in o.files.iter().enumerate() {

@@ -88,6 +88,11 @@ pub struct EngineConfig {
     pub concurrency: Concurrency,
     /// The registry the partitions' ledgers count in; `None`: [`Registry::global`].
     pub registry: Option<Registry>,
+    /// The most partitions a prover worker holds at once (1..=1024): with more, and
+    /// [`Stages::BATCHED`], a worker takes what else is ready in the channel and proves it in
+    /// one [`Stages::prove_batch`]; the resident bound becomes bound + prover_workers *
+    /// max_batch.
+    pub max_batch: u32,
 }
 
 impl Default for EngineConfig {
@@ -104,6 +109,7 @@ impl Default for EngineConfig {
             reservation: Reservation::Follow,
             concurrency: Concurrency::Fixed,
             registry: None,
+            max_batch: 1,
         }
     }
 }
@@ -239,6 +245,30 @@ pub trait Stages: Send + Sync + 'static {
         item: Self::Item,
     ) -> std::result::Result<Self::Output, StageError>;
 
+    /// Whether the engine hands this type's partitions to [`Stages::prove_batch`] (with
+    /// [`EngineConfig::max_batch`] > 1); `false`: each goes to `prove`.
+    const BATCHED: bool = false;
+
+    /// Proving several partitions at once (a GPU prover's batch), on a prover worker, when
+    /// [`Stages::BATCHED`]: `calls[i]`, `inputs[i]` and `items[i]` are one partition's, each
+    /// with its own ledger (in PROVING) to charge and release; the `i`th result is that
+    /// partition's outcome, so partitions that fail do so individually. A result vector of the
+    /// wrong length fails the partitions it leaves out with [`Error::STATE`]; a panic fails them
+    /// all. The default proves each with `prove`.
+    fn prove_batch(
+        &self,
+        calls: &mut [Call],
+        inputs: &[&Self::Input],
+        items: Vec<Self::Item>,
+    ) -> Vec<std::result::Result<Self::Output, StageError>> {
+        calls
+            .iter_mut()
+            .zip(inputs)
+            .zip(items)
+            .map(|((call, input), item)| self.prove(call, input, item))
+            .collect()
+    }
+
     /// An item that will never be proved (cancel, a dropped engine); the default drops it.
     fn discard(&self, call: &mut Call, input: &Self::Input, item: Self::Item) {
         let _ = (call, input);
@@ -327,7 +357,10 @@ fn run(
     match catch_unwind(AssertUnwindSafe(f)) {
         Ok(Ok(())) => sys::ZKPIPE_OK,
         Ok(Err(e)) => {
-            write_detail(call, &e.detail);
+            // An empty line keeps what the engine wrote there (a refused call's reason).
+            if !e.detail.is_empty() {
+                write_detail(call, &e.detail);
+            }
             e.error.code()
         }
         Err(panic) => {
@@ -406,6 +439,76 @@ unsafe extern "C" fn prove_op<S: Stages>(
     })
 }
 
+unsafe extern "C" fn prove_batch_op<S: Stages>(
+    calls: *const sys::zkpipe_stage_call,
+    items: *const *mut c_void,
+    _outs: *const *mut sys::zkpipe_partition_result,
+    statuses: *mut sys::zkpipe_status,
+    n: usize,
+) {
+    // SAFETY: the engine's n calls, items and statuses, each call's ctx a live PartCtx<S> and
+    // each item the box synthesize_op made, handed over once.
+    let (calls, items, statuses) = unsafe {
+        (
+            std::slice::from_raw_parts(calls, n),
+            std::slice::from_raw_parts(items, n),
+            std::slice::from_raw_parts_mut(statuses, n),
+        )
+    };
+    let ctxs: Vec<&PartCtx<S>> = calls
+        .iter()
+        // SAFETY: as above.
+        .map(|c| unsafe { &*c.ctx.cast::<PartCtx<S>>() })
+        .collect();
+    let values: Vec<S::Item> = items
+        .iter()
+        // SAFETY: as above.
+        .map(|&p| *unsafe { Box::from_raw(p.cast::<S::Item>()) })
+        .collect();
+    let outcome = catch_unwind(AssertUnwindSafe(|| {
+        let mut wrapped: Vec<Call> = calls.iter().map(call_of).collect();
+        let inputs: Vec<&S::Input> = ctxs.iter().map(|c| &c.input).collect();
+        ctxs[0]
+            .shared
+            .stages
+            .prove_batch(&mut wrapped, &inputs, values)
+    }));
+    match outcome {
+        Ok(results) => {
+            let got = results.len();
+            let mut results = results.into_iter();
+            for (i, call) in calls.iter().enumerate() {
+                statuses[i] = match results.next() {
+                    Some(Ok(output)) => {
+                        *ctxs[i].output.lock().unwrap_or_else(|e| e.into_inner()) = Some(output);
+                        sys::ZKPIPE_OK
+                    }
+                    Some(Err(e)) => {
+                        if !e.detail.is_empty() {
+                            write_detail(call, &e.detail);
+                        }
+                        e.error.code()
+                    }
+                    None => {
+                        write_detail(
+                            call,
+                            &format!("prove_batch gave {got} results for {n} partitions"),
+                        );
+                        sys::ZKPIPE_ESTATE
+                    }
+                };
+            }
+        }
+        Err(panic) => {
+            let line = format!("prove_batch panicked: {}", panic_text(&*panic));
+            for (status, call) in statuses.iter_mut().zip(calls) {
+                write_detail(call, &line);
+                *status = sys::ZKPIPE_ESTATE;
+            }
+        }
+    }
+}
+
 unsafe extern "C" fn discard_op<S: Stages>(call: *const sys::zkpipe_stage_call, item: *mut c_void) {
     // SAFETY: as in prove_op.
     let (raw, ctx) = unsafe { parts::<S>(call) };
@@ -471,11 +574,31 @@ pub struct EngineStats {
 /// (their partitions not yet proving end with [`Error::CANCELED`], their items are discarded)
 /// and joins its threads; [`Engine::drain`] first to finish them instead. Its jobs stay
 /// readable after it is gone.
+///
+/// Calls from the stage operations (which may hold an `Arc<Engine>` or a [`Job`]) are sound:
+/// [`Engine::drain`], [`Job::wait`] and [`Job::wait_timeout`] of this engine's jobs return
+/// [`Error::STATE`] there, since they would wait for the calling thread; dropping the last
+/// reference to the engine there stops it and leaves its teardown to its last worker thread
+/// (the registry and the stages are kept until then); dropping a job there cancels it, and it
+/// is freed as its last partition ends.
 pub struct Engine<S: Stages> {
     raw: NonNull<sys::zkpipe_engine>,
     backend: Backend,
     shared: Arc<Shared<S>>,
+    registry: Registry,
+}
+
+/// What the C engine points at (the registry, the operations' table), handed to it at create
+/// and released by its `on_destroyed`, which comes after its last thread is done, whichever
+/// thread destroyed it.
+struct EngineKeep<S: Stages> {
     _registry: Registry,
+    _shared: Arc<Shared<S>>,
+}
+
+unsafe extern "C" fn engine_destroyed<S: Stages>(ctx: *mut c_void) {
+    // SAFETY: the box Engine::new handed over, given back once by the engine.
+    drop(unsafe { Box::from_raw(ctx.cast::<EngineKeep<S>>()) });
 }
 
 // SAFETY: every engine function but destroy may run from any thread concurrently
@@ -514,6 +637,8 @@ impl<S: Stages> Engine<S> {
             Concurrency::Auto => sys::ZKPIPE_CONCURRENCY_AUTO,
         };
         c.acct = registry.as_ptr();
+        c.max_batch = config.max_batch;
+        c.on_destroyed = Some(engine_destroyed::<S>);
         let shared = Arc::new(Shared {
             ops: sys::zkpipe_stage_ops {
                 struct_size: std::mem::size_of::<sys::zkpipe_stage_ops>(),
@@ -526,19 +651,35 @@ impl<S: Stages> Engine<S> {
                 validate: None,
                 source: None,
                 key: None,
+                prove_batch: if S::BATCHED {
+                    Some(prove_batch_op::<S>)
+                } else {
+                    None
+                },
             },
             stages,
         });
+        let keep = Box::into_raw(Box::new(EngineKeep {
+            _registry: registry.clone(),
+            _shared: shared.clone(),
+        }));
+        c.on_destroyed_ctx = keep.cast();
         let mut raw = std::ptr::null_mut();
-        // SAFETY: a complete config whose registry this engine keeps a handle of.
-        Error::check(unsafe { sys::zkpipe_engine_create(&mut raw, &c) })?;
-        let raw = NonNull::new(raw).ok_or(Error::NOMEM)?;
-        Ok(Engine {
-            raw,
-            backend: config.backend,
-            shared,
-            _registry: registry,
-        })
+        // SAFETY: a complete config; what it points at is kept until on_destroyed.
+        let st = Error::check(unsafe { sys::zkpipe_engine_create(&mut raw, &c) });
+        match (st, NonNull::new(raw)) {
+            (Ok(()), Some(raw)) => Ok(Engine {
+                raw,
+                backend: config.backend,
+                shared,
+                registry,
+            }),
+            (st, _) => {
+                // SAFETY: create failed, so the engine never took the box.
+                drop(unsafe { Box::from_raw(keep) });
+                Err(st.err().unwrap_or(Error::NOMEM))
+            }
+        }
     }
 
     /// The backend the engine passes to its stage operations, as configured (unresolved).
@@ -548,6 +689,11 @@ impl<S: Stages> Engine<S> {
 
     pub(crate) fn raw(&self) -> NonNull<sys::zkpipe_engine> {
         self.raw
+    }
+
+    /// The registry its partitions' ledgers count in.
+    pub fn registry(&self) -> &Registry {
+        &self.registry
     }
 
     /// The stage operations the engine calls.
@@ -561,7 +707,7 @@ impl<S: Stages> Engine<S> {
         if inputs.is_empty() {
             return Err(Error::INVAL);
         }
-        let ctxs: Box<[PartCtx<S>]> = inputs
+        let ctxs: Arc<[PartCtx<S>]> = inputs
             .into_iter()
             .map(|input| PartCtx {
                 shared: self.shared.clone(),
@@ -577,24 +723,9 @@ impl<S: Stages> Engine<S> {
                 reserved: [0; 2],
             })
             .collect();
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: the partitions point at the shared table and at ctxs, which the job keeps
-        // until it is destroyed (after every partition has ended).
-        Error::check(unsafe {
-            sys::zkpipe_engine_submit(
-                self.raw.as_ptr(),
-                &mut raw,
-                parts.as_ptr(),
-                parts.len(),
-                None,
-                std::ptr::null_mut(),
-            )
-        })?;
-        let raw = NonNull::new(raw).ok_or(Error::NOMEM)?;
-        Ok(Job {
-            handle: JobHandle(raw),
-            ctxs,
-        })
+        // SAFETY: the partitions point at the shared table and at ctxs, which the job keeps.
+        let handle = unsafe { submit_keeping(self.raw, &parts, ctxs.clone()) }?;
+        Ok(Job { handle, ctxs })
     }
 
     /// Later submissions fail with CLOSED; jobs already submitted go on.
@@ -603,10 +734,11 @@ impl<S: Stages> Engine<S> {
         unsafe { sys::zkpipe_engine_close(self.raw.as_ptr()) }
     }
 
-    /// Closes the engine and waits until every submitted job has finished.
-    pub fn drain(&self) {
-        // SAFETY: a live engine; not called from a stage operation (they get no Engine).
-        unsafe { sys::zkpipe_engine_drain(self.raw.as_ptr()) }
+    /// Closes the engine and waits until every submitted job has finished. Errors: STATE
+    /// from one of this engine's stage operations (it would wait for itself; nothing done).
+    pub fn drain(&self) -> Result<()> {
+        // SAFETY: a live engine; from its own threads the call is refused.
+        Error::check(unsafe { sys::zkpipe_engine_drain(self.raw.as_ptr()) })
     }
 
     /// A copy of the engine's counters.
@@ -649,8 +781,49 @@ impl<S: Stages> Engine<S> {
 
 impl<S: Stages> Drop for Engine<S> {
     fn drop(&mut self) {
-        // SAFETY: the last reference; jobs keep their own handles and contexts.
+        // SAFETY: the last reference; jobs keep their own handles and contexts. From a stage
+        // operation the teardown is deferred, and EngineKeep outlives it.
         unsafe { sys::zkpipe_engine_destroy(self.raw.as_ptr()) }
+    }
+}
+
+unsafe extern "C" fn job_done_release<K: ?Sized>(_job: *mut sys::zkpipe_job, ctx: *mut c_void) {
+    // SAFETY: the box submit_keeping handed over, given back once, after every partition of
+    // the job has ended (nothing of the job's operations uses `K` after this).
+    drop(unsafe { Box::from_raw(ctx.cast::<Arc<K>>()) });
+}
+
+/// Submits `parts` with a done callback that holds `keep` (what the partitions point at) until
+/// the job's last partition has ended, so a job dropped from one of its engine's own threads
+/// (freed by the engine at its end) never outlives what it uses.
+///
+/// # Safety
+/// `engine` is live and `parts` point only at what `keep` owns or at static data.
+pub(crate) unsafe fn submit_keeping<K: Send + Sync + 'static + ?Sized>(
+    engine: NonNull<sys::zkpipe_engine>,
+    parts: &[sys::zkpipe_partition],
+    keep: Arc<K>,
+) -> Result<JobHandle> {
+    let ctx = Box::into_raw(Box::new(keep));
+    let mut raw = std::ptr::null_mut();
+    // SAFETY: the caller's promise; the box goes back in job_done_release.
+    let st = Error::check(unsafe {
+        sys::zkpipe_engine_submit(
+            engine.as_ptr(),
+            &mut raw,
+            parts.as_ptr(),
+            parts.len(),
+            Some(job_done_release::<K>),
+            ctx.cast(),
+        )
+    });
+    match (st, NonNull::new(raw)) {
+        (Ok(()), Some(raw)) => Ok(JobHandle(raw)),
+        (st, _) => {
+            // SAFETY: the submission failed, so no callback will take the box.
+            drop(unsafe { Box::from_raw(ctx) });
+            Err(st.err().unwrap_or(Error::NOMEM))
+        }
     }
 }
 
@@ -692,18 +865,18 @@ pub(crate) fn job_result(
 
 /// A submitted job. Dropping it cancels it if it has not finished, waits for it and frees it.
 pub struct Job<S: Stages> {
-    // First: dropped (the job destroyed, every partition ended) before the contexts.
     handle: JobHandle,
-    ctxs: Box<[PartCtx<S>]>,
+    // Shared with the job's done callback: alive until its last partition has ended.
+    ctxs: Arc<[PartCtx<S>]>,
 }
 
 /// A C job, destroyed on drop: what [`Job`] and [`crate::ZkeyJob`] share.
 pub(crate) struct JobHandle(pub(crate) NonNull<sys::zkpipe_job>);
 
 impl JobHandle {
-    pub(crate) fn wait(&self) {
-        // SAFETY: a live job; not on an engine thread (stage operations get no job).
-        unsafe { sys::zkpipe_job_wait(self.0.as_ptr()) };
+    pub(crate) fn wait(&self) -> Result<()> {
+        // SAFETY: a live job; on its engine's threads the call is refused.
+        Error::check(unsafe { sys::zkpipe_job_wait(self.0.as_ptr()) })
     }
 
     pub(crate) fn wait_timeout(&self, timeout: Duration) -> Result<()> {
@@ -720,8 +893,9 @@ impl JobHandle {
 
 impl Drop for JobHandle {
     fn drop(&mut self) {
-        // SAFETY: ours; it cancels and waits for every partition, so no operation uses what
-        // the partitions point at after this.
+        // SAFETY: ours; it cancels and waits for every partition, or, on one of its engine's
+        // threads, leaves the job to be freed at its end (what the partitions point at is
+        // kept by the done callback until then).
         unsafe { sys::zkpipe_job_destroy(self.0.as_ptr()) }
     }
 }
@@ -741,12 +915,13 @@ impl<S: Stages> Job<S> {
         self.ctxs.is_empty()
     }
 
-    /// Blocks until every partition has ended.
-    pub fn wait(&self) {
+    /// Blocks until every partition has ended. Errors: STATE from one of the stage
+    /// operations of the engine running it (it could wait for itself).
+    pub fn wait(&self) -> Result<()> {
         self.handle.wait()
     }
 
-    /// `wait` giving up after `timeout`: TIMEDOUT.
+    /// `wait` giving up after `timeout`: TIMEDOUT, STATE (as `wait`).
     pub fn wait_timeout(&self, timeout: Duration) -> Result<()> {
         self.handle.wait_timeout(timeout)
     }

@@ -16,6 +16,9 @@
 //!   engine's built-in circom partitions, a [`ZkeyJob`]; [`NoStages`] for an engine that runs
 //!   nothing else.
 //!
+//! - [`http`]: the embedded HTTP endpoint serving a registry and any engine on `/metrics` and
+//!   `/status`, and the same text without a server for a host's own HTTP stack.
+//!
 //! Everything here is a thin layer over the C library (see `zkpipe-sys`); each type's C header
 //! documents the guarantees. Errors are the library's status codes ([`Error`]).
 #![deny(unsafe_op_in_unsafe_fn)]
@@ -27,6 +30,7 @@ mod chan;
 mod engine;
 mod error;
 mod groth16;
+pub mod http;
 mod sem;
 mod snapshot;
 mod stages;

@@ -62,6 +62,20 @@ impl Snapshot {
         self.raw.live_bytes
     }
 
+    /// Items in synth, pending and queued: what an engine's `bound` (permits + capacity) is
+    /// about (`zkpipe_snapshot_in_waist`).
+    pub fn in_waist_items(&self) -> u64 {
+        // SAFETY: a complete snapshot, read only.
+        unsafe { sys::zkpipe_snapshot_in_waist(&*self.raw) }
+    }
+
+    /// `in_waist_items` plus the items in proving and finalize: the partitions holding
+    /// buffers, what an engine's `resident_bound` is about (`zkpipe_snapshot_resident`).
+    pub fn resident_items(&self) -> u64 {
+        // SAFETY: as above.
+        unsafe { sys::zkpipe_snapshot_resident(&*self.raw) }
+    }
+
     /// Highest `live_bytes` since the registry was made or its peaks were reset.
     pub fn peak_bytes(&self) -> u64 {
         self.raw.peak_bytes

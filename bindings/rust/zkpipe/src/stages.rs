@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use zkpipe_sys as sys;
 
-use crate::engine::{job_result, JobHandle};
+use crate::engine::{job_result, submit_keeping, JobHandle};
 use crate::groth16::{c_path, with_detail};
 use crate::{
     Curve, DetailedError, Engine, Error, PartitionResult, Proof, Result, Scalar, Stages, ZkeyInfo,
@@ -87,27 +87,45 @@ impl std::fmt::Debug for ZkeySource {
 }
 
 /// A job of circom partitions ([`Engine::submit_zkey`]): one witness file each. Dropping it
-/// cancels it if it has not finished, waits for it and frees it.
+/// cancels it if it has not finished, waits for it and frees it (from one of its engine's
+/// stage operations: cancels it, and it is freed as it ends).
 pub struct ZkeyJob {
-    // First: dropped (the job destroyed, every partition ended) before what it points at.
     handle: JobHandle,
-    // What the C partitions point at, kept until the job is destroyed: the source, the paths,
-    // the partitions themselves, and the public signals the engine writes (num_public per
-    // partition; read only once the job has finished).
+    keep: Arc<ZkeyKeep>,
+    num_public: usize,
+    curve: Curve,
+}
+
+/// What the C partitions point at, shared with the job's done callback so that it lives until
+/// the last partition has ended: the source, the paths, the partitions themselves, and the
+/// public signals the engine writes (num_public per partition; read only once the job has
+/// finished).
+struct ZkeyKeep {
     _source: Arc<ZkeySource>,
     _paths: Box<[CString]>,
     parts: Box<[sys::zkpipe_zkey_partition]>,
     public: *mut Scalar,
     public_len: usize,
-    num_public: usize,
-    curve: Curve,
 }
 
-// SAFETY: job functions may run from any thread (zkpipe/engine.h); the public signals are
-// written by the engine before the job finishes and only read after (zkpipe_job_result
-// refuses an unfinished job, and its wait orders the writes before the read).
-unsafe impl Send for ZkeyJob {}
-unsafe impl Sync for ZkeyJob {}
+// SAFETY: the partitions and paths are read-only C data; the public signals are written by
+// the engine before the job finishes and only read after (zkpipe_job_result refuses an
+// unfinished job, and its wait orders the writes before the read).
+unsafe impl Send for ZkeyKeep {}
+unsafe impl Sync for ZkeyKeep {}
+
+impl Drop for ZkeyKeep {
+    fn drop(&mut self) {
+        // SAFETY: the allocation made at submit; the last holder, so the job has ended and
+        // nothing writes it.
+        drop(unsafe {
+            Box::from_raw(std::ptr::slice_from_raw_parts_mut(
+                self.public,
+                self.public_len,
+            ))
+        });
+    }
+}
 
 impl<S: Stages> Engine<S> {
     /// Queues a job of circom partitions: each witness file proved with `source`'s zkey by the
@@ -153,38 +171,19 @@ impl<S: Stages> Engine<S> {
                 reserved: [0; 2],
             })
             .collect();
-        let mut raw = std::ptr::null_mut();
-        // SAFETY: the partitions point at the static table and at what the job keeps (source,
-        // paths, partitions, the public signals) until it is destroyed.
-        let st = unsafe {
-            sys::zkpipe_engine_submit(
-                self.raw().as_ptr(),
-                &mut raw,
-                raw_parts.as_ptr(),
-                raw_parts.len(),
-                None,
-                std::ptr::null_mut(),
-            )
-        };
-        let free_public = || {
-            // SAFETY: the allocation made above, not handed to any job.
-            drop(unsafe { Box::from_raw(std::ptr::slice_from_raw_parts_mut(public, public_len)) })
-        };
-        if let Err(e) = Error::check(st) {
-            free_public();
-            return Err(e);
-        }
-        let Some(raw) = NonNull::new(raw) else {
-            free_public();
-            return Err(Error::NOMEM);
-        };
-        Ok(ZkeyJob {
-            handle: JobHandle(raw),
+        let keep = Arc::new(ZkeyKeep {
             _source: source.clone(),
             _paths: paths,
             parts,
             public,
             public_len,
+        });
+        // SAFETY: the partitions point at the static table and at what `keep` owns (source,
+        // paths, partitions, the public signals).
+        let handle = unsafe { submit_keeping(self.raw(), &raw_parts, keep.clone()) }?;
+        Ok(ZkeyJob {
+            handle,
+            keep,
             num_public,
             curve: source.info.curve,
         })
@@ -194,19 +193,20 @@ impl<S: Stages> Engine<S> {
 impl ZkeyJob {
     /// The number of partitions.
     pub fn len(&self) -> usize {
-        self.parts.len()
+        self.keep.parts.len()
     }
 
     pub fn is_empty(&self) -> bool {
-        self.parts.is_empty()
+        self.keep.parts.is_empty()
     }
 
-    /// Blocks until every partition has ended.
-    pub fn wait(&self) {
+    /// Blocks until every partition has ended. Errors: STATE from one of the stage operations
+    /// of the engine running it (it could wait for itself).
+    pub fn wait(&self) -> Result<()> {
         self.handle.wait()
     }
 
-    /// `wait` giving up after `timeout`: TIMEDOUT.
+    /// `wait` giving up after `timeout`: TIMEDOUT, STATE (as `wait`).
     pub fn wait_timeout(&self, timeout: Duration) -> Result<()> {
         self.handle.wait_timeout(timeout)
     }
@@ -240,25 +240,12 @@ impl ZkeyJob {
         // SAFETY: the job has finished (job_result would have refused it otherwise), so the
         // engine wrote these num_public scalars and writes nothing more; within the allocation.
         let public = unsafe {
-            std::slice::from_raw_parts(self.public.add(index * self.num_public), self.num_public)
+            std::slice::from_raw_parts(
+                self.keep.public.add(index * self.num_public),
+                self.num_public,
+            )
         };
         Ok((proof, public))
-    }
-}
-
-impl Drop for ZkeyJob {
-    fn drop(&mut self) {
-        // Runs before the fields are dropped: the job must end before the public signals it
-        // writes are freed.
-        self.handle.cancel();
-        self.handle.wait();
-        // SAFETY: the allocation made at submit; the job has ended, so nothing writes it.
-        drop(unsafe {
-            Box::from_raw(std::ptr::slice_from_raw_parts_mut(
-                self.public,
-                self.public_len,
-            ))
-        });
     }
 }
 

@@ -121,7 +121,7 @@ fn every_partition_proved_within_the_bound() {
     let job = engine
         .submit((0..n).map(|i| part(i, 64 << 10)).collect())
         .unwrap();
-    job.wait();
+    job.wait().unwrap();
     for i in 0..n as usize {
         let r = job.result(i).unwrap();
         assert_eq!(r.status, Ok(()), "partition {i}: {}", r.detail);
@@ -163,7 +163,7 @@ fn failures_and_panics_are_results() {
     parts[4].panic_prove = true;
     let job = engine.submit(parts).unwrap();
     assert!(matches!(job.result(0), Err(Error::STATE) | Ok(_)));
-    job.wait();
+    job.wait().unwrap();
     let r2 = job.result(2).unwrap();
     assert_eq!(r2.status, Err(Error::INVAL));
     assert_eq!(r2.detail, "partition 2 refused");
@@ -238,7 +238,7 @@ fn cancel_and_drop_discard_what_was_synthesized() {
     releaser.join().unwrap();
     let engine = Arc::try_unwrap(engine).ok().expect("the only handle");
     drop(engine);
-    job2.wait();
+    job2.wait().unwrap();
     for i in 0..4 {
         let r = job2.result(i).unwrap();
         assert!(matches!(r.status, Ok(()) | Err(Error::CANCELED)), "{r:?}");
@@ -257,10 +257,10 @@ fn the_byte_budget_refuses_a_partition_larger_than_all_of_it() {
     let job = engine
         .submit(vec![part(1, 4096), part(2, 2 << 20)])
         .unwrap();
-    job.wait();
+    job.wait().unwrap();
     assert_eq!(job.result(0).unwrap().status, Ok(()));
     assert_eq!(job.result(1).unwrap().status, Err(Error::TOOBIG));
-    engine.drain();
+    engine.drain().unwrap();
     assert_eq!(engine.submit(vec![part(3, 1)]).err(), Some(Error::CLOSED));
     assert_eq!(engine.submit(Vec::new()).err(), Some(Error::INVAL));
 }
@@ -291,12 +291,12 @@ fn auto_concurrency_admits_more_for_a_starved_prover() {
     let job = engine
         .submit((0..n).map(|i| part(i, 4096)).collect())
         .unwrap();
-    job.wait();
+    job.wait().unwrap();
     for i in 0..n as usize {
         let r = job.result(i).unwrap();
         assert_eq!(r.status, Ok(()), "partition {i}: {}", r.detail);
     }
-    engine.drain();
+    engine.drain().unwrap();
     let stats = engine.stats();
     assert_eq!(stats.proved, n);
     assert_eq!(stats.permits_admitted, 3, "{stats:?}");
@@ -322,8 +322,8 @@ fn reservations_follow_the_ledgers_or_stay_whole() {
         let job = engine
             .submit((0..8).map(|i| part(i, 64 << 10)).collect())
             .unwrap();
-        job.wait();
-        engine.drain();
+        job.wait().unwrap();
+        engine.drain().unwrap();
         let stats = engine.stats();
         assert_eq!(stats.proved, 8);
         assert_eq!(

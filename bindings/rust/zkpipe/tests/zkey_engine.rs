@@ -42,7 +42,7 @@ fn witnesses_prove_through_the_engine() {
         let paths = [&good, &good, &missing, &good, &foreign, &good];
         let job = engine.submit_zkey(&source, &paths).unwrap();
         assert_eq!(job.len(), paths.len());
-        job.wait();
+        job.wait().unwrap();
         let witness = Witness::open(&good).unwrap();
         let want = witness.public(&zkey).unwrap();
         let mut proofs = Vec::new();
@@ -102,7 +102,7 @@ fn host_and_circom_partitions_share_one_engine() {
         .submit_zkey(&source, &vec![fixture("bn128", "witness.wtns"); 3])
         .unwrap();
     let host = engine.submit(vec![vec![1, 2, 3], vec![10, 20]]).unwrap();
-    engine.drain();
+    engine.drain().unwrap();
     assert_eq!(host.take_output(0), Some(6));
     assert_eq!(host.take_output(1), Some(30));
     let zkey = Zkey::open(fixture("bn128", "circuit.zkey"), &ZkeyOptions::default()).unwrap();
