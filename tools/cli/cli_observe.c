@@ -296,7 +296,8 @@ int cli_observe_finish(cli_observe *obs, const char *prog, const char *title, ui
     if (title != NULL && set == NULL) {
         fprintf(stderr, "%s: out of memory\n", prog);
         rc = -1;
-    } else if (set != NULL && rendered && n > 0 && cli_outputs_write(set, n, CLI_OUTPUTS_DURABLE, &e) != 0) {
+    } else if (set != NULL && rendered && n > 0 &&
+               cli_outputs_write(set, n, CLI_OUTPUTS_DURABLE, &e) != 0) {
         char why[CLI_ERROR_TEXT_MAX];
         cli_error_text(why, sizeof why, set, &e);
         fprintf(stderr, "%s: %s\n", prog, why);
