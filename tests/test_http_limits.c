@@ -1,9 +1,13 @@
 /* The HTTP endpoint against clients that hold its connections: a request that trickles in is
  * cut at its deadline, one address gets at most its share, the longest idle connection makes
  * room for a new one (one being answered never does), stop does not wait for idle clients,
- * and while 1000 idle and 100 trickling clients keep coming back, scrapes are answered within a
- * second. Loopback only; the attackers come from 127.0.1.x (all of 127/8 is loopback), the
- * scraper from 127.0.0.1. Registered only where the build has libmicrohttpd. */
+ * and while 1000 idle and 100 trickling clients keep coming back, scrapes are answered through
+ * eviction alone. Loopback only; the attackers come from 127.0.1.x (all of 127/8 is loopback),
+ * the scraper from 127.0.0.1. Registered only where the build has libmicrohttpd.
+ *
+ * No check times the server: where a bound matters, the timeouts that would otherwise end the
+ * wait are set to an hour (LONG_S), so that only the behaviour under test can end it, and every
+ * wait is for an event, with HANG_MS as the guard against a hang. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,11 +31,15 @@
 
 #include "http_client.h"
 #include "nap.h"
-#include "sanitize.h"
 #include "zkpipe/http.h"
 #include "zkpipe/zkpipe.h"
 
 #define HOST "127.0.0.1"
+/* The longest any wait for an event here may take before the test fails: long enough for a
+ * loaded machine under a sanitizer; a hang guard, not a performance bound. */
+#define HANG_MS 60000
+/* The server's timeouts where only eviction, a deadline or stop may close a connection. */
+#define LONG_S 3600
 
 static int64_t monotonic_ms(void)
 {
@@ -54,29 +62,29 @@ static zkpipe_http_counters stats(zkpipe_http *srv)
     return c;
 }
 
-/* Waits up to `ms` for the server's open connections to reach `want`. */
-static void wait_open(zkpipe_http *srv, uint64_t want, int ms)
+/* Waits (at most HANG_MS) for the server's open connections to reach `want`. */
+static void wait_open(zkpipe_http *srv, uint64_t want)
 {
-    int64_t end = monotonic_ms() + ms;
+    int64_t end = monotonic_ms() + HANG_MS;
     while (stats(srv).open != want && monotonic_ms() < end)
         nap_ms(5);
     assert_int_equal(stats(srv).open, want);
 }
 
-/* Waits up to 5 s for the counter at `offset` in zkpipe_http_counters to reach `want`: the
- * server counts a connection it closed just after closing it. */
+/* Waits (at most HANG_MS) for the counter at `offset` in zkpipe_http_counters to reach `want`:
+ * the server counts a connection it closed just after closing it. */
 static void wait_counter(zkpipe_http *srv, size_t offset, uint64_t want)
 {
-    int64_t end = monotonic_ms() + 5000;
+    int64_t end = monotonic_ms() + HANG_MS;
     uint64_t got;
     for (;;) {
         zkpipe_http_counters c = stats(srv);
         memcpy(&got, (const char *)&c + offset, sizeof got);
-        if (got == want || monotonic_ms() >= end)
+        if (got >= want || monotonic_ms() >= end)
             break;
         nap_ms(5);
     }
-    assert_int_equal(got, want);
+    assert_true(got >= want);
 }
 
 /* A connection to 127.0.0.1:port from source address `from` (127.x.y.z), with a receive
@@ -137,26 +145,28 @@ static void request_deadline_cuts_a_trickle(void **state)
     zkpipe_http_config cfg;
     zkpipe_http_config_init(&cfg);
     cfg.request_timeout_ms = 500;
+    cfg.timeout_s = LONG_S;
     zkpipe_http *srv = start(&cfg);
+    /* Before the connection: the server's deadline counts from its accept, later still. */
+    int64_t t0 = monotonic_ms();
     int fd = connect_from(HOST, zkpipe_http_port(srv));
     assert_true(fd >= 0);
-    /* A byte every 50 ms, far inside timeout_s: only a deadline on the whole request ends it. */
-    const char *req =
-        "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
-        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
-    int64_t t0 = monotonic_ms();
+    /* A byte every 50 ms of a header that never ends: the connection is never idle and its
+     * request never complete, so only a deadline on the whole request ends it (counted in
+     * timed_out). */
+    const char *head = "GET /metrics HTTP/1.1\r\nHost: x\r\nX-Slow: ";
     int closed = 0;
-    for (size_t i = 0; i < strlen(req) && !closed; i++) {
-        if (send(fd, req + i, 1, MSG_NOSIGNAL) != 1)
+    for (size_t i = 0; !closed && monotonic_ms() - t0 < HANG_MS; i++) {
+        char c = i < strlen(head) ? head[i] : 'a';
+        if (send(fd, &c, 1, MSG_NOSIGNAL) != 1)
             closed = 1;
         else
             closed = closed_within(fd, 50);
     }
     int64_t took = monotonic_ms() - t0;
+    print_message("a trickled request cut after %lld ms\n", (long long)took);
     assert_true(closed);
-    assert_true(took >= 450);
-    assert_true(took < 5000);
+    assert_true(took >= 450); /* not before its deadline */
     close(fd);
     wait_counter(srv, offsetof(zkpipe_http_counters, timed_out), 1);
     zkpipe_http_stop(srv);
@@ -168,18 +178,19 @@ static void one_address_gets_its_share(void **state)
     zkpipe_http_config cfg;
     zkpipe_http_config_init(&cfg);
     cfg.max_per_address = 2;
-    cfg.request_timeout_ms = 60000;
+    cfg.request_timeout_ms = LONG_S * 1000;
+    cfg.timeout_s = LONG_S;
     zkpipe_http *srv = start(&cfg);
     uint16_t port = zkpipe_http_port(srv);
     int a = connect_from("127.0.0.1", port), b = connect_from("127.0.0.1", port);
-    wait_open(srv, 2, 5000);
+    wait_open(srv, 2);
     int c = connect_from("127.0.0.1", port);
     assert_true(a >= 0 && b >= 0 && c >= 0);
-    assert_true(closed_within(c, 5000));
+    assert_true(closed_within(c, HANG_MS));
     /* Another address still gets in; the first two were left alone. */
     int d = connect_from("127.0.0.2", port);
     assert_true(d >= 0);
-    wait_open(srv, 3, 5000);
+    wait_open(srv, 3);
     assert_false(closed_within(a, 0));
     assert_false(closed_within(b, 0));
     close(a), close(b), close(c), close(d);
@@ -206,8 +217,9 @@ static void oldest_idle_makes_room(void **state)
     zkpipe_http_config_init(&cfg);
     cfg.max_connections = MAX;
     cfg.max_per_address = 0;
-    cfg.request_timeout_ms = 60000;
-    cfg.timeout_s = 2;
+    /* Nothing times out: eviction alone closes a connection here. */
+    cfg.request_timeout_ms = LONG_S * 1000;
+    cfg.timeout_s = LONG_S;
     cfg.max_response = (size_t)16 << 20;
     zkpipe_http *srv = start(&cfg);
     uint16_t port = zkpipe_http_port(srv);
@@ -215,19 +227,19 @@ static void oldest_idle_makes_room(void **state)
     for (int i = 0; i < MAX; i++) { /* one by one, so that their order is known */
         idle[i] = connect_from(HOST, port);
         assert_true(idle[i] >= 0);
-        wait_open(srv, (uint64_t)i + 1, 5000);
+        wait_open(srv, (uint64_t)i + 1);
     }
     http_reply r;
     assert_int_equal(http_simple(HOST, port, "GET", "/healthz", &r), 0);
     assert_int_equal(r.status, 200);
     http_reply_free(&r);
-    assert_true(closed_within(idle[0], 5000));
+    assert_true(closed_within(idle[0], HANG_MS));
     for (int i = 1; i < MAX; i++)
         assert_false(closed_within(idle[i], 0));
     wait_counter(srv, offsetof(zkpipe_http_counters, evicted), 1);
     for (int i = 0; i < MAX; i++)
         close(idle[i]);
-    wait_open(srv, 0, 5000);
+    wait_open(srv, 0);
 
     /* Connections being answered (8 MiB each, more than the server's socket buffer can take,
      * never read) are not idle: a newcomer waits in the listen queue and nobody is evicted for
@@ -241,11 +253,11 @@ static void oldest_idle_makes_room(void **state)
         assert_true(busy[i] >= 0);
         assert_int_equal(send(busy[i], req, strlen(req), MSG_NOSIGNAL), (ssize_t)strlen(req));
     }
-    int64_t end = monotonic_ms() + 5000;
-    while (stats(srv).requests < 1 + MAX && monotonic_ms() < end)
-        nap_ms(5);
+    wait_counter(srv, offsetof(zkpipe_http_counters, requests), 1 + MAX);
     int late = connect_from(HOST, port);
     assert_true(late >= 0);
+    /* A check that nothing happens: a wrong eviction would come within the server's next pass
+     * (FULL_POLL_MS); a slow machine can only hide one, never fail a correct server. */
     nap_ms(300);
     assert_int_equal(stats(srv).evicted, 1);
     assert_int_equal(stats(srv).open, MAX);
@@ -263,7 +275,10 @@ static void stop_does_not_wait_for_idle_clients(void **state)
     zkpipe_http_config cfg;
     zkpipe_http_config_init(&cfg);
     cfg.max_per_address = 0;
-    cfg.request_timeout_ms = 60000;
+    /* The clients would hold their connections for an hour: a stop that waited for them would
+     * not return within HANG_MS (nor before ctest's timeout). */
+    cfg.request_timeout_ms = LONG_S * 1000;
+    cfg.timeout_s = LONG_S;
     zkpipe_http *srv = start(&cfg);
     /* 64 open at the server, the rest in its listen queue. */
     static int fds[IDLE];
@@ -271,12 +286,12 @@ static void stop_does_not_wait_for_idle_clients(void **state)
         fds[i] = connect_from(HOST, zkpipe_http_port(srv));
         assert_true(fds[i] >= 0);
     }
-    wait_open(srv, cfg.max_connections, 30000);
+    wait_open(srv, cfg.max_connections);
     int64_t t0 = monotonic_ms();
     zkpipe_http_stop(srv);
     int64_t took = monotonic_ms() - t0;
     print_message("stop with %d idle clients: %lld ms\n", IDLE, (long long)took);
-    assert_true(took < 1000);
+    assert_true(took < HANG_MS);
     for (int i = 0; i < IDLE; i++)
         close(fds[i]);
 }
@@ -347,7 +362,11 @@ static void scrapes_get_through_a_flood(void **state)
     zkpipe_acct *acct;
     assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
     zkpipe_http_config cfg;
-    zkpipe_http_config_init(&cfg); /* the defaults: 64 connections, 16 per address, 2 s */
+    zkpipe_http_config_init(&cfg); /* the defaults: 64 connections, 16 per address */
+    /* No attacker's connection ever times out: a scraper gets a slot through eviction alone
+     * (a server without it would leave the scraper in the listen queue for the hour). */
+    cfg.request_timeout_ms = LONG_S * 1000;
+    cfg.timeout_s = LONG_S;
     cfg.acct = acct;
     zkpipe_http *srv = start(&cfg);
     static flood f; /* static: a failed assertion leaves this frame while the attack runs */
@@ -357,22 +376,20 @@ static void scrapes_get_through_a_flood(void **state)
     assert_int_equal(pthread_create(&t, NULL, attack, &f), 0);
     while (!atomic_load(&f.ready))
         nap_ms(10);
-    /* Scrapes spread over the slow clients' deadline, so some meet a table they fill. */
-    const int64_t bound_ms = ZKPIPE_TEST_SANITIZED ? 5000 : 1000;
+    /* Scrapes spread over a few seconds, each meeting a table full of attackers. */
+    const char *scrape = "GET /metrics HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n";
     int64_t worst = 0;
-    int late = 0;
     for (int i = 0; i < 10; i++) {
         nap_ms(300);
         int64_t t0 = monotonic_ms();
         http_reply r;
-        int rc = http_simple(HOST, f.port, "GET", "/metrics", &r);
+        int rc = http_exchange(HOST, f.port, scrape, strlen(scrape), HANG_MS, &r);
         int64_t took = monotonic_ms() - t0;
         assert_int_equal(rc, 0);
         assert_int_equal(r.status, 200);
         assert_non_null(strstr(r.body, "# TYPE zkpipe_stage_items gauge\n"));
         http_reply_free(&r);
         worst = took > worst ? took : worst;
-        late += took >= bound_ms;
     }
     atomic_store(&f.stop, 1);
     pthread_join(t, NULL);
@@ -382,7 +399,7 @@ static void scrapes_get_through_a_flood(void **state)
                   (long long)worst, (unsigned long long)f.reconnects, (unsigned long long)f.failed,
                   (unsigned long long)c.connections, (unsigned long long)c.evicted,
                   (unsigned long long)c.timed_out);
-    assert_int_equal(late, 0);
+    assert_int_equal(c.timed_out, 0);
     assert_true(c.evicted > 0);
     zkpipe_http_stop(srv);
     zkpipe_acct_destroy(acct);
