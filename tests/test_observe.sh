@@ -121,21 +121,28 @@ echo "$json"
     fail "the watched run's checksum differs from the unwatched one"
 
 if have prometheus; then
-    q() { "$probe" query 127.0.0.1 "$prom_port" "$1"; }
-    series=$(q 'last_over_time(zkpipe_stage_items[5m])' | wc -l)
+    # q QUERY: its samples, a line each ("SERIES VALUE"); qv: their values; qn: how many. The
+    # probe's own exit is checked, never lost in a pipe: a failed query fails the test.
+    q() {
+        q_=$("$probe" query 127.0.0.1 "$prom_port" "$1") || fail "Prometheus query failed: $1"
+        [ -z "$q_" ] || printf '%s\n' "$q_"
+    }
+    qv() { q "$1" >"$tmp/q.out" && sed 's/.* //' "$tmp/q.out"; }
+    qn() { q "$1" >"$tmp/q.out" && wc -l <"$tmp/q.out"; }
+    series=$(qn 'last_over_time(zkpipe_stage_items[5m])')
     [ "$series" -ge 5 ] || fail "Prometheus holds $series zkpipe_stage_items series, not 5"
-    up=$(q 'max_over_time(zkpipe_stage_items{stage="queued"}[5m])' | sed 's/.* //')
+    up=$(qv 'max_over_time(zkpipe_stage_items{stage="queued"}[5m])')
     [ "$up" -ge 1 ] && [ "$up" -le 2 ] || fail "queued items peaked at $up, not 1..capacity"
-    entered=$(q 'max_over_time(zkpipe_stage_entered_total{stage="synth"}[5m])' | sed 's/.* //')
+    entered=$(qv 'max_over_time(zkpipe_stage_entered_total{stage="synth"}[5m])')
     [ "$entered" -eq "$items" ] || fail "synth entered $entered, not $items"
-    count=$(q 'max_over_time(zkpipe_buffer_consume_seconds_count[5m])' | sed 's/.* //')
+    count=$(qv 'max_over_time(zkpipe_buffer_consume_seconds_count[5m])')
     [ "$count" -eq "$items" ] || fail "the consume histogram counted $count, not $items"
     # Each buffer took 100 ms or more to consume: none in the buckets below 0.1 s.
-    fast=$(q 'max_over_time(zkpipe_buffer_consume_seconds_bucket{le="0.05"}[5m])' | sed 's/.* //')
+    fast=$(qv 'max_over_time(zkpipe_buffer_consume_seconds_bucket{le="0.05"}[5m])')
     [ "$fast" -eq 0 ] || fail "$fast buffers consumed in under 50 ms"
     median=$(q 'histogram_quantile(0.5, max_over_time(zkpipe_buffer_consume_seconds_bucket[5m]))')
     echo "median consume seconds from Prometheus: $median"
-    scrapes=$(q 'count_over_time(up{job="zkpipe"}[5m])' | sed 's/.* //')
+    scrapes=$(qv 'count_over_time(up{job="zkpipe"}[5m])')
     [ "$scrapes" -ge 4 ] || fail "only $scrapes scrapes"
 fi
 
@@ -224,19 +231,18 @@ if have prometheus; then
     # all six partitions with non-zero seconds.
     # The linger let it scrape the end state at least twice; its last samples may take a moment.
     proved() {
-        [ "$(q 'max_over_time(zkpipe_partitions_total{job="engine",result="proved"}[5m])' |
-            sed 's/.* //')" = 6 ]
+        [ "$(qv 'max_over_time(zkpipe_partitions_total{job="engine",result="proved"}[5m])')" = 6 ]
     }
     wait_for 10 proved || fail "Prometheus did not see zkpipe-pipeline's 6 partitions proved"
-    ups=$(q 'sum_over_time(up{job="engine"}[5m])' | sed 's/.* //')
+    ups=$(qv 'sum_over_time(up{job="engine"}[5m])')
     [ "$ups" -ge 2 ] || fail "Prometheus scraped zkpipe-pipeline $ups times, not 2 or more"
-    series=$(q 'last_over_time(zkpipe_stage_items{job="engine"}[5m])' | wc -l)
+    series=$(qn 'last_over_time(zkpipe_stage_items{job="engine"}[5m])')
     [ "$series" -ge 5 ] || fail "Prometheus holds $series engine zkpipe_stage_items series, not 5"
     for h in synth wait prove; do
-        count=$(q "max_over_time(zkpipe_partition_${h}_seconds_count{job=\"engine\"}[5m])" | sed 's/.* //')
+        count=$(qv "max_over_time(zkpipe_partition_${h}_seconds_count{job=\"engine\"}[5m])")
         [ "$count" = 6 ] || fail "Prometheus: zkpipe_partition_${h}_seconds_count is $count, not 6"
     done
-    sum=$(q 'max_over_time(zkpipe_partition_prove_seconds_sum{job="engine"}[5m]) > 0' | sed 's/.* //')
+    sum=$(qv 'max_over_time(zkpipe_partition_prove_seconds_sum{job="engine"}[5m]) > 0')
     [ -n "$sum" ] || fail "Prometheus: no prove seconds"
     median=$(q 'histogram_quantile(0.5, max_over_time(zkpipe_partition_prove_seconds_bucket{job="engine"}[5m]))')
     echo "median prove seconds per partition from Prometheus: $median"

@@ -22,7 +22,7 @@ have_snarkjs=0
 if command -v node >/dev/null 2>&1 && [ -x "$snarkjs" ]; then
     have_snarkjs=1
 else
-    echo "note: no node or snarkjs: checking with zkpipe alone" >&2
+    skip_checks "snarkjs's checks (node or tests/interop/node_modules missing: npm ci there)"
 fi
 cd "$tmp"
 

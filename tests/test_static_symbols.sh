@@ -6,8 +6,12 @@
 set -eu
 lib=$1
 command -v nm >/dev/null 2>&1 || { echo "no nm: skipped"; exit 77; }
-bad=$(nm -g --defined-only "$lib" | awk 'NF == 3 && $2 ~ /^[TDRBCGS]$/ { print $3 }' |
-    grep -v '^zkpipe_' || true)
+# nm's own exit kept (a pipe would lose it), and some zkpipe_ symbol found: an empty or
+# unreadable library never passes.
+syms=$(nm -g --defined-only "$lib") || { echo "FAIL: nm cannot read $lib" >&2; exit 1; }
+defined=$(printf '%s\n' "$syms" | awk 'NF == 3 && $2 ~ /^[TDRBCGS]$/ { print $3 }')
+printf '%s\n' "$defined" | grep -q '^zkpipe_' || { echo "FAIL: no zkpipe_ symbol in $lib" >&2; exit 1; }
+bad=$(printf '%s\n' "$defined" | grep -v '^zkpipe_' || true)
 if [ -n "$bad" ]; then
     echo "FAIL: global symbols outside zkpipe_:" >&2
     echo "$bad" | head -40 >&2
