@@ -27,7 +27,7 @@
 #include "snapshot_watch.h"
 #include "zkpipe/zkpipe.h"
 
-#define PATIENCE_MS 20000
+#define PATIENCE_MS 60000
 
 /* A host partition's profile: synthesis charges abc and aux; prove charges h, frees abc,
  * then (with a gate) waits, charges `scratch` (a regrowth after freeing), and frees the rest.

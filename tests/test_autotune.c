@@ -33,7 +33,7 @@
 #include "snapshot_watch.h"
 #include "zkpipe/zkpipe.h"
 
-#define PATIENCE_MS 20000
+#define PATIENCE_MS 60000
 #define MIB (1024ull * 1024ull)
 
 /* The rule, observation by observation: a starved receive raises the limit at once; a surplus

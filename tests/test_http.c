@@ -128,7 +128,7 @@ static void routes_and_codes(void **state)
                      "POST /status HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n"
                      "Connection: close\r\n\r\n%s",
                      "partial body");
-    assert_int_equal(http_exchange(HOST, f->port, req, (size_t)n, 5000, &r), 0);
+    assert_int_equal(http_exchange(HOST, f->port, req, (size_t)n, 60000, &r), 0);
     assert_int_equal(r.status, 405);
     http_reply_free(&r);
 
@@ -649,7 +649,7 @@ static void hostile_clients(void **state)
     memset(req + n, 'a', hlen);
     memcpy(req + n + hlen, "\r\n\r\n", 5);
     http_reply r;
-    if (http_exchange(HOST, port, req, (size_t)n + hlen + 4, 5000, &r) == 0) {
+    if (http_exchange(HOST, port, req, (size_t)n + hlen + 4, 60000, &r) == 0) {
         assert_true(r.status == 431 || r.status == 413 || r.status == 400 || r.status == 0);
         http_reply_free(&r);
     }
@@ -710,7 +710,7 @@ static void hostile_clients(void **state)
         }
     assert_int_equal(closed, opened);
     close(stuck);
-    wait_open(srv, 0, 5000);
+    wait_open(srv, 0, 60000);
 
     /* And the server still answers, with the counters the ledgers left. */
     bytes = 16;
@@ -823,7 +823,7 @@ static http_reply get_with(uint16_t port, const char *path, const char *auth)
                  path, auth != NULL ? "Authorization: " : "", auth != NULL ? auth : "",
                  auth != NULL ? "\r\n" : "");
     http_reply r;
-    assert_int_equal(http_exchange(HOST, port, req, (size_t)n, 5000, &r), 0);
+    assert_int_equal(http_exchange(HOST, port, req, (size_t)n, 60000, &r), 0);
     return r;
 }
 

@@ -26,7 +26,7 @@
 #include "sanitize.h"
 #include "zkpipe/zkpipe.h"
 
-#define PATIENCE_MS 20000
+#define PATIENCE_MS 60000
 
 /* ---- a host's keys and partitions ---- */
 

@@ -24,7 +24,7 @@
 #include "read_file.h"
 #include "zkpipe/zkpipe.h"
 
-#define PATIENCE_MS 20000
+#define PATIENCE_MS 60000
 /* The first published stage operations ended with discard. */
 #define OPS_MIN_SIZE (offsetof(zkpipe_stage_ops, discard) + sizeof(void (*)(void)))
 
