@@ -19,8 +19,11 @@ for curve in bls12-381 bn254; do
     case $json in *'"verified":true'*) ;; *) fail "$curve: not verified: $json" ;; esac
     case $json in *"\"curve\":\"$curve\""*) ;; *) fail "$curve: wrong curve: $json" ;; esac
     # the CPU paths, as ZKPIPE_CPU_MASK leaves them: masked "all", none is in use
-    json=$(ZKPIPE_CPU_MASK=all "$bin" --curve "$curve" --log-constraints 6 --threads 1 --json |
-        tail -n 1) || fail "$curve, masked: exited with $?"
+    status=0
+    ZKPIPE_CPU_MASK=all "$bin" --curve "$curve" --log-constraints 6 --threads 1 --json \
+        >"$tmp/out" 2>"$tmp/err" || status=$?
+    [ "$status" -eq 0 ] || fail "$curve, masked: $(exit_says "$status"): $(cat "$tmp/err")"
+    json=$(tail -n 1 "$tmp/out")
     case $json in *'"verified":true'*) ;; *) fail "$curve, masked: not verified: $json" ;; esac
     case $json in *'"cpu":{"in_use":"none",'*'"masked":"adx+ifma"'*) ;;
     *) fail "$curve, masked: the cpu paths are not shown as masked: $json" ;; esac
