@@ -29,6 +29,7 @@
 #include "core/clock_internal.h"
 #include "core/detail.h"
 #include "http/http_internal.h"
+#include "http/request.h"
 
 #define CONTENT_PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
 #define CONTENT_JSON "application/json"
@@ -50,6 +51,10 @@ struct zkpipe_http {
     uint64_t started_ns;
     struct MHD_Response *not_found, *not_allowed, *healthy, *unauthorized;
     zkpipe__http_auth auth;
+    zkpipe_http_handler_fn handler; /* NULL: none */
+    void *handler_ctx;
+    size_t max_body;
+    struct MHD_Response *too_large;
     zkpipe__http_slots slots; /* the loop's thread only */
     pthread_t thread;
     atomic_int stopping;
@@ -67,7 +72,7 @@ struct zkpipe_http {
     zkpipe_snapshot snap;
 
     _Atomic uint64_t requests, ok, not_found_count, not_allowed_count, errors, connections, open,
-        unauthorized_count, timed_out, evicted;
+        unauthorized_count, timed_out, evicted, too_large_count, handled, handling;
 };
 
 static uint64_t now_ns(void)
@@ -165,13 +170,116 @@ static enum MHD_Result queue_rendered(zkpipe_http *s, struct MHD_Connection *c,
     return rc;
 }
 
+/* The Content-Length the client announced: 0 when none (or chunked), SIZE_MAX when it is not a
+ * number that fits. */
+static size_t content_length(struct MHD_Connection *c)
+{
+    const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (v == NULL)
+        return 0;
+    size_t n = 0;
+    for (; *v >= '0' && *v <= '9'; v++) {
+        if (n > (SIZE_MAX - 9) / 10)
+            return SIZE_MAX;
+        n = n * 10 + (size_t)(*v - '0');
+    }
+    return n;
+}
+
+/* Queues the handler's answer once it has been given; MHD_NO (the connection is closed) when
+ * it could not be made. */
+static enum MHD_Result queue_answer(zkpipe_http *s, struct MHD_Connection *c,
+                                    zkpipe_http_request *req)
+{
+    unsigned code;
+    int answered;
+    struct MHD_Response *r = zkpipe__http_request_take(req, &code, &answered);
+    if (!answered) /* not expected: resumed without an answer */
+        return MHD_YES;
+    count(&s->requests);
+    if (r == NULL) {
+        count(&s->errors);
+        return MHD_NO;
+    }
+    /* The codes the counters name; the host counts its others itself. */
+    _Atomic uint64_t *counter = code == MHD_HTTP_OK                      ? &s->ok
+                                : code == MHD_HTTP_CONTENT_TOO_LARGE     ? &s->too_large_count
+                                : code == MHD_HTTP_UNAUTHORIZED          ? &s->unauthorized_count
+                                : code == MHD_HTTP_NOT_FOUND             ? &s->not_found_count
+                                : code == MHD_HTTP_METHOD_NOT_ALLOWED    ? &s->not_allowed_count
+                                : code >= MHD_HTTP_INTERNAL_SERVER_ERROR ? &s->errors
+                                                                         : NULL;
+    if (counter != NULL)
+        count(counter);
+    enum MHD_Result rc = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* A request for the host's handler: refused before its body when unauthorized or announced
+ * too large, its body gathered as it comes, then handed over; answered when the handler (or
+ * another thread, later) has answered. */
+static enum MHD_Result handle_host(zkpipe_http *s, struct MHD_Connection *c, const char *url,
+                                   const char *method, const char *upload_data,
+                                   size_t *upload_data_size, void **req_cls)
+{
+    zkpipe_http_request *req = *req_cls;
+    if (req == NULL) {
+        *upload_data_size = 0; /* none yet on the first call */
+        const char *authorization =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+        if (!zkpipe__http_auth_check(&s->auth, authorization)) {
+            *req_cls = s;
+            return queue_static(s, c, MHD_HTTP_UNAUTHORIZED, s->unauthorized,
+                                &s->unauthorized_count);
+        }
+        size_t expected = content_length(c);
+        if (expected > s->max_body) {
+            *req_cls = s;
+            return queue_static(s, c, MHD_HTTP_CONTENT_TOO_LARGE, s->too_large,
+                                &s->too_large_count);
+        }
+        const char *type =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+        req = zkpipe__http_request_new(&s->allocator, c, method, url, type, expected);
+        if (req == NULL)
+            return MHD_NO;
+        *req_cls = req;
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {
+        int enomem;
+        if (zkpipe__http_request_append(req, upload_data, *upload_data_size, s->max_body,
+                                        &enomem) != 0) {
+            /* A chunked body past the cap: libmicrohttpd cannot answer in the middle of a
+             * body, so the connection is closed. */
+            count(enomem ? &s->errors : &s->too_large_count);
+            return MHD_NO;
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (!zkpipe__http_request_dispatched(req)) {
+        mark_busy(c);
+        count(&s->handled);
+        count(&s->handling);
+        if (!zkpipe__http_request_dispatch(req, s->handler, s->handler_ctx))
+            return MHD_YES; /* suspended until answered */
+    }
+    return queue_answer(s, c, req);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **req_cls)
 {
-    (void)version, (void)upload_data;
+    (void)version;
     zkpipe_http *s = cls;
     int get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    int own = get && (strcmp(url, "/healthz") == 0 || strcmp(url, "/metrics") == 0 ||
+                      strcmp(url, "/status") == 0);
+    if (s->handler != NULL && !own && *req_cls != s)
+        return handle_host(s, c, url, method, upload_data, upload_data_size, req_cls);
     if (!get) {
         /* Answered on the first call, before any body: libmicrohttpd then closes the
          * connection after the answer instead of reading the body. */
@@ -207,8 +315,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)req_cls, (void)toe;
+    (void)toe;
     zkpipe_http *s = cls;
+    if (*req_cls != NULL && *req_cls != s) {
+        zkpipe_http_request *req = *req_cls;
+        if (zkpipe__http_request_dispatched(req))
+            atomic_fetch_sub_explicit(&s->handling, 1, memory_order_relaxed);
+        zkpipe__http_request_free(req);
+        *req_cls = NULL;
+    }
     zkpipe__http_slot *x = slot_of(c);
     if (x != NULL) {
         x->busy = 0;
@@ -295,6 +410,8 @@ static void free_server(zkpipe_http *s)
         MHD_destroy_response(s->healthy);
     if (s->unauthorized != NULL)
         MHD_destroy_response(s->unauthorized);
+    if (s->too_large != NULL)
+        MHD_destroy_response(s->too_large);
     zkpipe__http_auth_wipe(&s->auth);
     zkpipe__http_slots_free(&s->slots, &s->allocator);
     zkpipe__http_out_free(&s->out);
@@ -311,8 +428,9 @@ static int make_static(zkpipe_http *s)
     s->not_allowed = static_response("method not allowed\n", "text/plain");
     s->healthy = static_response("ok\n", "text/plain");
     s->unauthorized = static_response("unauthorized\n", "text/plain");
+    s->too_large = static_response("request body too large\n", "text/plain");
     return s->not_found != NULL && s->healthy != NULL && s->not_allowed != NULL &&
-           s->unauthorized != NULL &&
+           s->unauthorized != NULL && s->too_large != NULL &&
            MHD_add_response_header(s->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") == MHD_YES &&
            MHD_add_response_header(s->unauthorized, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer") ==
                MHD_YES;
@@ -352,6 +470,7 @@ static zkpipe_status config_check(const zkpipe_http_config *c, struct sockaddr_s
         : c->request_timeout_ms < 1 || c->request_timeout_ms > 3600000
             ? "request_timeout_ms is not in 1..3600000"
         : c->max_per_address > 4096                        ? "max_per_address is past 4096"
+        : c->max_body > ((size_t)1 << 30)                  ? "max_body is past 1 GiB"
         : zkpipe_prom_options_check(&c->prom) != ZKPIPE_OK ? "prom is not valid"
                                                            : NULL;
     if (bad != NULL)
@@ -379,6 +498,9 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
     s->out.allocator = &s->allocator;
     s->out.prom = &s->prom;
     s->started_ns = now_ns();
+    s->handler = config->handler;
+    s->handler_ctx = config->handler_ctx;
+    s->max_body = config->max_body;
     zkpipe_status st = zkpipe__http_auth_init(&s->auth, config->bearer_token);
     if (st == ZKPIPE_OK)
         st = copy_prom(s, &config->prom);
@@ -399,6 +521,8 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
         MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL : MHD_USE_POLL;
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
+    if (s->handler != NULL) /* answers from other threads resume their connections */
+        flags |= MHD_ALLOW_SUSPEND_RESUME;
     s->daemon =
         MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
                          (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
@@ -496,6 +620,9 @@ zkpipe_status zkpipe_http_stats(zkpipe_http *s, zkpipe_http_counters *out)
     out->unauthorized = load(&s->unauthorized_count);
     out->timed_out = load(&s->timed_out);
     out->evicted = load(&s->evicted);
+    out->too_large = load(&s->too_large_count);
+    out->handled = load(&s->handled);
+    out->handling = load(&s->handling);
     return ZKPIPE_OK;
 }
 
