@@ -6,7 +6,9 @@
 # body too large 413; a body that trickles in past the deadline is cut off; 50 concurrent
 # requests under a small budget all end 200 or 429 with the accounted peak within the budget;
 # an input.json through --witness-cmd (a generator that waits for the test's word), and SIGTERM
-# while it is in flight: the request is answered, new ones refused, the server exits 0.
+# while it is in flight: the request is answered, new ones refused, the server exits 0; the
+# fixture circuits' wasm generators under node on both curves (skipped without node and
+# tests/interop/node_modules), a generator's refusal and its time limit.
 set -eu
 [ $# -eq 2 ] || { echo "usage: test_serve.sh ZKPIPE_SERVE ZKPIPE_VERIFY" >&2; exit 2; }
 bin=$1 verify=$2
@@ -212,6 +214,44 @@ wait "$pid" || status=$?
 pid=
 [ "$status" -eq 0 ] || fail "the drained server: $(exit_says "$status")"
 grep -q stopped "$tmp/serve.log" || fail "no stop line"
+
+# 4. input.json through the fixture circuits' own wasm generators under node (compiled here with
+# the pinned circom2, as tests/interop/gen.sh makes the fixtures), on both curves; an input the
+# generator refuses, and one that runs past its time limit, are 422.
+circom2=$interop/node_modules/.bin/circom2
+if command -v node >/dev/null 2>&1 && [ -x "$circom2" ]; then
+    for curve in bn128 bls12381; do
+        mkdir -p "$tmp/wasm-$curve"
+        "$circom2" "$interop/circuits/multiplier.circom" --r1cs --wasm --prime "$curve" \
+            -o "$tmp/wasm-$curve" >/dev/null 2>&1 || fail "circom2 cannot compile multiplier"
+        cmp -s "$tmp/wasm-$curve/multiplier.r1cs" "$fixtures/$curve/multiplier/circuit.r1cs" ||
+            fail "circom2 made another multiplier than the fixture's"
+    done
+    printf '#!/bin/sh\nexec sleep 600\n' >"$tmp/slow.sh"
+    chmod +x "$tmp/slow.sh"
+    js() { echo "node $tmp/wasm-$1/multiplier_js/generate_witness.js $tmp/wasm-$1/multiplier_js/multiplier.wasm {input} {wtns}"; }
+    start --circuit bn=$bn/multiplier/circuit.zkey --circuit bls=$bls/multiplier/circuit.zkey \
+        --circuit slow=$bn/multiplier/circuit.zkey --witness-cmd "bn=$(js bn128)" \
+        --witness-cmd "bls=$(js bls12381)" --witness-cmd "slow=$tmp/slow.sh {input} {wtns}" \
+        --witness-timeout-ms 500
+    for c in bn:$bn bls:$bls; do
+        code=$(curl -sS -o "$tmp/w.json" -w '%{http_code}' -H "$auth" \
+            -H 'Content-Type: application/json' --data-binary "@${c#*:}/multiplier/input.json" \
+            "$url/prove/${c%%:*}")
+        [ "$code" = 200 ] || fail "input.json on ${c%%:*}: $code $(cat "$tmp/w.json")"
+        check_proof "${c#*:}/multiplier" "$tmp/w.json"
+    done
+    code=$(curl -sS -o "$tmp/w.json" -w '%{http_code}' -H "$auth" -H 'Content-Type: application/json' \
+        --data-binary '{"nothing": 1}' "$url/prove/bn")
+    [ "$code" = 422 ] || fail "an input the generator refuses: $code $(cat "$tmp/w.json")"
+    code=$(curl -sS -o "$tmp/w.json" -w '%{http_code}' -H "$auth" -H 'Content-Type: application/json' \
+        --data-binary "@$bn/multiplier/input.json" "$url/prove/slow")
+    [ "$code" = 422 ] || fail "a generator past its time limit: $code $(cat "$tmp/w.json")"
+    jq -e '.detail | test("time limit")' "$tmp/w.json" >/dev/null || fail "$(cat "$tmp/w.json")"
+    stop
+else
+    skip_checks "the wasm generators (node or tests/interop/node_modules missing)"
+fi
 # Each generator's private folder is gone.
 [ -z "$(ls -A "$tmp/t")" ] || fail "left behind: $(ls -A "$tmp/t")"
 skips_done

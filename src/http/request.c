@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "core/alloc_internal.h"
 #include "http/request.h"
@@ -14,6 +15,7 @@
 struct zkpipe_http_request {
     const zkpipe_allocator *allocator; /* the server's: it outlives every request */
     struct MHD_Connection *conn;
+    int wake_fd;          /* the server's loop's */
     pthread_mutex_t lock; /* suspended, answered, response, code */
     int dispatched;       /* the server's thread only */
     int suspended, answered;
@@ -35,7 +37,7 @@ static char *put(char **at, const char *s)
 }
 
 zkpipe_http_request *zkpipe__http_request_new(const zkpipe_allocator *a, struct MHD_Connection *c,
-                                              const char *method, const char *path,
+                                              int wake_fd, const char *method, const char *path,
                                               const char *content_type, size_t expected)
 {
     size_t strings =
@@ -50,6 +52,7 @@ zkpipe_http_request *zkpipe__http_request_new(const zkpipe_allocator *a, struct 
     }
     r->allocator = a;
     r->conn = c;
+    r->wake_fd = wake_fd;
     char *at = r->strings;
     r->method = put(&at, method);
     r->path = put(&at, path);
@@ -205,6 +208,12 @@ zkpipe_status zkpipe_http_respond(zkpipe_http_request *req, unsigned code, const
     if (req->suspended) {
         req->suspended = 0;
         MHD_resume_connection(req->conn);
+        /* Under the lock: the server cannot take the answer, so neither end the request nor
+         * stop (which closes wake_fd), before this is written. Full (it never is: the loop
+         * reads it each pass) or not, the loop wakes. */
+        uint64_t one = 1;
+        ssize_t wrote = write(req->wake_fd, &one, sizeof one);
+        (void)wrote;
     }
     pthread_mutex_unlock(&req->lock);
     return st;

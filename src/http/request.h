@@ -9,9 +9,10 @@
 #include "zkpipe/http.h"
 
 /* A new request on connection `c`, its strings copied, with room for `expected` body bytes
- * (its Content-Length; 0 when unknown or none); NULL when out of memory. */
+ * (its Content-Length; 0 when unknown or none); its answer is signalled on the eventfd
+ * `wake_fd`. NULL when out of memory. */
 zkpipe_http_request *zkpipe__http_request_new(const zkpipe_allocator *a, struct MHD_Connection *c,
-                                              const char *method, const char *path,
+                                              int wake_fd, const char *method, const char *path,
                                               const char *content_type, size_t expected);
 
 /* Appends `n` body bytes, growing the buffer up to `max` bytes: 0, or -1 when the body would

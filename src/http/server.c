@@ -14,6 +14,7 @@
  * waiting for any. */
 #define _DEFAULT_SOURCE /* struct tcp_info */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -21,7 +22,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -55,6 +58,10 @@ struct zkpipe_http {
     void *handler_ctx;
     size_t max_body;
     struct MHD_Response *too_large;
+    /* With a handler: an answer from another thread resumes its connection, and this wakes
+     * the loop (libmicrohttpd's own wake-up does not reach an external loop's wait) */
+    int wake_fd;  /* eventfd; -1 without a handler */
+    int epoll_fd; /* libmicrohttpd's, which the loop waits on beside wake_fd; -1: poll mode */
     zkpipe__http_slots slots; /* the loop's thread only */
     pthread_t thread;
     atomic_int stopping;
@@ -241,7 +248,7 @@ static enum MHD_Result handle_host(zkpipe_http *s, struct MHD_Connection *c, con
         }
         const char *type =
             MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
-        req = zkpipe__http_request_new(&s->allocator, c, method, url, type, expected);
+        req = zkpipe__http_request_new(&s->allocator, c, s->wake_fd, method, url, type, expected);
         if (req == NULL)
             return MHD_NO;
         *req_cls = req;
@@ -365,6 +372,38 @@ static size_t clients_waiting(int listen_fd)
     return poll(&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
 }
 
+/* One pass of libmicrohttpd's loop, waiting at most `ms` for its sockets or, with a handler,
+ * for an answer given on another thread. */
+static enum MHD_Result run(zkpipe_http *s, int32_t ms)
+{
+    if (s->wake_fd < 0)
+        return MHD_run_wait(s->daemon, ms);
+    if (s->epoll_fd >= 0) {
+        /* libmicrohttpd's epoll is edge-triggered: connections it has left work for (a
+         * response to send on) raise no new event, and its own timeout says so (0). */
+        MHD_UNSIGNED_LONG_LONG due;
+        if (MHD_get_timeout(s->daemon, &due) == MHD_YES && due < (MHD_UNSIGNED_LONG_LONG)ms)
+            ms = (int32_t)due;
+        struct pollfd p[2] = {{s->epoll_fd, POLLIN, 0}, {s->wake_fd, POLLIN, 0}};
+        if (poll(p, 2, ms) < 0 && errno != EINTR)
+            return MHD_NO;
+    } else if (atomic_load_explicit(&s->handling, memory_order_relaxed) > 0) {
+        /* poll mode: no descriptor of libmicrohttpd's to wait on beside ours, so answers are
+         * looked for every few milliseconds while any is awaited */
+        enum MHD_Result rc = MHD_run_wait(s->daemon, ms < 5 ? ms : 5);
+        uint64_t n;
+        if (read(s->wake_fd, &n, sizeof n) < 0 && errno != EAGAIN)
+            return MHD_NO;
+        return rc;
+    } else {
+        return MHD_run_wait(s->daemon, ms);
+    }
+    uint64_t n;
+    if (read(s->wake_fd, &n, sizeof n) < 0 && errno != EAGAIN)
+        return MHD_NO;
+    return MHD_run(s->daemon);
+}
+
 static void *serve(void *arg)
 {
     zkpipe_http *s = arg;
@@ -379,7 +418,7 @@ static void *serve(void *arg)
         /* Rounded up, so that the next pass finds the deadline passed. */
         uint64_t wait_ms = next_ns / 1000000 + 1;
         uint64_t most = zkpipe__http_slots_full(&s->slots) ? FULL_POLL_MS : IDLE_POLL_MS;
-        if (MHD_run_wait(s->daemon, (int32_t)(wait_ms < most ? wait_ms : most)) != MHD_YES) {
+        if (run(s, (int32_t)(wait_ms < most ? wait_ms : most)) != MHD_YES) {
             /* Not expected (an epoll failure): keep serving what can be, without spinning. */
             struct timespec t = {0, 10 * 1000000L};
             nanosleep(&t, NULL);
@@ -412,6 +451,8 @@ static void free_server(zkpipe_http *s)
         MHD_destroy_response(s->unauthorized);
     if (s->too_large != NULL)
         MHD_destroy_response(s->too_large);
+    if (s->wake_fd >= 0)
+        close(s->wake_fd);
     zkpipe__http_auth_wipe(&s->auth);
     zkpipe__http_slots_free(&s->slots, &s->allocator);
     zkpipe__http_out_free(&s->out);
@@ -501,6 +542,7 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
     s->handler = config->handler;
     s->handler_ctx = config->handler_ctx;
     s->max_body = config->max_body;
+    s->wake_fd = s->epoll_fd = -1;
     zkpipe_status st = zkpipe__http_auth_init(&s->auth, config->bearer_token);
     if (st == ZKPIPE_OK)
         st = copy_prom(s, &config->prom);
@@ -508,6 +550,9 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
         st = zkpipe__http_slots_init(&s->slots, config->max_connections,
                                      (uint64_t)config->request_timeout_ms * 1000000, a);
     if (st == ZKPIPE_OK && !make_static(s))
+        st = ZKPIPE_ENOMEM;
+    if (st == ZKPIPE_OK && s->handler != NULL &&
+        (s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
         st = ZKPIPE_ENOMEM;
     if (st == ZKPIPE_OK && pthread_mutex_init(&s->lock, NULL) != 0)
         st = ZKPIPE_ENOMEM;
@@ -539,6 +584,11 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
     if (st == ZKPIPE_OK) {
         s->port = port->port;
         s->listen_fd = fd->listen_fd;
+        const union MHD_DaemonInfo *ep =
+            (flags & MHD_USE_EPOLL) != 0 ? MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_EPOLL_FD)
+                                         : NULL;
+        if (ep != NULL)
+            s->epoll_fd = ep->epoll_fd;
         if (pthread_create(&s->thread, NULL, serve, s) != 0)
             st = ZKPIPE_ENOMEM;
     }
