@@ -19,6 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/stat.h>
+
+#include "cli_mapped.h"
 #include "cli_memory.h"
 #include "cli_zkey.h"
 #include "queue_files.h"
@@ -36,6 +39,7 @@ typedef struct circuit {
     uint64_t estimate;   /* bytes of one partition (its stage operations' estimate) */
     uint64_t wtns_bytes; /* the size of its witness file */
     const serve_witness_cmd *witness;
+    struct stat st; /* the zkey file, for cli_mapped_damaged */
 } circuit;
 
 typedef struct server server;
@@ -53,6 +57,7 @@ typedef struct request {
     zkpipe_zkey_partition part;
     zkpipe_scalar *pub;
     zkpipe_job *job;
+    unsigned long long mark; /* cli_mapped_damage_mark() at its submission */
     struct request *next;
 } request;
 
@@ -136,6 +141,12 @@ static void job_done(zkpipe_job *job, void *ctx)
         st = zkpipe_stage_proof(&proof, &res);
     char *pj = NULL, *qj = NULL;
     size_t pl = 0, ql = 0;
+    /* The zkey's pages could not be read while this request used them (truncated or its
+     * storage failed: they read as zeros): no result of it counts, and the fault is ours. */
+    if (cli_mapped_damaged(r->mark, c->st.st_dev, c->st.st_ino)) {
+        st = res.status = ZKPIPE_EIO;
+        snprintf(res.detail, sizeof res.detail, "the zkey could not be read while proving");
+    }
     if (st == ZKPIPE_OK)
         st = cli_proof_render(&pj, &pl, &qj, &ql, &proof, r->pub, c->key.num_public);
     if (st == ZKPIPE_OK) {
@@ -226,6 +237,7 @@ static void submit(server *s, request *r)
         r->part.wtns_path = r->wtns_path;
         r->part.public_out = r->pub;
         zkpipe_partition p = {zkpipe_zkey_stage_ops(), &r->part, {0, 0}};
+        r->mark = cli_mapped_damage_mark();
         st = zkpipe_engine_submit(s->engine, &r->job, &p, 1, job_done, r);
         if (st == ZKPIPE_OK) {
             pthread_mutex_lock(&s->lock);
@@ -447,6 +459,8 @@ static int open_circuits(server *s)
         zkpipe_status st = cli_zkey_open(&c->key, q->circuits[i].zkey, 0, s->o.cfg.prover_threads,
                                          s->cache, detail, sizeof detail);
         zkpipe_zkey_info info;
+        if (st == ZKPIPE_OK && stat(q->circuits[i].zkey, &c->st) != 0)
+            memset(&c->st, 0, sizeof c->st);
         if (st == ZKPIPE_OK && (st = zkpipe_zkey_source_info(&info, c->key.source)) == ZKPIPE_OK) {
             zkpipe_zkey_partition probe = {c->key.source, NULL, NULL, NULL};
             zkpipe_stage_call call;
@@ -554,6 +568,11 @@ int main(int argc, char **argv)
     sigaddset(&stop, SIGINT);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     signal(SIGPIPE, SIG_IGN);
+    /* A zkey truncated or unreadable under a request fails that request, not the process. */
+    if (cli_mapped_recover() != 0) {
+        fprintf(stderr, "%s: cannot take SIGBUS: %s\n", prog, strerror(errno));
+        return 1;
+    }
 
     zkpipe_key_cache_config kc;
     zkpipe_key_cache_config_init(&kc);
