@@ -83,6 +83,26 @@ check_proof() {
     fi
 }
 
+# 0. Refused at the start, with one line and nothing served: bad flags (exit 2), a file that is
+# not a zkey, a token file others may read (exit 1 or 2).
+refused() { # EXIT ARGS...
+    want=$1
+    shift
+    status=0
+    "$bin" --listen 127.0.0.1:0 "$@" >"$tmp/out" 2>"$tmp/err" </dev/null || status=$?
+    [ "$status" -eq "$want" ] || fail "$*: $(exit_says "$status"), not $want"
+    [ "$(wc -l <"$tmp/err")" -eq 1 ] && grep -q '^zkpipe-serve: ' "$tmp/err" ||
+        fail "$*: not one line: $(cat "$tmp/err")"
+}
+refused 2 --circuit "a=$bn/multiplier/circuit.zkey" --no-such-flag 1
+refused 2 --circuit "a/b=$bn/multiplier/circuit.zkey"
+refused 2 --circuit "a=$bn/multiplier/circuit.zkey" --witness-cmd "a=cat"
+refused 2 --circuit "a=$bn/multiplier/circuit.zkey" --witness-cmd "b=x {input} {wtns}"
+refused 1 --circuit "a=$bn/multiplier/witness.wtns"
+cp "$tmp/token" "$tmp/open-token"
+chmod 644 "$tmp/open-token"
+refused 2 --circuit "a=$bn/multiplier/circuit.zkey" --token-file "$tmp/open-token"
+
 # 1. Proofs of both curves, the refusals.
 start --circuit mul-bn=$bn/multiplier/circuit.zkey --circuit mul-bls=$bls/multiplier/circuit.zkey \
     --circuit range-bn=$bn/rangesum/circuit.zkey --request-timeout-ms 3000 --queue-ms 60000

@@ -297,6 +297,8 @@ static void *admit_loop(void *arg)
                         continue;
                     }
                     r->fd = serve_witness_take_fd(r->w);
+                    /* --queue-ms is the wait for the engine, from when there is a witness. */
+                    r->deadline_ns = now + (uint64_t)s->o.queue_ms * 1000000u;
                 }
             }
             if (ready && !blocked && admissible(s, &s->circuits[r->row])) {
@@ -483,6 +485,13 @@ static int open_circuits(server *s)
                     zkpipe_status_name(st));
             return -1;
         }
+        if (s->o.cfg.budget_bytes != 0 && c->estimate > s->o.cfg.budget_bytes) {
+            fprintf(stderr,
+                    "%s: --circuit %s: one request needs %llu MiB, more than --budget-mib\n", prog,
+                    q->circuits[i].name, (unsigned long long)(c->estimate >> 20) + 1);
+            cli_zkey_close(&c->key);
+            return -1;
+        }
         c->name = q->circuits[i].name;
         c->witness = serve_witness_of(&s->o, c->name);
         if (c->wtns_bytes > s->max_body)
@@ -519,8 +528,9 @@ static zkpipe_http *listen_on(server *s, const char *addr, uint16_t port, const 
          zkpipe_http_attach(srv, "serve", serve_metrics_provider, &s->m) != ZKPIPE_OK))
         st = ZKPIPE_ENOMEM;
     if (st != ZKPIPE_OK) {
-        fprintf(stderr, "%s: cannot listen on %s port %u: %s (%s)\n", prog, addr, port,
-                zkpipe_status_str(st), zkpipe_last_detail());
+        const char *d = zkpipe_last_detail();
+        fprintf(stderr, "%s: cannot listen on %s port %u: %s%s%s%s\n", prog, addr, port,
+                zkpipe_status_str(st), d[0] != '\0' ? " (" : "", d, d[0] != '\0' ? ")" : "");
         zkpipe_http_stop(srv);
         return NULL;
     }
@@ -541,9 +551,10 @@ static void drain(server *s, zkpipe_http *http)
     }
     pthread_mutex_unlock(&s->lock);
     /* The answers have been given; wait for them to leave (each is bounded by the endpoint's
-     * send timeout). */
+     * send timeout), at most 10 s: clients that keep asking meanwhile are answered 503 at once,
+     * never suspended, so stopping then cuts no request short but theirs. */
     zkpipe_http_counters hc;
-    while (zkpipe_http_stats(http, &hc) == ZKPIPE_OK && hc.handling > 0)
+    for (int i = 0; i < 1000 && zkpipe_http_stats(http, &hc) == ZKPIPE_OK && hc.handling > 0; i++)
         usleep(10000);
 }
 

@@ -110,7 +110,8 @@ static int witness_flag(serve_options *o, const char *v)
     return 1;
 }
 
-/* One flag `name` with `value` (NULL when it takes none): 1, 0 (not ours), -1 (bad value). */
+/* One flag `name` with `value` (NULL when it takes none): 1, 0 (not ours), -1 (bad value), -2
+ * (bad value, said on stderr already). */
 static int flag(serve_options *o, const char *name, char *value)
 {
     unsigned long n, *u = NULL, min = 0, max = 86400000UL;
@@ -118,7 +119,7 @@ static int flag(serve_options *o, const char *name, char *value)
     if (r != 0)
         return r;
     if (strcmp(name, "circuit") == 0)
-        return queue_flag(&o->circuits, name, value);
+        return queue_flag(&o->circuits, name, value) > 0 ? 1 : -2;
     if (strcmp(name, "listen") == 0)
         return parse_listen(value, o->listen_addr, sizeof o->listen_addr, &o->listen_port) ? 1 : -1;
     if (strcmp(name, "metrics-listen") == 0)
@@ -129,7 +130,7 @@ static int flag(serve_options *o, const char *name, char *value)
         return value != NULL && value[0] != '\0' ? 1 : -1;
     }
     if (strcmp(name, "witness-cmd") == 0)
-        return witness_flag(o, value) ? 1 : -1;
+        return witness_flag(o, value) ? 1 : -2;
     if (strcmp(name, "backend") == 0)
         return zkpipe_backend_parse(&o->cfg.backend, value) == ZKPIPE_OK ? 1 : -1;
     if (strcmp(name, "budget-mib") == 0) {
@@ -169,6 +170,7 @@ int serve_options_parse(serve_options *o, int argc, char **argv)
 {
     memset(o, 0, sizeof *o);
     queue_options_init(&o->circuits);
+    o->circuits.prog = prog;
     zkpipe_engine_config_init(&o->cfg);
     o->cfg.prover_threads = 2;
     o->queue_ms = 2000;
@@ -205,6 +207,8 @@ int serve_options_parse(serve_options *o, int argc, char **argv)
             value = argv[++i];
         }
         int r = flag(o, name, value);
+        if (r == -2)
+            return 1;
         if (r <= 0) {
             fprintf(stderr, "%s: --%s%s%s: %s\n", prog, name, value != NULL ? " " : "",
                     value != NULL ? value : "", r == 0 ? "unknown flag" : "bad value");
