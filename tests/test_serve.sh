@@ -66,7 +66,12 @@ prove() {
     shift 3
     curl -sS --max-time 120 -o "$out" -w '%{http_code}' -H "$auth" \
         -H 'Content-Type: application/octet-stream' --data-binary "@$file" "$@" \
-        "$url/prove/$name"
+        "$url/prove/$name" || {
+        s=$?
+        echo "curl: exit $s; the server's log:" >&2
+        tail -n 20 "$tmp/serve.log" >&2
+        return $s
+    }
 }
 # check_proof DIR OUT: the answer OUT verifies against DIR's key, and its public signals are
 # DIR's.

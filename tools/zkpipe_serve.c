@@ -56,7 +56,6 @@ typedef struct request {
     char wtns_path[32];
     zkpipe_zkey_partition part;
     zkpipe_scalar *pub;
-    zkpipe_job *job;
     unsigned long long mark; /* cli_mapped_damage_mark() at its submission */
     struct request *next;
 } request;
@@ -238,7 +237,10 @@ static void submit(server *s, request *r)
         r->part.public_out = r->pub;
         zkpipe_partition p = {zkpipe_zkey_stage_ops(), &r->part, {0, 0}};
         r->mark = cli_mapped_damage_mark();
-        st = zkpipe_engine_submit(s->engine, &r->job, &p, 1, job_done, r);
+        /* The job may be done, and r freed by job_done, before submit returns: its handle goes
+         * to a local (job_done destroys the job). */
+        zkpipe_job *job;
+        st = zkpipe_engine_submit(s->engine, &job, &p, 1, job_done, r);
         if (st == ZKPIPE_OK) {
             pthread_mutex_lock(&s->lock);
             return; /* job_done answers it */
