@@ -110,7 +110,10 @@ refused 2 --circuit "a=$bn/multiplier/circuit.zkey" --token-file "$tmp/open-toke
 
 # 1. Proofs of both curves, the refusals.
 start --circuit mul-bn=$bn/multiplier/circuit.zkey --circuit mul-bls=$bls/multiplier/circuit.zkey \
-    --circuit range-bn=$bn/rangesum/circuit.zkey --request-timeout-ms 3000 --queue-ms 60000
+    --circuit range-bn=$bn/rangesum/circuit.zkey --request-timeout-ms 3000 --queue-ms 60000 \
+    --metrics-listen 127.0.0.1:0
+mport=$(sed -n 's/.*metrics on .* port \([0-9][0-9]*\)$/\1/p' "$tmp/serve.log")
+[ -n "$mport" ] || fail "no metrics port in $(cat "$tmp/serve.log")"
 for c in mul-bn:$bn/multiplier mul-bls:$bls/multiplier range-bn:$bn/rangesum; do
     code=$(prove "${c%%:*}" "${c#*:}/witness.wtns" "$tmp/a.json")
     [ "$code" = 200 ] || fail "${c%%:*}: $code $(cat "$tmp/a.json")"
@@ -161,6 +164,14 @@ grep -q '^zkpipe_serve_request_seconds_count{circuit="mul-bls",code="200"} 1' "$
 grep -q '^zkpipe_partitions_total{result="proved"} 3' "$tmp/metrics" || fail "engine series"
 curl -sS -H "$auth" "$url/status" | jq -e '.serve.circuits[0].answers."200" == 1' >/dev/null ||
     fail "/status"
+# The metrics port serves the same series, with the same token, and proves nothing.
+curl -sS -H "$auth" "http://127.0.0.1:$mport/metrics" | grep -q '^zkpipe_serve_requests_total' ||
+    fail "--metrics-listen: no series"
+code=$(curl -sS -o /dev/null -w '%{http_code}' "http://127.0.0.1:$mport/metrics")
+[ "$code" = 401 ] || fail "--metrics-listen without the token: $code"
+code=$(curl -sS -o /dev/null -w '%{http_code}' -H "$auth" --data-binary "@$bn/multiplier/witness.wtns" \
+    "http://127.0.0.1:$mport/prove/mul-bn")
+[ "$code" = 405 ] || fail "a proof asked of --metrics-listen: $code"
 stop
 
 # 2. 50 concurrent requests under a budget for few at once: each ends 200 or 429, never an error
@@ -256,9 +267,7 @@ if command -v node >/dev/null 2>&1 && [ -x "$circom2" ]; then
     chmod +x "$tmp/slow.sh"
     js() { echo "node $tmp/wasm-$1/multiplier_js/generate_witness.js $tmp/wasm-$1/multiplier_js/multiplier.wasm {input} {wtns}"; }
     start --circuit bn=$bn/multiplier/circuit.zkey --circuit bls=$bls/multiplier/circuit.zkey \
-        --circuit slow=$bn/multiplier/circuit.zkey --witness-cmd "bn=$(js bn128)" \
-        --witness-cmd "bls=$(js bls12381)" --witness-cmd "slow=$tmp/slow.sh {input} {wtns}" \
-        --witness-timeout-ms 500
+        --witness-cmd "bn=$(js bn128)" --witness-cmd "bls=$(js bls12381)"
     for c in bn:$bn bls:$bls; do
         code=$(curl -sS -o "$tmp/w.json" -w '%{http_code}' -H "$auth" \
             -H 'Content-Type: application/json' --data-binary "@${c#*:}/multiplier/input.json" \
@@ -269,6 +278,9 @@ if command -v node >/dev/null 2>&1 && [ -x "$circom2" ]; then
     code=$(curl -sS -o "$tmp/w.json" -w '%{http_code}' -H "$auth" -H 'Content-Type: application/json' \
         --data-binary '{"nothing": 1}' "$url/prove/bn")
     [ "$code" = 422 ] || fail "an input the generator refuses: $code $(cat "$tmp/w.json")"
+    stop
+    start --circuit slow=$bn/multiplier/circuit.zkey --witness-timeout-ms 500 \
+        --witness-cmd "slow=$tmp/slow.sh {input} {wtns}"
     code=$(curl -sS -o "$tmp/w.json" -w '%{http_code}' -H "$auth" -H 'Content-Type: application/json' \
         --data-binary "@$bn/multiplier/input.json" "$url/prove/slow")
     [ "$code" = 422 ] || fail "a generator past its time limit: $code $(cat "$tmp/w.json")"

@@ -237,7 +237,8 @@ ZKPIPE_API zkpipe_status zkpipe_http_render(const zkpipe_http_config *config,
                                             char **text, size_t *len);
 
 /*! zkpipe_http_request_method() : the request's method ("POST", ...);
- *  zkpipe_http_request_path() : its path, without the query string (percent-escapes as sent);
+ *  zkpipe_http_request_path() : its path, without the query string, percent-escapes decoded
+ *  (libmicrohttpd decodes them: "%2e%2e" is "..", so compare it, never use it as a name);
  *  zkpipe_http_request_content_type() : its Content-Type header, or NULL when it has none.
  * Each string is the server's, valid until the request is answered; NULL for NULL.
  * Thread safety: the thread that owns the request. */
