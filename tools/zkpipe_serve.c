@@ -74,6 +74,7 @@ struct server {
     uint64_t admitted;     /* submitted to the engine and not yet answered */
     uint64_t admit_cap;    /* the most admitted at once: the engine's resident bound */
     uint64_t running;      /* witness generators running */
+    uint64_t events;       /* arrivals and answers, ever: a pass that saw them all may sleep */
     int draining, stopped; /* (lock) */
 };
 
@@ -184,6 +185,7 @@ static void job_done(zkpipe_job *job, void *ctx)
     pthread_mutex_lock(&s->lock);
     s->admitted--;
     atomic_store(&s->m.admitted, s->admitted);
+    s->events++;
     pthread_cond_signal(&s->wake);
     pthread_mutex_unlock(&s->lock);
 }
@@ -272,7 +274,7 @@ static void *admit_loop(void *arg)
     server *s = arg;
     pthread_mutex_lock(&s->lock);
     while (!s->stopped) {
-        uint64_t now = now_ns(), next = now + 1000000000u;
+        uint64_t now = now_ns(), next = now + 1000000000u, seen = s->events;
         /* First come, first admitted: the head waits for room, and those behind it for the
          * head, so that a large request is not starved by small ones. A request whose witness
          * is still being computed does not hold up those behind it. */
@@ -330,6 +332,10 @@ static void *admit_loop(void *arg)
         }
         if (s->stopped)
             break;
+        /* The lock was let go during the pass (to submit, to answer): an arrival or an answer
+         * meanwhile signalled no one, so look again at once. */
+        if (s->events != seen)
+            continue;
         /* Woken by a new request or an answer; else at the next deadline. A request that is
          * admissible but was not (its budget still shown as taken by one just finished) is
          * looked at again within 20 ms. */
@@ -446,6 +452,7 @@ static void handle(zkpipe_http_request *http, void *ctx)
         s->head = r;
     s->tail = r;
     atomic_fetch_add(&s->m.waiting, 1);
+    s->events++;
     pthread_cond_signal(&s->wake);
     pthread_mutex_unlock(&s->lock);
 }
