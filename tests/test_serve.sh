@@ -130,6 +130,13 @@ code=$(prove mul-bn "$tmp/bad.wtns" "$tmp/a.json")
 code=$(prove mul-bn "$bls/multiplier/witness.wtns" "$tmp/a.json")
 [ "$code" = 422 ] || fail "the other curve's witness: $code $(cat "$tmp/a.json")"
 [ "$(jq -r .error "$tmp/a.json")" = ZKPIPE_EMISMATCH ] || fail "other curve: $(cat "$tmp/a.json")"
+# A value not below the field's order: the witness reader's refusal.
+perl -e 'open(my $f, "<:raw", $ARGV[0]) or die; local $/; my $w = <$f>;
+    substr($w, 76 + 32 * 2, 32) = "\xff" x 32;
+    open(my $g, ">:raw", $ARGV[1]) or die; print $g $w;' "$bn/multiplier/witness.wtns" "$tmp/nc.wtns"
+code=$(prove mul-bn "$tmp/nc.wtns" "$tmp/a.json")
+[ "$code" = 422 ] || fail "a value past the field's order: $code $(cat "$tmp/a.json")"
+[ "$(jq -r .error "$tmp/a.json")" = ZKPIPE_ENONCANONICAL ] || fail "$(cat "$tmp/a.json")"
 code=$(prove mul-bn "$bn/factors/witness.wtns" "$tmp/a.json")
 [ "$code" = 422 ] || fail "another circuit's witness: $code $(cat "$tmp/a.json")"
 jq -e '.detail | test("bytes")' "$tmp/a.json" >/dev/null || fail "no size said: $(cat "$tmp/a.json")"
@@ -157,7 +164,7 @@ prove range-bn "$bn/rangesum/witness.wtns" "$tmp/a.json" --limit-rate 100 >"$tmp
 code=$(curl -sS -o /dev/null -w '%{http_code}' "$url/healthz")
 [ "$code" = 200 ] || fail "/healthz without a token: $code"
 curl -sS -H "$auth" "$url/metrics" >"$tmp/metrics" || fail "/metrics"
-grep -q '^zkpipe_serve_requests_total{circuit="mul-bn",code="422"} 3' "$tmp/metrics" ||
+grep -q '^zkpipe_serve_requests_total{circuit="mul-bn",code="422"} 4' "$tmp/metrics" ||
     fail "no count of the 422s: $(grep serve_requests "$tmp/metrics")"
 grep -q '^zkpipe_serve_request_seconds_count{circuit="mul-bls",code="200"} 1' "$tmp/metrics" ||
     fail "no latency histogram"

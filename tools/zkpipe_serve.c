@@ -163,18 +163,23 @@ static void job_done(zkpipe_job *job, void *ctx)
         }
         free(body);
     } else {
-        /* What a client sent wrong is 422; what the server lacks, 503; anything else 500. The
-         * detail line names the witness by the server's own descriptor path: cut it. */
+        /* What the client sent wrong is 422: a witness that does not satisfy the circuit (the
+         * zkey was checked at its open), or one the reader refused (its line names the witness
+         * by the server's descriptor path, cut here). The same codes about anything else (a
+         * zkey reloaded by the key cache that changed meanwhile) are the server's: 500. What
+         * the server lacks now is 503. */
         const char *d = res.detail;
         size_t pl2 = strlen(r->wtns_path);
-        if (strncmp(d, r->wtns_path, pl2) == 0 && d[pl2] == ':')
+        int witness = strncmp(d, r->wtns_path, pl2) == 0 && d[pl2] == ':';
+        if (witness)
             d += pl2 + 1 + (d[pl2 + 1] == ' ');
-        unsigned code =
-            st == ZKPIPE_EMISMATCH || st == ZKPIPE_EUNSATISFIED || st == ZKPIPE_EFORMAT ||
-                    st == ZKPIPE_ENONCANONICAL || st == ZKPIPE_EOVERFLOW
-                ? 422
-            : st == ZKPIPE_ECANCELED || st == ZKPIPE_ENOMEM || st == ZKPIPE_ETOOBIG ? 503
-                                                                                    : 500;
+        unsigned code = st == ZKPIPE_EUNSATISFIED ||
+                                (witness && (st == ZKPIPE_EMISMATCH || st == ZKPIPE_EFORMAT ||
+                                             st == ZKPIPE_ENONCANONICAL || st == ZKPIPE_EOVERFLOW))
+                            ? 422
+                        : st == ZKPIPE_ECANCELED || st == ZKPIPE_ENOMEM || st == ZKPIPE_ETOOBIG
+                            ? 503
+                            : 500;
         answer_error(s, r->http, r->row, r->arrived_ns, code, zkpipe_status_name(st),
                      d[0] != '\0' ? d : zkpipe_status_str(st), code == 503 ? 1 : 0);
     }
