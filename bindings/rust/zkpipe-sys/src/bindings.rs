@@ -607,6 +607,12 @@ pub const ZKPIPE_HTTP_PROMETHEUS: zkpipe_http_format = 0;
 pub const ZKPIPE_HTTP_JSON: zkpipe_http_format = 1;
 pub type zkpipe_http_provider_fn = Option<unsafe extern "C" fn(out: *mut zkpipe_http_out, format: zkpipe_http_format, ctx: *mut c_void) -> zkpipe_status>;
 #[repr(C)]
+pub struct zkpipe_http_request {
+    _private: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type zkpipe_http_handler_fn = Option<unsafe extern "C" fn(req: *mut zkpipe_http_request, ctx: *mut c_void)>;
+#[repr(C)]
 #[derive(Copy, Clone)]
 pub struct zkpipe_http_config {
     pub struct_size: usize,
@@ -621,6 +627,9 @@ pub struct zkpipe_http_config {
     pub request_timeout_ms: c_uint,
     pub max_per_address: c_uint,
     pub bearer_token: *const c_char,
+    pub handler: zkpipe_http_handler_fn,
+    pub handler_ctx: *mut c_void,
+    pub max_body: usize,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -635,7 +644,10 @@ pub struct zkpipe_http_counters {
     pub unauthorized: u64,
     pub timed_out: u64,
     pub evicted: u64,
-    pub reserved: [u64; 6],
+    pub too_large: u64,
+    pub handled: u64,
+    pub handling: u64,
+    pub reserved: [u64; 3],
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -653,6 +665,11 @@ extern "C" {
     pub fn zkpipe_http_detach(server: *mut zkpipe_http, name: *const c_char) -> zkpipe_status;
     pub fn zkpipe_http_stats(server: *mut zkpipe_http, out: *mut zkpipe_http_counters) -> zkpipe_status;
     pub fn zkpipe_http_render(config: *const zkpipe_http_config, format: zkpipe_http_format, providers: *const zkpipe_http_provider, count: usize, text: *mut *mut c_char, len: *mut usize) -> zkpipe_status;
+    pub fn zkpipe_http_request_method(req: *const zkpipe_http_request) -> *const c_char;
+    pub fn zkpipe_http_request_path(req: *const zkpipe_http_request) -> *const c_char;
+    pub fn zkpipe_http_request_content_type(req: *const zkpipe_http_request) -> *const c_char;
+    pub fn zkpipe_http_request_body(req: *const zkpipe_http_request, len: *mut usize) -> *const c_void;
+    pub fn zkpipe_http_respond(req: *mut zkpipe_http_request, code: c_uint, content_type: *const c_char, body: *const c_void, len: usize, retry_after_s: c_uint) -> zkpipe_status;
     pub fn zkpipe_http_stop(server: *mut zkpipe_http);
     pub fn zkpipe_http_out_format(out: *const zkpipe_http_out) -> zkpipe_http_format;
     pub fn zkpipe_http_out_write(out: *mut zkpipe_http_out, text: *const c_char, len: usize);
@@ -1541,6 +1558,12 @@ const _: () = assert!(offset_of!(zkpipe_http_config, max_per_address) == layout:
 const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.max_per_address) == layout::FSIZE_zkpipe_http_config_max_per_address);
 const _: () = assert!(offset_of!(zkpipe_http_config, bearer_token) == layout::OFFSET_zkpipe_http_config_bearer_token);
 const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.bearer_token) == layout::FSIZE_zkpipe_http_config_bearer_token);
+const _: () = assert!(offset_of!(zkpipe_http_config, handler) == layout::OFFSET_zkpipe_http_config_handler);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.handler) == layout::FSIZE_zkpipe_http_config_handler);
+const _: () = assert!(offset_of!(zkpipe_http_config, handler_ctx) == layout::OFFSET_zkpipe_http_config_handler_ctx);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.handler_ctx) == layout::FSIZE_zkpipe_http_config_handler_ctx);
+const _: () = assert!(offset_of!(zkpipe_http_config, max_body) == layout::OFFSET_zkpipe_http_config_max_body);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.max_body) == layout::FSIZE_zkpipe_http_config_max_body);
 const _: () = assert!(size_of::<zkpipe_http_counters>() == layout::SIZE_zkpipe_http_counters);
 const _: () = assert!(align_of::<zkpipe_http_counters>() == layout::ALIGN_zkpipe_http_counters);
 const _: () = assert!(offset_of!(zkpipe_http_counters, requests) == layout::OFFSET_zkpipe_http_counters_requests);
@@ -1563,6 +1586,12 @@ const _: () = assert!(offset_of!(zkpipe_http_counters, timed_out) == layout::OFF
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.timed_out) == layout::FSIZE_zkpipe_http_counters_timed_out);
 const _: () = assert!(offset_of!(zkpipe_http_counters, evicted) == layout::OFFSET_zkpipe_http_counters_evicted);
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.evicted) == layout::FSIZE_zkpipe_http_counters_evicted);
+const _: () = assert!(offset_of!(zkpipe_http_counters, too_large) == layout::OFFSET_zkpipe_http_counters_too_large);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.too_large) == layout::FSIZE_zkpipe_http_counters_too_large);
+const _: () = assert!(offset_of!(zkpipe_http_counters, handled) == layout::OFFSET_zkpipe_http_counters_handled);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.handled) == layout::FSIZE_zkpipe_http_counters_handled);
+const _: () = assert!(offset_of!(zkpipe_http_counters, handling) == layout::OFFSET_zkpipe_http_counters_handling);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.handling) == layout::FSIZE_zkpipe_http_counters_handling);
 const _: () = assert!(offset_of!(zkpipe_http_counters, reserved) == layout::OFFSET_zkpipe_http_counters_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.reserved) == layout::FSIZE_zkpipe_http_counters_reserved);
 const _: () = assert!(size_of::<zkpipe_http_provider>() == layout::SIZE_zkpipe_http_provider);
