@@ -222,16 +222,24 @@ typedef struct zkey_item {
  * header section (n8, r, the count: 40 bytes), then the values. */
 #define WTNS_OVERHEAD 76
 
-static zkpipe_status estimate(const zkpipe_stage_call *call, uint64_t *bytes)
+zkpipe_status zkpipe_zkey_source_estimate(const zkpipe_zkey_source *source, unsigned prover_threads,
+                                          uint64_t *bytes)
 {
-    const zkpipe_zkey_partition *p = call->ctx;
-    const zkpipe_groth16_pk *pk = &p->source->shape; /* the key may be released now */
+    if (source == NULL || bytes == NULL)
+        return ZKPIPE_EINVAL;
+    const zkpipe_groth16_pk *pk = &source->shape; /* the key may be released now */
     uint64_t nv = (uint64_t)pk->num_inputs + pk->num_aux, n = (uint64_t)1 << pk->log_n;
     /* The mapping, and its aligned copy (circom's values start 4 bytes off a multiple of 8). */
     uint64_t wtns = WTNS_OVERHEAD + 2 * ZKPIPE__FR_BYTES * nv;
     uint64_t abc = 3 * ZKPIPE__FR_BYTES * n;
-    *bytes = zkpipe__g16_prove_peak_bytes(pk, call->prover_threads, wtns + abc);
+    *bytes = zkpipe__g16_prove_peak_bytes(pk, prover_threads, wtns + abc);
     return *bytes == UINT64_MAX ? ZKPIPE_EOVERFLOW : ZKPIPE_OK;
+}
+
+static zkpipe_status estimate(const zkpipe_stage_call *call, uint64_t *bytes)
+{
+    const zkpipe_zkey_partition *p = call->ctx;
+    return zkpipe_zkey_source_estimate(p->source, call->prover_threads, bytes);
 }
 
 static void item_free(const zkpipe_stage_call *call, zkey_item *zi)

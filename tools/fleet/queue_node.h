@@ -48,9 +48,10 @@
  * fleet's, and its access is for its nodes and submitters to share.)
  *
  * Backpressure: a node reads a job (XREADGROUP, or XAUTOCLAIM) only when its engine can admit
- * it: a partition permit is free that no job already submitted is waiting for, the byte budget
- * (when set) has room for the largest estimate among the zkeys it has open, and it holds fewer
- * than permits + capacity + prover_workers jobs (its engine's resident_bound). That is the exact
+ * it (zkpipe_engine_admissible, for the largest estimate among the zkeys it has open: a permit
+ * free that no job already submitted is waiting for, room in the byte budget, when set, with
+ * what idle keys would give back), and it holds fewer than permits + capacity + prover_workers
+ * jobs (its engine's resident_bound). That is the exact
  * bound on the jobs a node holds un-ACKed: taken from the stream and not yet ACKed, requeued or
  * dead-lettered, whatever stage they are in (waiting for a permit, synthesized, queued in the
  * channel, being proved, or being written and acknowledged). It prints the most it held.
