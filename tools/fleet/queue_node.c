@@ -1391,10 +1391,12 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
             cli_observe_start(&obs, obs_opt, prog, zkpipe_acct_default(), queue_progress, &n) == 0;
         st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
     }
-    n.cfg.report_file = stdout;
+    /* The counter lines (--report-ms: none unless asked) go to stderr: stdout is the summary's,
+     * and --json's last line. */
+    n.cfg.report_file = stderr;
     n.obs = &obs;
     if (observing) {
-        obs.report_to = stdout;
+        obs.report_to = stderr;
         n.cfg.report_fn = cli_observe_report;
         n.cfg.report_ctx = &obs;
         n.cfg.trace = obs.trace;
