@@ -296,21 +296,13 @@ static zkpipe_status prove(const zkpipe_stage_call *call, void *item, zkpipe_par
 {
     const zkpipe_zkey_partition *p = call->ctx;
     const zkpipe_groth16_pk *pk = p->source->pk;
-    const zkpipe__curve_ops *c = pk->c;
     zkey_item *zi = item;
     zkpipe__stage_output *o = NULL;
     const zkpipe__g16_backend *be = NULL;
     uint64_t r[4], s[4];
     char why[ZKPIPE_DETAIL_MAX];
-    zkpipe_status st = zkpipe__stage_output_begin(&o, &be, call, why, sizeof why);
-    if (st == ZKPIPE_OK && p->insecure_blinding != NULL) {
-        if (!c->fr_from_canonical(r, p->insecure_blinding[0].l) ||
-            !c->fr_from_canonical(s, p->insecure_blinding[1].l))
-            st =
-                zkpipe__fail(why, sizeof why, ZKPIPE_EINVAL, "r or s is not below the field order");
-    } else if (st == ZKPIPE_OK && (st = zkpipe__fr_random(r, c)) == ZKPIPE_OK) {
-        st = zkpipe__fr_random(s, c);
-    }
+    zkpipe_status st = zkpipe__stage_prove_begin(&o, &be, r, s, pk->c, p->insecure_blinding, call,
+                                                 why, sizeof why);
     if (st == ZKPIPE_OK) {
         zkpipe__g16_prove_args args = {r,    s,    call->pool, be,        p->source->pvk,
                                        NULL, NULL, why,        sizeof why};
@@ -322,8 +314,6 @@ static zkpipe_status prove(const zkpipe_stage_call *call, void *item, zkpipe_par
     if (st != ZKPIPE_OK)
         zkpipe__fail(call->detail, call->detail_cap, st, "%s: %s", p->wtns_path, why);
     item_free(call, zi);
-    if (o == NULL)
-        return st;
     return zkpipe__stage_output_end(o, out, st);
 }
 
