@@ -789,8 +789,16 @@ static void test_zkey_files(void **state)
     assert_true(strncmp(d, missing, strlen(missing)) == 0);
     assert_int_equal(kstats(&r).keys, 1);
     assert_int_equal(zkpipe_zkey_files_get(NULL, path, &s1, d, sizeof d), ZKPIPE_EINVAL);
-    fc.open_threads = 0;
     zkpipe_zkey_files *bad = NULL;
+    fc.struct_size = 0; /* not a sized struct */
+    assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
+    fc.struct_size = sizeof fc + 8; /* newer headers than the library */
+    assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
+    fc.struct_size = sizeof fc;
+    fc.reserved[1] = 1;
+    assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
+    fc.reserved[1] = 0;
+    fc.open_threads = 0;
     assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
     assert_null(bad);
 
