@@ -1,5 +1,6 @@
-/* A circom zkey opened once to prove many witnesses with (zkpipe-pipeline --zkey, and the
- * queue node of zkpipe-pipeline --queue), and the snarkjs outputs of each proof. */
+/* A circom zkey opened once to prove many witnesses with (zkpipe-pipeline --zkey; the queue
+ * node opens its zkeys through the library's zkpipe_zkey_files), and the snarkjs outputs of
+ * each proof (both). */
 #ifndef ZKPIPE_EXAMPLES_CLI_ZKEY_H
 #define ZKPIPE_EXAMPLES_CLI_ZKEY_H
 
