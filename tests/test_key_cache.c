@@ -798,7 +798,10 @@ static void test_zkey_files(void **state)
     fc.reserved[1] = 1;
     assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
     fc.reserved[1] = 0;
-    fc.open_threads = 0;
+    fc.prover_threads = 0;
+    assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
+    fc.prover_threads = 1;
+    fc.open_threads = ZKPIPE_POOL_MAX_THREADS + 1;
     assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
     assert_null(bad);
 

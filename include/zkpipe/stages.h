@@ -133,7 +133,8 @@ typedef struct zkpipe_zkey_files_config {
     /* zkpipe_io_options.flags of each open: ZKPIPE_IO_DEFER_SUBGROUP leaves the points'
      * subgroup checks to the proofs, which verify (the default); 0 checks every point at open. */
     uint32_t io_flags;
-    uint32_t open_threads;   /* threads of each open's checks (a pool made per open); >= 1 */
+    uint32_t open_threads;   /* threads of each open's checks (a pool made per open); 0: one
+                              * per online CPU (zkpipe_pool_create) */
     uint32_t prover_threads; /* the engine's, for zkpipe_zkey_files_estimate_max; >= 1 */
     uint32_t idle_max;       /* sources no one holds kept open (default 4) */
     uint64_t reserved[2];    /* zero */
@@ -144,9 +145,10 @@ typedef struct zkpipe_zkey_files_config {
 ZKPIPE_API void zkpipe_zkey_files_config_init(zkpipe_zkey_files_config *config);
 
 /*! zkpipe_zkey_files_create() : an empty set. @param config copied (NULL: the defaults).
- * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL out, a struct_size this library cannot read, a zero
- * thread count, non-zero reserved fields), ZKPIPE_ENOMEM. Allocates about 200 bytes with the C
- * library's allocator, as every call below does. */
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL out, a struct_size this library cannot read,
+ * prover_threads 0, open_threads above ZKPIPE_POOL_MAX_THREADS, non-zero reserved fields),
+ * ZKPIPE_ENOMEM. Allocates about 200 bytes with the C library's allocator, as every call below
+ * does. */
 ZKPIPE_API zkpipe_status zkpipe_zkey_files_create(zkpipe_zkey_files **out,
                                                   const zkpipe_zkey_files_config *config);
 

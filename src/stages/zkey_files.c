@@ -57,7 +57,8 @@ zkpipe_status zkpipe_zkey_files_create(zkpipe_zkey_files **out,
     if (config != NULL && zkpipe__struct_in(&c, sizeof c, config, CONFIG_MIN_SIZE,
                                             "zkpipe_zkey_files_config") != ZKPIPE_OK)
         return ZKPIPE_EINVAL;
-    if (c.open_threads == 0 || c.prover_threads == 0 || c.reserved[0] != 0 || c.reserved[1] != 0)
+    if (c.prover_threads == 0 || c.open_threads > ZKPIPE_POOL_MAX_THREADS || c.reserved[0] != 0 ||
+        c.reserved[1] != 0)
         return ZKPIPE_EINVAL;
     zkpipe_zkey_files *f = calloc(1, sizeof *f);
     if (f == NULL)
