@@ -19,8 +19,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#include <sys/stat.h>
-
 #include "cli_mapped.h"
 #include "cli_memory.h"
 #include "cli_zkey.h"
@@ -39,7 +37,6 @@ typedef struct circuit {
     uint64_t estimate;   /* bytes of one partition (its stage operations' estimate) */
     uint64_t wtns_bytes; /* the size of its witness file */
     const serve_witness_cmd *witness;
-    struct stat st; /* the zkey file, for cli_mapped_damaged */
 } circuit;
 
 typedef struct server server;
@@ -56,7 +53,7 @@ typedef struct request {
     char wtns_path[32];
     zkpipe_zkey_partition part;
     zkpipe_scalar *pub;
-    unsigned long long mark; /* cli_mapped_damage_mark() at its submission */
+    uint64_t mark; /* zkpipe_mapped_damage_mark() at its submission */
     struct request *next;
 } request;
 
@@ -72,7 +69,6 @@ struct server {
     pthread_cond_t wake;
     request *head, *tail;  /* waiting for admission (or for their witness), oldest first */
     uint64_t admitted;     /* submitted to the engine and not yet answered */
-    uint64_t admit_cap;    /* the most admitted at once: the engine's resident bound */
     uint64_t running;      /* witness generators running */
     uint64_t events;       /* arrivals and answers, ever: a pass that saw them all may sleep */
     int draining, stopped; /* (lock) */
@@ -143,7 +139,7 @@ static void job_done(zkpipe_job *job, void *ctx)
     size_t pl = 0, ql = 0;
     /* The zkey's pages could not be read while this request used them (truncated or its
      * storage failed: they read as zeros): no result of it counts, and the fault is ours. */
-    if (cli_mapped_damaged(r->mark, c->st.st_dev, c->st.st_ino)) {
+    if (zkpipe_zkey_files_damaged(c->key.files, c->key.source, r->mark)) {
         st = res.status = ZKPIPE_EIO;
         snprintf(res.detail, sizeof res.detail, "the zkey could not be read while proving");
     }
@@ -195,26 +191,15 @@ static void job_done(zkpipe_job *job, void *ctx)
     pthread_mutex_unlock(&s->lock);
 }
 
-/* Whether the engine can take one more request of `c` now, as a fleet node judges it: a
- * permit free beyond those of the partitions submitted and not yet started, and its estimate
- * within the free budget and what idle keys could give back. The engine admits by itself;
- * this only keeps requests out of it that would wait there, so that they wait here, where
- * --queue-ms bounds the wait. Under the lock. */
+/* Whether the engine would admit a request of `c` now (zkpipe_engine_admissible: a permit free
+ * beyond those of partitions submitted and not yet started, room under the resident bound, and
+ * its estimate within the free budget and what idle keys could give back). The engine admits by
+ * itself; this keeps out of it the requests that would wait there, so that they wait here,
+ * where --queue-ms bounds the wait. Under the lock. */
 static int admissible(server *s, const circuit *c)
 {
-    zkpipe_engine_counters e;
-    if (s->admitted >= s->admit_cap || zkpipe_engine_stats(s->engine, &e) != ZKPIPE_OK)
-        return 0;
-    uint64_t started = e.proved + e.failed + e.canceled + e.in_flight + e.proving;
-    uint64_t waiting = e.submitted > started ? e.submitted - started : 0;
-    if (e.permits_available <= waiting)
-        return 0;
-    if (e.budget_bytes == 0)
-        return 1;
-    zkpipe_key_cache_counters kc;
-    uint64_t releasable =
-        zkpipe_key_cache_stats(s->cache, &kc) == ZKPIPE_OK ? kc.unpinned_bytes : 0;
-    return waiting == 0 && e.budget_available + releasable >= c->estimate;
+    uint64_t n = 0;
+    return zkpipe_engine_admissible(s->engine, c->estimate, &n) == ZKPIPE_OK && n > 0;
 }
 
 /* Submits `r` (its witness in r->fd) to the engine; answers it on failure. With the lock held:
@@ -243,7 +228,7 @@ static void submit(server *s, request *r)
         r->part.wtns_path = r->wtns_path;
         r->part.public_out = r->pub;
         zkpipe_partition p = {zkpipe_zkey_stage_ops(), &r->part, {0, 0}};
-        r->mark = cli_mapped_damage_mark();
+        r->mark = zkpipe_mapped_damage_mark();
         /* The job may be done, and r freed by job_done, before submit returns: its handle goes
          * to a local (job_done destroys the job). */
         zkpipe_job *job;
@@ -475,16 +460,8 @@ static int open_circuits(server *s)
         zkpipe_status st = cli_zkey_open(&c->key, q->circuits[i].zkey, 0, s->o.cfg.prover_threads,
                                          s->cache, detail, sizeof detail);
         zkpipe_zkey_info info;
-        if (st == ZKPIPE_OK && stat(q->circuits[i].zkey, &c->st) != 0)
-            memset(&c->st, 0, sizeof c->st);
         if (st == ZKPIPE_OK && (st = zkpipe_zkey_source_info(&info, c->key.source)) == ZKPIPE_OK) {
-            zkpipe_zkey_partition probe = {c->key.source, NULL, NULL, NULL};
-            zkpipe_stage_call call;
-            memset(&call, 0, sizeof call);
-            call.ctx = &probe;
-            call.backend = s->o.cfg.backend;
-            call.prover_threads = s->o.cfg.prover_threads;
-            st = zkpipe_zkey_stage_ops()->estimate(&call, &c->estimate);
+            st = zkpipe_zkey_source_estimate(c->key.source, s->o.cfg.prover_threads, &c->estimate);
             if (st != ZKPIPE_OK)
                 snprintf(detail, sizeof detail, "%s: cannot estimate its requests' bytes",
                          q->circuits[i].zkey);
@@ -619,9 +596,7 @@ int main(int argc, char **argv)
     const char *names[QUEUE_CIRCUITS_MAX];
     for (unsigned i = 0; i < s->ncircuits; i++)
         names[i] = s->circuits[i].name;
-    zkpipe_engine_counters e;
     if (!failed && (serve_metrics_init(&s->m, names, s->ncircuits) != 0 ||
-                    zkpipe_engine_stats(s->engine, &e) != ZKPIPE_OK ||
                     pthread_mutex_init(&s->lock, NULL) != 0)) {
         fprintf(stderr, "%s: out of memory\n", prog);
         failed = 1;
@@ -635,7 +610,6 @@ int main(int argc, char **argv)
     int admitting = 0;
     zkpipe_http *http = NULL, *metrics = NULL;
     if (!failed) {
-        s->admit_cap = e.resident_bound;
         admitting = pthread_create(&admitter, NULL, admit_loop, s) == 0;
         failed = !admitting;
     }
