@@ -3,9 +3,10 @@
  * budget; the HTTP endpoint is the library's (its connection caps, deadlines, token and body
  * cap), which hands each request to this program's handler.
  *
- * Threads: the endpoint's (the handler: it never blocks, it queues), an admitter (this file's
- * admit_loop: it admits queued requests while the engine can take them, answers 429 to those
- * that waited --queue-ms, and starts witness generators), the engine's workers (a job's done
+ * Threads: the endpoint's (the handler: it checks a request, starts its witness generator if
+ * it brings an input.json, and queues it, never waiting), an admitter (this file's admit_loop:
+ * it reaps the generators, admits queued requests while the engine would take them, answers 429
+ * to those that waited --queue-ms), the engine's workers (a job's done
  * callback answers its request) and the main thread, which waits for SIGTERM or SIGINT and then
  * drains: new requests are answered 503, those queued or in flight are answered, then it
  * stops. */
