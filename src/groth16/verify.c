@@ -24,15 +24,11 @@ static zkpipe_status proof_read(const zkpipe__curve_ops *c, uint64_t *a, uint64_
     return st;
 }
 
-zkpipe_status zkpipe__g16_verify(const zkpipe_groth16_pvk *pvk, const uint64_t *inputs,
-                                 const zkpipe_groth16_proof *proof)
+zkpipe_status zkpipe__g16_verify_points(const zkpipe_groth16_pvk *pvk, const uint64_t *inputs,
+                                        const uint64_t *a, const uint64_t *b, const uint64_t *cc)
 {
     const zkpipe__curve_ops *c = pvk->c;
-    uint64_t a[ZKPIPE__G1A_WORDS], b[ZKPIPE__G2A_WORDS], cc[ZKPIPE__G1A_WORDS];
     uint64_t ic_affine[ZKPIPE__G1A_WORDS];
-    zkpipe_status st = proof_read(c, a, b, cc, proof->bytes);
-    if (st != ZKPIPE_OK)
-        return st;
     /* IC_i are checked to be in the subgroup when the key is read, as multi_mul needs. */
     zkpipe__g1 ic;
     for (size_t i = 1; i < pvk->num_inputs; i++) {
@@ -49,6 +45,14 @@ zkpipe_status zkpipe__g16_verify(const zkpipe_groth16_pvk *pvk, const uint64_t *
     const uint64_t *p[4] = {a, ic_affine, cc, pvk->neg_alpha};
     const void *q[4] = {b_prepared, pvk->neg_gamma, pvk->neg_delta, pvk->beta};
     return c->pairing_product_is_one(p, q, 4) ? ZKPIPE_OK : ZKPIPE_EVERIFY;
+}
+
+zkpipe_status zkpipe__g16_verify(const zkpipe_groth16_pvk *pvk, const uint64_t *inputs,
+                                 const zkpipe_groth16_proof *proof)
+{
+    uint64_t a[ZKPIPE__G1A_WORDS], b[ZKPIPE__G2A_WORDS], cc[ZKPIPE__G1A_WORDS];
+    zkpipe_status st = proof_read(pvk->c, a, b, cc, proof->bytes);
+    return st != ZKPIPE_OK ? st : zkpipe__g16_verify_points(pvk, inputs, a, b, cc);
 }
 
 zkpipe_status zkpipe_groth16_verify(const zkpipe_groth16_pvk *pvk, const zkpipe_scalar *inputs,
