@@ -348,9 +348,9 @@ static void unsatisfied_witness_is_refused(void **state)
     zkpipe_acct_destroy(acct);
 }
 
-/* A key whose delta (G1) is on the curve but outside the prime-order subgroup, as a forged
- * key's may be (delta is never checked at open): the prover refuses it by its proof points'
- * subgroup check, whatever the key's other checks, and writes no proof. */
+/* A key whose delta (G1) is on the curve but outside the prime-order subgroup, changed in
+ * memory after setup (a key read from a file has its delta checked): the prover refuses it by
+ * its proof points' subgroup check, whatever the key's other checks, and writes no proof. */
 static void key_point_outside_the_subgroup_is_refused(void **state)
 {
     (void)state;

@@ -367,9 +367,10 @@ static zkpipe_status prove_steps(zkpipe_groth16_proof *out, const zkpipe_groth16
     proof.curve = c->curve;
     proof.size = zkpipe__g16_proof_bytes(c);
     blind(proof.bytes, pk, &o, args->r, args->s, pa, pb, pc);
-    /* Only a key point outside the subgroup can put a proof point there: a query point (not
-     * checked at open unless asked) or alpha, beta or delta (never checked there). Checked
-     * always, as the self-check below takes the points without decoding them. */
+    /* Only a key point outside the subgroup can put a proof point there: a query point (a
+     * zkey's are checked at open only when asked) or, in a key built or changed in memory
+     * rather than read, alpha, beta or delta. Checked for every key, as the self-check below
+     * takes the points without decoding them. */
     if (!c->g1_in_subgroup(pa) || !c->g2_in_subgroup(pb) || !c->g1_in_subgroup(pc))
         return zkpipe__fail(detail, cap, ZKPIPE_ENOTINSUBGROUP,
                             "a proof point is outside the prime-order subgroup: the key's "
