@@ -404,6 +404,14 @@ int main(void)
     F(zkpipe_circuit_partition, ctx);
     F(zkpipe_circuit_partition, synth_bytes);
     F(zkpipe_circuit_partition, pk);
+    S(zkpipe_zkey_files_config);
+    F(zkpipe_zkey_files_config, struct_size);
+    F(zkpipe_zkey_files_config, keys);
+    F(zkpipe_zkey_files_config, io_flags);
+    F(zkpipe_zkey_files_config, open_threads);
+    F(zkpipe_zkey_files_config, prover_threads);
+    F(zkpipe_zkey_files_config, idle_max);
+    F(zkpipe_zkey_files_config, reserved);
     S(zkpipe_zkey_partition);
     F(zkpipe_zkey_partition, source);
     F(zkpipe_zkey_partition, wtns_path);

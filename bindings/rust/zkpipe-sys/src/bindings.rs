@@ -464,6 +464,7 @@ extern "C" {
     pub fn zkpipe_engine_close(engine: *mut zkpipe_engine);
     pub fn zkpipe_engine_drain(engine: *mut zkpipe_engine) -> zkpipe_status;
     pub fn zkpipe_engine_stats(engine: *mut zkpipe_engine, out: *mut zkpipe_engine_counters) -> zkpipe_status;
+    pub fn zkpipe_engine_admissible(engine: *mut zkpipe_engine, partition_bytes: u64, out: *mut u64) -> zkpipe_status;
     pub fn zkpipe_engine_sources(engine: *mut zkpipe_engine, out: *mut zkpipe_engine_source, cap: usize, count: *mut usize) -> zkpipe_status;
     pub fn zkpipe_engine_destroy(engine: *mut zkpipe_engine);
     pub fn zkpipe_job_wait(job: *mut zkpipe_job) -> zkpipe_status;
@@ -774,6 +775,9 @@ extern "C" {
     pub fn zkpipe_snarkjs_public_parse(out: *mut zkpipe_scalar, cap: usize, out_n: *mut usize, detail: *mut c_char, detail_cap: usize, curve: zkpipe_curve, json: *const c_char, len: usize) -> zkpipe_status;
     pub fn zkpipe_snarkjs_proof_write(buf: *mut c_char, cap: usize, out_len: *mut usize, proof: *const zkpipe_groth16_proof) -> zkpipe_status;
     pub fn zkpipe_snarkjs_public_write(buf: *mut c_char, cap: usize, out_len: *mut usize, inputs: *const zkpipe_scalar, n: usize) -> zkpipe_status;
+    pub fn zkpipe_mapped_recover() -> zkpipe_status;
+    pub fn zkpipe_mapped_damage_mark() -> u64;
+    pub fn zkpipe_mapped_damaged(mark: u64, dev: u64, ino: u64) -> c_int;
 }
 
 // ---- zkpipe/key_cache.h
@@ -903,6 +907,22 @@ pub struct zkpipe_zkey_source {
     _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
 }
 #[repr(C)]
+pub struct zkpipe_zkey_files {
+    _private: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_zkey_files_config {
+    pub struct_size: usize,
+    pub keys: *mut zkpipe_key_cache,
+    pub io_flags: u32,
+    pub open_threads: u32,
+    pub prover_threads: u32,
+    pub idle_max: u32,
+    pub reserved: [u64; 2],
+}
+#[repr(C)]
 #[derive(Copy, Clone)]
 pub struct zkpipe_zkey_partition {
     pub source: *const zkpipe_zkey_source,
@@ -918,7 +938,15 @@ extern "C" {
     pub fn zkpipe_zkey_source_key(source: *const zkpipe_zkey_source) -> *mut zkpipe_key;
     pub fn zkpipe_zkey_source_info(out: *mut zkpipe_zkey_info, source: *const zkpipe_zkey_source) -> zkpipe_status;
     pub fn zkpipe_zkey_source_pvk(source: *const zkpipe_zkey_source) -> *const zkpipe_groth16_pvk;
+    pub fn zkpipe_zkey_source_estimate(source: *const zkpipe_zkey_source, prover_threads: c_uint, bytes: *mut u64) -> zkpipe_status;
     pub fn zkpipe_zkey_source_destroy(source: *mut zkpipe_zkey_source);
+    pub fn zkpipe_zkey_files_config_init(config: *mut zkpipe_zkey_files_config);
+    pub fn zkpipe_zkey_files_create(out: *mut *mut zkpipe_zkey_files, config: *const zkpipe_zkey_files_config) -> zkpipe_status;
+    pub fn zkpipe_zkey_files_destroy(files: *mut zkpipe_zkey_files);
+    pub fn zkpipe_zkey_files_get(files: *mut zkpipe_zkey_files, path: *const c_char, out: *mut *const zkpipe_zkey_source, detail: *mut c_char, detail_cap: usize) -> zkpipe_status;
+    pub fn zkpipe_zkey_files_damaged(files: *mut zkpipe_zkey_files, source: *const zkpipe_zkey_source, mark: u64) -> c_int;
+    pub fn zkpipe_zkey_files_put(files: *mut zkpipe_zkey_files, source: *const zkpipe_zkey_source);
+    pub fn zkpipe_zkey_files_estimate_max(files: *mut zkpipe_zkey_files) -> u64;
     pub fn zkpipe_zkey_stage_ops() -> *const zkpipe_stage_ops;
     pub fn zkpipe_stage_proof(out: *mut zkpipe_groth16_proof, result: *const zkpipe_partition_result) -> zkpipe_status;
 }
@@ -1722,6 +1750,22 @@ const _: () = assert!(offset_of!(zkpipe_circuit_partition, synth_bytes) == layou
 const _: () = assert!(field_size(|s: &zkpipe_circuit_partition| &s.synth_bytes) == layout::FSIZE_zkpipe_circuit_partition_synth_bytes);
 const _: () = assert!(offset_of!(zkpipe_circuit_partition, pk) == layout::OFFSET_zkpipe_circuit_partition_pk);
 const _: () = assert!(field_size(|s: &zkpipe_circuit_partition| &s.pk) == layout::FSIZE_zkpipe_circuit_partition_pk);
+const _: () = assert!(size_of::<zkpipe_zkey_files_config>() == layout::SIZE_zkpipe_zkey_files_config);
+const _: () = assert!(align_of::<zkpipe_zkey_files_config>() == layout::ALIGN_zkpipe_zkey_files_config);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, struct_size) == layout::OFFSET_zkpipe_zkey_files_config_struct_size);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.struct_size) == layout::FSIZE_zkpipe_zkey_files_config_struct_size);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, keys) == layout::OFFSET_zkpipe_zkey_files_config_keys);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.keys) == layout::FSIZE_zkpipe_zkey_files_config_keys);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, io_flags) == layout::OFFSET_zkpipe_zkey_files_config_io_flags);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.io_flags) == layout::FSIZE_zkpipe_zkey_files_config_io_flags);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, open_threads) == layout::OFFSET_zkpipe_zkey_files_config_open_threads);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.open_threads) == layout::FSIZE_zkpipe_zkey_files_config_open_threads);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, prover_threads) == layout::OFFSET_zkpipe_zkey_files_config_prover_threads);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.prover_threads) == layout::FSIZE_zkpipe_zkey_files_config_prover_threads);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, idle_max) == layout::OFFSET_zkpipe_zkey_files_config_idle_max);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.idle_max) == layout::FSIZE_zkpipe_zkey_files_config_idle_max);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, reserved) == layout::OFFSET_zkpipe_zkey_files_config_reserved);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.reserved) == layout::FSIZE_zkpipe_zkey_files_config_reserved);
 const _: () = assert!(size_of::<zkpipe_zkey_partition>() == layout::SIZE_zkpipe_zkey_partition);
 const _: () = assert!(align_of::<zkpipe_zkey_partition>() == layout::ALIGN_zkpipe_zkey_partition);
 const _: () = assert!(offset_of!(zkpipe_zkey_partition, source) == layout::OFFSET_zkpipe_zkey_partition_source);
