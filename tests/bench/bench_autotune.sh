@@ -41,7 +41,7 @@ run() {
     shift 3
     if [ "$w" = host ]; then
         # shellcheck disable=SC2086 # HOST_ARGS is a list of flags
-        "$build/examples/zkpipe-host-pipeline" $host_args "$@" --json >"$tmp/out" 2>"$tmp/err" ||
+        "$build/tools/zkpipe-host-pipeline" $host_args "$@" --json >"$tmp/out" 2>"$tmp/err" ||
             { cat "$tmp/err" "$tmp/out" >&2; echo "host $label failed" >&2; exit 1; }
     else
         rm -rf "$tmp/proofs"
@@ -108,8 +108,8 @@ bench() { # WORKLOAD SYNTH_WORKERS
         tr '\n' ' ')"
 }
 
-[ -x "$build/examples/zkpipe-host-pipeline" ] ||
-    { echo "$0: no zkpipe-host-pipeline in $build/examples" >&2; exit 2; }
+[ -x "$build/tools/zkpipe-host-pipeline" ] ||
+    { echo "$0: no zkpipe-host-pipeline in $build/tools" >&2; exit 2; }
 workers=$(echo "$host_args" | sed -n 's/.*--synth-workers *\([0-9]*\).*/\1/p')
 [ "${HOST:-1}" = 0 ] || bench host "${workers:-2}"
 if [ -n "$dir" ]; then
