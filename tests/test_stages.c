@@ -810,7 +810,9 @@ static void zkey_partitions_match_zkpipe_prove_and_snarkjs(void **state)
 }
 
 /* A zkey partition alone peaks exactly at its estimate: the witness's mapping and copy, a, b,
- * c, then the NTT domain or the largest MSM scratch. The budget reserves what is really used. */
+ * c, then the NTT domain or the largest MSM scratch. The budget reserves what is really used.
+ * a, b and c are made by the prover: synthesis (what waits in the channel) holds the witness
+ * alone. */
 static void zkey_estimate_is_the_exact_peak(void **state)
 {
     (void)state;
@@ -851,6 +853,11 @@ static void zkey_estimate_is_the_exact_peak(void **state)
         zkpipe_snapshot s;
         assert_int_equal(zkpipe_acct_snapshot(acct, &s), ZKPIPE_OK);
         assert_int_equal(s.peak_bytes, estimate);
+        uint32_t wtns_kind;
+        assert_int_equal(zkpipe_acct_register_kind(acct, "wtns", &wtns_kind), ZKPIPE_OK);
+        assert_true(s.stage[ZKPIPE_STAGE_SYNTH].kind[wtns_kind].peak_bytes > 0);
+        assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_ABC].peak_buffers, 0);
+        assert_int_equal(s.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_ABC].peak_buffers, 3);
         zkpipe_job_destroy(job);
         zkpipe_engine_destroy(e);
         zkpipe_zkey_source_destroy(src);

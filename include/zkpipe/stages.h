@@ -206,9 +206,10 @@ typedef struct zkpipe_zkey_partition {
  *   estimate: as for circuits, with the witness (its mapping as circom writes it, and its
  *     aligned copy: 64 bytes per variable) and a, b, c (96 n bytes) in place of synthesis's.
  *   synthesize: maps the witness (charged to the ledger as kind "wtns"; a witness for another
- *     curve or of another size than the zkey's fails with ZKPIPE_EMISMATCH), computes a, b and
- *     c from the zkey's coefficients (kind ABC).
- *   prove: h on the odd coset and the MSMs on the engine config's backend, the proof checked
+ *     curve or of another size than the zkey's fails with ZKPIPE_EMISMATCH): a partition
+ *     waiting for a prover holds its witness alone.
+ *   prove: a, b and c from the zkey's coefficients (kind ABC), h on the odd coset and the MSMs
+ *     on the engine config's backend, the proof checked
  * against the zkey's verifying key (ZKPIPE_EUNSATISFIED when it fails: a bad witness or a proving
  * key that does not match), as zkpipe_groth16_prove_witness; byte for byte the same proof for the
  * same r and s. Detail lines name the witness file. @return a static table. Thread safety: any

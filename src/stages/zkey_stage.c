@@ -1,6 +1,11 @@
 /* The built-in stage operations of circom partitions (zkpipe/stages.h): a witness file mapped
- * and a, b, c computed from the zkey's coefficients on a synthesis worker, the one prover on a
- * prover worker, the proof checked against the zkey's verifying key. */
+ * and checked on a synthesis worker; a, b, c computed from the zkey's coefficients, the one
+ * prover and the proof checked against the zkey's verifying key on a prover worker.
+ *
+ * a, b and c (96 bytes a row) are computed by the prover, not by synthesis: an item waiting in
+ * the channel then holds only its witness (32 bytes a variable), so the partitions queued
+ * ahead of the provers cost a quarter of the bytes, while the work moved (one sparse pass over
+ * the coefficients) is a few percent of a proof. */
 #include <string.h>
 
 #include "core/alloc_internal.h"
@@ -212,7 +217,7 @@ void zkpipe_zkey_source_destroy(zkpipe_zkey_source *source)
     zkpipe__free(&a, source);
 }
 
-/* What synthesis hands to proving: the mapped witness and a, b, c. */
+/* What synthesis hands to proving: the mapped witness; a, b, c once the prover made them. */
 typedef struct zkey_item {
     zkpipe_wtns *wtns;
     zkpipe__synth_result res;
@@ -280,10 +285,6 @@ static zkpipe_status synthesize(const zkpipe_stage_call *call, void **item)
         st = zkpipe__fail(detail, cap, ZKPIPE_EMISMATCH,
                           "%s: the witness has %zu values, the zkey %zu variables", p->wtns_path,
                           count, nv);
-    else if ((st = zkpipe__g16_witness_abc(&zi->res, pk, zkpipe_wtns_values(zi->wtns)[0].l,
-                                           call->ledger, call->allocator)) != ZKPIPE_OK)
-        zkpipe__fail(detail, cap, st, "%s: cannot compute a, b and c: %s", p->wtns_path,
-                     zkpipe_status_str(st));
     if (st != ZKPIPE_OK) {
         item_free(call, zi);
         return st;
@@ -303,6 +304,10 @@ static zkpipe_status prove(const zkpipe_stage_call *call, void *item, zkpipe_par
     char why[ZKPIPE_DETAIL_MAX];
     zkpipe_status st = zkpipe__stage_prove_begin(&o, &be, r, s, pk->c, p->insecure_blinding, call,
                                                  why, sizeof why);
+    if (st == ZKPIPE_OK &&
+        (st = zkpipe__g16_witness_abc(&zi->res, pk, zkpipe_wtns_values(zi->wtns)[0].l, call->ledger,
+                                      call->allocator)) != ZKPIPE_OK)
+        zkpipe__fail(why, sizeof why, st, "cannot compute a, b and c: %s", zkpipe_status_str(st));
     if (st == ZKPIPE_OK) {
         zkpipe__g16_prove_args args = {r,    s,    call->pool, be,        p->source->pvk,
                                        NULL, NULL, why,        sizeof why};
