@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "cli_memory.h"
 #include "zkpipe/testcircuit.h"
 #include "zkpipe/zkpipe.h"
 
@@ -91,7 +90,6 @@ static int fail(const char *what, zkpipe_status st)
 
 int main(int argc, char **argv)
 {
-    cli_memory_return_freed(); /* the peak RSS it prints is then the largest phase's */
     options o;
     if (!parse(&o, argc, argv))
         return usage(argv[0]);

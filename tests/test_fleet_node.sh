@@ -6,7 +6,8 @@
 #
 # 1. SIGTERM while a node holds jobs (Redis stopped, so that it cannot acknowledge them): it
 #    takes no more, finishes exactly the jobs it held, hands back at once any delivered after
-#    the signal, exits 0; another node proves the rest; every job ends with one result.
+#    the signal, exits 0; another node proves the rest (its counter lines, asked for with
+#    --report-ms, on stderr); every job ends with one result.
 # 2. SIGTERM twice (stop now) while it holds jobs: it exits 0 at once, leaving them pending;
 #    another node takes them over after --claim-idle-ms and proves them; nothing is lost, and
 #    no job has two results (a result sent as Redis stopped is written once when it resumes).
@@ -93,13 +94,16 @@ proved=$(field proved "$json") handed=$(field handed_back "$json")
 [ "$(results_of term term)" -eq "$proved" ] || fail "SIGTERM: $(results_of term term) results"
 [ "$(pending_of term term)" -eq 0 ] || fail "SIGTERM: jobs left pending for the stopped node"
 [ "$(rcli XPENDING term zkpipe | head -n 1)" -eq 0 ] || fail "SIGTERM: jobs pending"
-node_start redis://127.0.0.1:$port/term rest --exit-when-idle-ms 1000
+node_start redis://127.0.0.1:$port/term rest --exit-when-idle-ms 1000 --report-ms 20
 rest=$node
 submit_json "$tmp/term-submit.out" "$sub"
 [ "$status" -eq 0 ] && [ "$(field proved "$json")" -eq $nterm ] &&
     [ "$(field duplicates "$json")" -eq 0 ] || fail "SIGTERM: $json: $(cat "$tmp/term-submit.log")"
 wait_exit "$rest" 600 "the second node"
 [ "$status" -eq 0 ] || fail "the second node: exit $status"
+# Its counter lines, asked for with --report-ms: on stderr, stdout left to the summary.
+grep -q 'unaccounted~=' "$tmp/rest.err" || fail "--report-ms: no counter line on stderr"
+grep -q 'unaccounted~=' "$tmp/rest.out" && fail "--report-ms: a counter line on stdout"
 [ "$(results_of term rest)" -eq $((nterm - proved)) ] || fail "SIGTERM: the rest not proved once"
 [ "$(rcli XLEN term:results)" -eq $nterm ] ||
     fail "SIGTERM: $(rcli XLEN term:results) results for $nterm"

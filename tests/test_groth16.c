@@ -14,6 +14,7 @@
 #include <cmocka.h>
 
 #include "fail_alloc.h"
+#include "ec/bls12_381_g1.h"
 #include "ff/bls12_381_fr.h"
 #include "core/alloc_internal.h"
 #include "core/bytes.h"
@@ -345,6 +346,34 @@ static void unsatisfied_witness_is_refused(void **state)
         zkpipe_cs_destroy(good);
     }
     zkpipe_acct_destroy(acct);
+}
+
+/* A key whose delta (G1) is on the curve but outside the prime-order subgroup, changed in
+ * memory after setup (a key read from a file has its delta checked): the prover refuses it by
+ * its proof points' subgroup check, whatever the key's other checks, and writes no proof. */
+static void key_point_outside_the_subgroup_is_refused(void **state)
+{
+    (void)state;
+    zkpipe_cs *cs = test_circuit(ZKPIPE_CURVE_BLS12_381, 4, 1);
+    keys k;
+    keys_make(&k, cs, seed1);
+    bls12_381_g1_affine q;
+    bls12_381_fq one, y2;
+    memcpy(&q, k.pk->delta1, sizeof q);
+    bls12_381_fq_set_one(&one);
+    do { /* the next x on the curve: its point is in G1 with probability about 2^-126 */
+        bls12_381_fq_add(&q.x, &q.x, &one);
+        bls12_381_g1_rhs(&y2, &q.x);
+    } while (!bls12_381_fq_sqrt(&q.y, &y2));
+    assert_false(bls12_381_g1_is_in_subgroup(&q));
+    memcpy((uint64_t *)k.pk->delta1, &q, sizeof q);
+    zkpipe_groth16_proof proof;
+    memset(&proof, 0x5a, sizeof proof);
+    assert_int_equal(zkpipe_groth16_prove(&proof, NULL, NULL, k.pk, cs, NULL, NULL),
+                     ZKPIPE_ENOTINSUBGROUP);
+    assert_int_equal(proof.bytes[0], 0x5a); /* untouched */
+    keys_free(&k);
+    zkpipe_cs_destroy(cs);
 }
 
 static void ledger_drains_through_proving_and_finalize(void **state)
@@ -936,6 +965,7 @@ int main(void)
         cmocka_unit_test(proof_bytes_are_unchanged),
         cmocka_unit_test(cpu_prover_starts_no_thread),
         cmocka_unit_test(unsatisfied_witness_is_refused),
+        cmocka_unit_test(key_point_outside_the_subgroup_is_refused),
         cmocka_unit_test(ledger_drains_through_proving_and_finalize),
         cmocka_unit_test(keys_round_trip),
         cmocka_unit_test(sparse_queries_hold_only_dense_variables),

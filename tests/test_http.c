@@ -912,6 +912,168 @@ static void bearer_token_guards_the_data(void **state)
     zkpipe_http_stop(srv);
 }
 
+/* A host's handler: "/echo" answered at once with the body it got, "/later" kept and answered
+ * by another thread (after the test lets it), with a Retry-After. */
+typedef struct host {
+    pthread_mutex_t lock;
+    zkpipe_http_request *kept;
+    int calls;
+    char method[16], path[64], type[64];
+} host;
+
+static void handler(zkpipe_http_request *req, void *ctx)
+{
+    host *h = ctx;
+    pthread_mutex_lock(&h->lock);
+    h->calls++;
+    snprintf(h->method, sizeof h->method, "%s", zkpipe_http_request_method(req));
+    snprintf(h->path, sizeof h->path, "%s", zkpipe_http_request_path(req));
+    const char *type = zkpipe_http_request_content_type(req);
+    snprintf(h->type, sizeof h->type, "%s", type != NULL ? type : "(none)");
+    if (strcmp(h->path, "/later") == 0) {
+        h->kept = req;
+        pthread_mutex_unlock(&h->lock);
+        return;
+    }
+    pthread_mutex_unlock(&h->lock);
+    size_t len;
+    const void *body = zkpipe_http_request_body(req, &len);
+    assert_int_equal(zkpipe_http_respond(req, 201, "application/octet-stream", body, len, 0),
+                     ZKPIPE_OK);
+}
+
+static void *answer_later(void *arg)
+{
+    host *h = arg;
+    zkpipe_http_request *req = NULL;
+    while (req == NULL) {
+        pthread_mutex_lock(&h->lock);
+        req = h->kept;
+        h->kept = NULL;
+        pthread_mutex_unlock(&h->lock);
+        if (req == NULL)
+            nap_ms(5);
+    }
+    assert_int_equal(zkpipe_http_respond(req, 429, "text/plain", "busy\n", 5, 7), ZKPIPE_OK);
+    return NULL;
+}
+
+static http_reply post(uint16_t port, const char *path, const char *headers, const char *body,
+                       size_t len)
+{
+    size_t cap = len + 1024;
+    char *req = malloc(cap);
+    assert_non_null(req);
+    int n = snprintf(req, cap, "POST %s HTTP/1.1\r\nHost: x\r\n%sConnection: close\r\n\r\n", path,
+                     headers);
+    memcpy(req + n, body, len);
+    http_reply r;
+    assert_int_equal(http_exchange(HOST, port, req, (size_t)n + len, 5000, &r), 0);
+    free(req);
+    return r;
+}
+
+static void handler_answers_requests(void **state)
+{
+    (void)state;
+    host h = {.calls = 0};
+    pthread_mutex_init(&h.lock, NULL);
+    zkpipe_http_config cfg;
+    zkpipe_http_config_init(&cfg);
+    cfg.handler = handler;
+    cfg.handler_ctx = &h;
+    cfg.max_body = 64;
+    cfg.bearer_token = "tok";
+    zkpipe_http *srv = start(&cfg);
+    uint16_t port = zkpipe_http_port(srv);
+    /* Binary bodies (a NUL inside) come whole, with their line and type. */
+    const char body[] = "a\0b c";
+    http_reply r = post(port, "/echo?x=1",
+                        "Authorization: Bearer tok\r\nContent-Type: application/x-test\r\n"
+                        "Content-Length: 5\r\n",
+                        body, 5);
+    assert_int_equal(r.status, 201);
+    assert_int_equal(r.body_len, 5);
+    assert_memory_equal(r.body, body, 5);
+    assert_header(&r, "Content-Type", "application/octet-stream");
+    assert_string_equal(h.method, "POST");
+    assert_string_equal(h.path, "/echo");
+    assert_string_equal(h.type, "application/x-test");
+    http_reply_free(&r);
+    /* Chunked, within the cap. */
+    r = post(port, "/echo", "Authorization: Bearer tok\r\nTransfer-Encoding: chunked\r\n",
+             "3\r\nabc\r\n"
+             "2\r\nde\r\n0\r\n\r\n",
+             20);
+    assert_int_equal(r.status, 201);
+    assert_int_equal(r.body_len, 5);
+    assert_memory_equal(r.body, "abcde", 5);
+    http_reply_free(&r);
+    /* Answered from another thread, with its header. */
+    pthread_t t;
+    assert_int_equal(pthread_create(&t, NULL, answer_later, &h), 0);
+    r = post(port, "/later", "Authorization: Bearer tok\r\nContent-Length: 0\r\n", "", 0);
+    assert_int_equal(pthread_join(t, NULL), 0);
+    assert_int_equal(r.status, 429);
+    assert_header(&r, "Retry-After", "7");
+    assert_string_equal(r.body, "busy\n");
+    http_reply_free(&r);
+    /* Refused before the handler: no token, a body announced past the cap, a chunked one
+     * that outgrows it (closed). GET of the server's own routes stays the server's. */
+    int calls = h.calls;
+    r = post(port, "/echo", "Content-Length: 1\r\n", "x", 1);
+    assert_int_equal(r.status, 401);
+    http_reply_free(&r);
+    r = post(port, "/echo", "Authorization: Bearer tok\r\nContent-Length: 65\r\n", "", 0);
+    assert_int_equal(r.status, 413);
+    http_reply_free(&r);
+    char big[200];
+    int n = snprintf(big, sizeof big, "%x\r\n%0*d\r\n0\r\n\r\n", 100, 100, 0);
+    http_reply closed;
+    char req[400];
+    int m = snprintf(req, sizeof req,
+                     "POST /echo HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer tok\r\n"
+                     "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n%s",
+                     big);
+    (void)n;
+    if (http_exchange(HOST, port, req, (size_t)m, 5000, &closed) == 0) {
+        assert_int_equal(closed.status, 0);
+        http_reply_free(&closed);
+    }
+    r = get_with(port, "/healthz", NULL);
+    assert_int_equal(r.status, 200);
+    http_reply_free(&r);
+    r = get_with(port, "/metrics", "Bearer tok");
+    assert_int_equal(r.status, 200);
+    http_reply_free(&r);
+    assert_int_equal(h.calls, calls);
+    /* Every other path and method is the handler's. */
+    r = get_with(port, "/other", "Bearer tok");
+    assert_int_equal(r.status, 201);
+    assert_string_equal(h.method, "GET");
+    http_reply_free(&r);
+    zkpipe_http_counters c;
+    assert_int_equal(zkpipe_http_stats(srv, &c), ZKPIPE_OK);
+    assert_int_equal(c.handled, 4);
+    assert_int_equal(c.too_large, 2);
+    assert_int_equal(c.unauthorized, 1);
+    /* The last answer may still be on its way out when the client has read it. */
+    for (int i = 0; i < 1000 && c.handling != 0; i++) {
+        nap_ms(5);
+        assert_int_equal(zkpipe_http_stats(srv, &c), ZKPIPE_OK);
+    }
+    assert_int_equal(c.handling, 0);
+    zkpipe_http_stop(srv);
+    pthread_mutex_destroy(&h.lock);
+
+    /* Bad answers are 500; a body cap past 1 GiB is refused. */
+    assert_int_equal(zkpipe_http_respond(NULL, 200, NULL, NULL, 0, 0), ZKPIPE_EINVAL);
+    cfg.max_body = ((size_t)1 << 30) + 1;
+    zkpipe_http *none = NULL;
+    assert_int_equal(zkpipe_http_start(&none, &cfg), ZKPIPE_EINVAL);
+    assert_null(none);
+}
+
 static void without_libmicrohttpd(void **state)
 {
     (void)state;
@@ -943,6 +1105,7 @@ int main(void)
         cmocka_unit_test(scrapes_while_ledgers_move),
         cmocka_unit_test(ipv6_loopback),
         cmocka_unit_test(bearer_token_guards_the_data),
+        cmocka_unit_test(handler_answers_requests),
     };
 #endif
     return run_tests_or_skip(tests);

@@ -23,7 +23,9 @@
 
 #include "fixture_path.h"
 #include "nap.h"
+#include "read_file.h"
 #include "sanitize.h"
+#include "scratch_dir.h"
 #include "zkpipe/zkpipe.h"
 
 #define PATIENCE_MS 60000
@@ -434,6 +436,75 @@ static void test_key_in_use_never_released(void **state)
     rig_free(&r);
 }
 
+/* ---- how many partitions the engine admits now ---- */
+
+static uint64_t admissible(rig *r, uint64_t bytes)
+{
+    uint64_t n = UINT64_MAX;
+    assert_int_equal(zkpipe_engine_admissible(r->engine, bytes, &n), ZKPIPE_OK);
+    return n;
+}
+
+/* The engine's own rule: permits, the budget with what idle keys would give back, the resident
+ * bound; none once closed. */
+static void test_admissible(void **state)
+{
+    (void)state;
+    rig r;
+    rig_cache(&r, 0);
+    hkey a;
+    hkey_add(&r, &a, 400, 1);
+    rig_engine(&r, 1000, 2, 1); /* 2 permits, capacity 2, 1 prover: resident bound 5 */
+    assert_int_equal(estats(&r).resident_bound, 5);
+    assert_int_equal(admissible(&r, 100), 2);  /* the permits */
+    assert_int_equal(admissible(&r, 0), 2);    /* no estimate, nothing learned */
+    assert_int_equal(admissible(&r, 600), 1);  /* 600 free, and 400 of the idle key */
+    assert_int_equal(admissible(&r, 5000), 1); /* capped at the budget: refused at once */
+    void *h;
+    assert_int_equal(zkpipe_key_pin(a.key, &h, NULL, 0), ZKPIPE_OK);
+    assert_int_equal(admissible(&r, 600), 1);
+    assert_int_equal(admissible(&r, 601), 0); /* the pinned key gives nothing back */
+    assert_int_equal(admissible(&r, 300), 2);
+    zkpipe_key_unpin(a.key);
+
+    /* Five held: one proving, two in the channel, two holding the permits in front of it. */
+    atomic_int gate = 0;
+    hpart p[6];
+    zkpipe_job *jobs[6];
+    for (int i = 0; i < 5; i++) {
+        p[i] = part(&r, 10, NULL, &gate);
+        jobs[i] = submit(&r, &p[i]);
+    }
+    zkpipe_engine_counters c = estats(&r);
+    for (long t = 0; t < PATIENCE_MS && (c.proving != 1 || c.in_flight != 4); t++) {
+        nap_ms(1);
+        c = estats(&r);
+    }
+    assert_int_equal(c.proving, 1);
+    assert_int_equal(c.in_flight, 4);
+    assert_int_equal(admissible(&r, 10), 0);
+    /* One more waits for a permit: still none. */
+    p[5] = part(&r, 10, NULL, &gate);
+    jobs[5] = submit(&r, &p[5]);
+    assert_int_equal(admissible(&r, 10), 0);
+    atomic_store(&gate, 1);
+    for (int i = 0; i < 6; i++)
+        finish(jobs[i], ZKPIPE_OK);
+    assert_int_equal(admissible(&r, 10), 2);
+    /* A source that charged 700 after announcing 100: its learned peak counts. */
+    hpart big = part(&r, 700, NULL, NULL);
+    big.announce = 100;
+    finish(submit(&r, &big), ZKPIPE_OK);
+    assert_int_equal(admissible(&r, 100), 1);
+
+    zkpipe_engine_close(r.engine);
+    assert_int_equal(admissible(&r, 10), 0);
+    uint64_t n;
+    assert_int_equal(zkpipe_engine_admissible(NULL, 0, &n), ZKPIPE_EINVAL);
+    assert_int_equal(zkpipe_engine_admissible(r.engine, 0, NULL), ZKPIPE_EINVAL);
+    rig_free(&r);
+}
+
 /* ---- partitions waiting while key_idle_ms > 0 ---- */
 
 static void test_waiting_admitted_once_idle(void **state)
@@ -544,12 +615,17 @@ static int zfix_init(zfix *f, const char *curve, const char *circuit)
     f->bytes = m.mapped_bytes + m.copied_bytes;
     zkpipe_zkey_source *src;
     assert_int_equal(zkpipe_zkey_source_create(&src, z, NULL), ZKPIPE_OK);
+    /* What the stage announces for a partition is what the source says before submitting. */
     zkpipe_zkey_partition probe = {src, NULL, NULL, NULL};
     zkpipe_stage_call call;
     memset(&call, 0, sizeof call);
     call.ctx = &probe;
     call.prover_threads = 1;
     assert_int_equal(zkpipe_zkey_stage_ops()->estimate(&call, &f->estimate), ZKPIPE_OK);
+    uint64_t said = 0;
+    assert_int_equal(zkpipe_zkey_source_estimate(src, 1, &said), ZKPIPE_OK);
+    assert_int_equal(said, f->estimate);
+    assert_int_equal(zkpipe_zkey_source_estimate(NULL, 1, &said), ZKPIPE_EINVAL);
     zkpipe_zkey_source_destroy(src);
     zkpipe_zkey_destroy(z);
     return 1;
@@ -633,6 +709,115 @@ static void test_zkey_reload_proofs_verify(void **state)
                   (unsigned long long)k.charged_bytes);
     zfix_close(&a);
     zfix_close(&b);
+    rig_free(&r);
+}
+
+/* ---- zkeys by file ---- */
+
+/* `from` copied to `to` through a temporary name renamed onto it: a new file (inode) at `to`. */
+static void copy_over(const char *from, const char *to)
+{
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp", to);
+    size_t len;
+    char *bytes = read_file(from, &len);
+    assert_non_null(bytes);
+    FILE *f = fopen(tmp, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(bytes, 1, len, f), len);
+    assert_int_equal(fclose(f), 0);
+    free(bytes);
+    assert_int_equal(rename(tmp, to), 0);
+}
+
+/* One source per file while it is the same file; a replaced file opened anew, the old source
+ * closed once no one holds it; sources no one holds kept up to idle_max; errors name the path. */
+static void test_zkey_files(void **state)
+{
+    (void)state;
+    zfix a;
+    if (!zfix_init(&a, "bn128", "rangesum"))
+        fail_msg("no rangesum fixtures under tests/interop/fixtures");
+    char path[1100], missing[1100], d[ZKPIPE_DETAIL_MAX];
+    snprintf(path, sizeof path, "%s/files.zkey", scratch_dir);
+    snprintf(missing, sizeof missing, "%s/none.zkey", scratch_dir);
+    copy_over(a.zkey, path);
+    rig r;
+    rig_cache(&r, 0);
+    rig_engine(&r, 0, 1, 1);
+    zkpipe_zkey_files_config fc;
+    zkpipe_zkey_files_config_init(&fc);
+    fc.keys = r.cache;
+    fc.idle_max = 1;
+    zkpipe_zkey_files *files;
+    assert_int_equal(zkpipe_zkey_files_create(&files, &fc), ZKPIPE_OK);
+    assert_int_equal(zkpipe_zkey_files_estimate_max(files), 0);
+
+    const zkpipe_zkey_source *s1, *s2, *s3;
+    assert_int_equal(zkpipe_zkey_files_get(files, path, &s1, d, sizeof d), ZKPIPE_OK);
+    assert_int_equal(zkpipe_zkey_files_get(files, path, &s2, d, sizeof d), ZKPIPE_OK);
+    assert_ptr_equal(s1, s2); /* the same file: one source */
+    assert_int_equal(kstats(&r).keys, 1);
+    assert_int_equal(zkpipe_zkey_files_estimate_max(files), a.estimate);
+    assert_int_equal(zkpipe_zkey_files_damaged(files, s1, zkpipe_mapped_damage_mark()), 0);
+
+    /* Replaced by a rename: a get opens the new file; the old source stays with its holds. */
+    copy_over(a.zkey, path);
+    assert_int_equal(zkpipe_zkey_files_get(files, path, &s3, d, sizeof d), ZKPIPE_OK);
+    assert_ptr_not_equal(s3, s1);
+    assert_int_equal(kstats(&r).keys, 2);
+    zkpipe_zkey_info info;
+    assert_int_equal(zkpipe_zkey_source_info(&info, s1), ZKPIPE_OK); /* still usable */
+    zkpipe_zkey_files_put(files, s1);
+    assert_int_equal(kstats(&r).keys, 2);
+    zkpipe_zkey_files_put(files, s2); /* its last hold: the stale source is closed */
+    assert_int_equal(kstats(&r).keys, 1);
+    zkpipe_zkey_files_put(files, s3); /* kept: one idle source is allowed */
+    assert_int_equal(kstats(&r).keys, 1);
+    assert_int_equal(zkpipe_zkey_files_get(files, path, &s2, d, sizeof d), ZKPIPE_OK);
+    assert_ptr_equal(s2, s3);
+    zkpipe_zkey_files_put(files, s2);
+
+    /* Errors: one line naming the file; nothing remembered. */
+    assert_int_equal(zkpipe_zkey_files_get(files, missing, &s1, d, sizeof d), ZKPIPE_EIO);
+    assert_true(strncmp(d, missing, strlen(missing)) == 0);
+    FILE *f = fopen(missing, "wb");
+    assert_non_null(f);
+    assert_int_equal(fputs("not a zkey", f) >= 0, 1);
+    assert_int_equal(fclose(f), 0);
+    assert_int_equal(zkpipe_zkey_files_get(files, missing, &s1, d, sizeof d), ZKPIPE_EFORMAT);
+    assert_true(strncmp(d, missing, strlen(missing)) == 0);
+    assert_int_equal(kstats(&r).keys, 1);
+    assert_int_equal(zkpipe_zkey_files_get(NULL, path, &s1, d, sizeof d), ZKPIPE_EINVAL);
+    zkpipe_zkey_files *bad = NULL;
+    fc.struct_size = 0; /* not a sized struct */
+    assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
+    fc.struct_size = sizeof fc + 8; /* newer headers than the library */
+    assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
+    fc.struct_size = sizeof fc;
+    fc.reserved[1] = 1;
+    assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
+    fc.reserved[1] = 0;
+    fc.prover_threads = 0;
+    assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
+    fc.prover_threads = 1;
+    fc.open_threads = ZKPIPE_POOL_MAX_THREADS + 1;
+    assert_int_equal(zkpipe_zkey_files_create(&bad, &fc), ZKPIPE_EINVAL);
+    assert_null(bad);
+
+    /* idle_max 0: a source no one holds is closed at its last put. */
+    zkpipe_zkey_files_destroy(files);
+    assert_int_equal(kstats(&r).keys, 0);
+    fc.open_threads = 2;
+    fc.idle_max = 0;
+    assert_int_equal(zkpipe_zkey_files_create(&files, &fc), ZKPIPE_OK);
+    assert_int_equal(zkpipe_zkey_files_get(files, path, &s1, d, sizeof d), ZKPIPE_OK);
+    assert_int_equal(kstats(&r).keys, 1);
+    zkpipe_zkey_files_put(files, s1);
+    assert_int_equal(kstats(&r).keys, 0);
+    zkpipe_zkey_files_destroy(files);
+    zkpipe_zkey_files_destroy(NULL);
+    zfix_close(&a);
     rig_free(&r);
 }
 
@@ -771,14 +956,16 @@ int main(void)
         cmocka_unit_test(test_idle_key_released_only_when_needed),
         cmocka_unit_test(test_growth_releases_an_idle_key),
         cmocka_unit_test(test_key_in_use_never_released),
+        cmocka_unit_test(test_admissible),
         cmocka_unit_test(test_waiting_admitted_once_idle),
         cmocka_unit_test(test_zkey_reload_proofs_verify),
         cmocka_unit_test(test_second_admission_shares_the_load),
         cmocka_unit_test(test_partition_and_key_too_big_together),
         cmocka_unit_test(test_stress_conservation),
         cmocka_unit_test(test_no_budget),
+        cmocka_unit_test(test_zkey_files),
     };
     if (getenv("ZKPIPE_TEST_FILTER") != NULL) /* one test by name, when debugging */
         cmocka_set_test_filter(getenv("ZKPIPE_TEST_FILTER"));
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, scratch_dir_setup, scratch_dir_teardown);
 }

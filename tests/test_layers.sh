@@ -79,6 +79,20 @@ for file in tools/*.c tools/*/*.c tools/*/*.h examples/*.c examples/*.h; do
     done
 done
 
+# The examples include nothing but public headers: a host copies one whole.
+for file in examples/*.c examples/*.h; do
+    [ -f "$file" ] || continue
+    for inc in $(includes "$file"); do
+        case $inc in
+        zkpipe/*) ;;
+        *)
+            echo "$file includes $inc: an example sees only the public headers"
+            status=1
+            ;;
+        esac
+    done
+done
+
 # The public headers the engine reaches, followed through the public headers themselves.
 seen=""
 todo=$(includes src/engine/*.c src/engine/*.h | grep '^zkpipe/' | sort -u)

@@ -97,6 +97,35 @@ static void *alloc_or_fail(size_t bytes)
     return p;
 }
 
+/* The least batch the MSM makes now: smaller while the IFMA lanes are on (msm/plan.h). */
+static size_t min_batch_now(void)
+{
+#if ZKPIPE__FF_X86
+    return zkpipe__msm_min_batch(zkpipe__ff_x86_ifma);
+#else
+    return ZKPIPE__MSM_MIN_BATCH;
+#endif
+}
+
+/* A sum of 512 points (256 split ones) on 2 threads: its two tasks' batches (11 windows of 32
+ * buckets, a quarter of them) are too small for the scalar batch, which leaves XYZZ buckets,
+ * but big enough for the lanes', which group the windows. */
+static void small_sums_batch_on_lanes(void **state)
+{
+    (void)state;
+    zkpipe__msm_plan plan;
+    size_t bytes = ZKPIPE__MSM_BUCKET_BYTES(bn254_g1_affine, bn254_fq);
+    assert_true(zkpipe__msm_min_batch(1) < zkpipe__msm_min_batch(0));
+    zkpipe__msm_plan_make(&plan, 512, 127, 2, 0, 0);
+    assert_int_equal(plan.batch, 0);
+    zkpipe__msm_plan_group(&plan, 2, bytes, zkpipe__msm_min_batch(0));
+    assert_int_equal(plan.group, 1);
+    assert_int_equal(plan.batch, 0);
+    zkpipe__msm_plan_group(&plan, 2, bytes, zkpipe__msm_min_batch(1));
+    assert_true(plan.group > 1);
+    assert_true(plan.batch >= zkpipe__msm_min_batch(1) && plan.batch < zkpipe__msm_min_batch(0));
+}
+
 /* LAMBDA: the eigenvalue of the group's endomorphism (ec/glv.h); HAS_COFACTOR: 1 when points on
  * the curve may lie outside the prime-order subgroup. */
 #define MSM_TESTS(G, F, FR, LARGE_N, LAMBDA, HAS_COFACTOR)                                         \
@@ -337,11 +366,11 @@ static void *alloc_or_fail(size_t bytes)
                     zkpipe__msm_config cfg = {c, 0};                                               \
                     zkpipe__msm_plan plan;                                                         \
                     zkpipe__msm_plan_make(&plan, 2 * n, 127, threads, c, 0);                       \
-                    zkpipe__msm_plan_group(&plan, threads,                                         \
-                                           ZKPIPE__MSM_BUCKET_BYTES(G##_affine, F));               \
+                    zkpipe__msm_plan_group(                                                        \
+                        &plan, threads, ZKPIPE__MSM_BUCKET_BYTES(G##_affine, F), min_batch_now()); \
                     grouped += plan.group > 1;                                                     \
                     assert_true(plan.group == 1 ||                                                 \
-                                (plan.parts == 1 && plan.batch >= ZKPIPE__MSM_MIN_BATCH &&         \
+                                (plan.parts == 1 && plan.batch >= min_batch_now() &&               \
                                  (plan.group << (plan.window - 1)) *                               \
                                          ZKPIPE__MSM_BUCKET_BYTES(G##_affine, F) <=                \
                                      ZKPIPE__MSM_MAX_GROUP_BYTES));                                \
@@ -367,7 +396,8 @@ static void *alloc_or_fail(size_t bytes)
         /* A large sum stays ungrouped. */                                                         \
         zkpipe__msm_plan big;                                                                      \
         zkpipe__msm_plan_make(&big, (size_t)1 << 17, 127, 2, 0, 0);                                \
-        zkpipe__msm_plan_group(&big, 2, ZKPIPE__MSM_BUCKET_BYTES(G##_affine, F));                  \
+        zkpipe__msm_plan_group(&big, 2, ZKPIPE__MSM_BUCKET_BYTES(G##_affine, F),                   \
+                               ZKPIPE__MSM_MIN_BATCH);                                             \
         assert_int_equal(big.group, 1);                                                            \
         free(bases);                                                                               \
         free(sub);                                                                                 \
@@ -813,6 +843,7 @@ int main(int argc, char **argv)
         GROUP_ENTRIES(bls12_381_g2),
         GROUP_ENTRIES(bn254_g1),
         GROUP_ENTRIES(bn254_g2),
+        cmocka_unit_test(small_sums_batch_on_lanes),
     };
     int failed = cmocka_run_group_tests(tests, setup, teardown);
 #if ZKPIPE__FF_X86

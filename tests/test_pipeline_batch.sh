@@ -26,6 +26,26 @@ echo "== --out makes a missing folder"
 [ ! -s "$tmp/stderr" ] || fail "stderr without --report-ms: $(cat "$tmp/stderr")"
 grep -q 'unaccounted~=' "$tmp/stdout" && fail "a counter line on stdout: $(cat "$tmp/stdout")"
 
+echo "== --out is made only once every output passed its checks"
+status=0
+"$bin" $small --out "$tmp/never" --metrics "$d/witness.wtns" "$d/witness.wtns" >/dev/null \
+    2>"$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "is the same file as the input" "$tmp/err" ||
+    fail "--metrics onto the witness: exit $status: $(cat "$tmp/err")"
+[ ! -e "$tmp/never" ] || fail "a refused run made its --out folder"
+mkdir "$tmp/twin"
+cp "$d/witness.wtns" "$tmp/twin/witness.wtns"
+status=0
+"$bin" $small --out "$tmp/never" "$d/witness.wtns" "$tmp/twin/witness.wtns" >/dev/null \
+    2>"$tmp/err" || status=$?
+[ "$status" -eq 1 ] && grep -q "is the same file as another output" "$tmp/err" ||
+    fail "two witnesses onto one output: exit $status: $(cat "$tmp/err")"
+[ ! -e "$tmp/never" ] || fail "a refused run made its --out folder"
+"$bin" $small --out "$tmp/made/" --metrics "$tmp/made/run.prom" "$d/witness.wtns" \
+    >/dev/null 2>"$tmp/err" || fail "--metrics in the new --out folder: exit $?: $(cat "$tmp/err")"
+[ -s "$tmp/made/run.prom" ] && [ -s "$tmp/made/witness.proof.json" ] ||
+    fail "the outputs in the new folder: $(ls "$tmp/made")"
+
 echo "== --out refuses a missing parent, a symbolic link and a file"
 refused() { # refused WHAT TEXT DIR
     status=0

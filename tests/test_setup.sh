@@ -109,5 +109,22 @@ run "both sources" "$setup" --insecure-seed 1 --ptau x.ptau bn254.r1cs out.zkey
 [ "$status" -eq 2 ] || fail "both sources: exit $status"
 run "export K 3" "$export_circuit" --log-constraints 3 a.r1cs a.wtns
 [ "$status" -eq 2 ] || fail "export K 3: exit $status"
+# The argument walk the three tools share (tools/cli/cli_args.c): the same refusals, exit 2.
+for t in "$setup --insecure-seed 1" "$export_circuit" "$prove"; do
+    name=${t%% *}
+    name=${name##*/}
+    # shellcheck disable=SC2086 # the tool and its first flags, split on purpose
+    for bad in "--bogus 1" "--seed" "--threads -1" "--threads x" "a b c d e"; do
+        run "$name $bad" $t $bad
+        [ "$status" -eq 2 ] || fail "$name $bad: exit $status, not 2"
+    done
+    # shellcheck disable=SC2086
+    $t --version | grep -q "(zkpipe)" || fail "$name --version"
+    # shellcheck disable=SC2086
+    $t --help | grep -q "^usage:" || fail "$name --help"
+done
+# After "--" every argument is a file, even one that looks like a flag: missing files, exit 1.
+run "prove after --" "$prove" -- --a.zkey b.wtns c.json d.json
+[ "$status" -eq 1 ] || fail "prove -- FILES: exit $status, not 1"
 nothing_written "usage errors" out.zkey
 checks_done

@@ -713,23 +713,26 @@ static int zkey_fixture_through_engine(const char *curve, const char *circuit, z
     assert_int_equal(zkpipe_zkey_source_create(&src, zkey, NULL), ZKPIPE_OK);
 
     zkpipe_scalar blinding[2] = {{{11}}, {{22}}};
-    zkpipe_scalar *pub = calloc(4 * (info.num_public + 1), sizeof *pub);
+    zkpipe_scalar too_big[2]; /* not below the field order: refused, not reduced */
+    memset(too_big, 0xff, sizeof too_big);
+    zkpipe_scalar *pub = calloc(5 * (info.num_public + 1), sizeof *pub);
     assert_non_null(pub);
     size_t np = info.num_public;
-    zkpipe_zkey_partition zp[4] = {
+    zkpipe_zkey_partition zp[5] = {
         {src, wtns_path, pub, NULL},
         {src, wtns_path, pub + np, blinding},
         {src, bad_path, pub + 2 * np, NULL},
         {src, other_path, pub + 3 * np, NULL},
+        {src, wtns_path, pub + 4 * np, too_big},
     };
-    zkpipe_partition parts[4];
-    for (int i = 0; i < 4; i++)
+    zkpipe_partition parts[5];
+    for (int i = 0; i < 5; i++)
         parts[i] = (zkpipe_partition){zkpipe_zkey_stage_ops(), &zp[i], {0, 0}};
     zkpipe_job *job;
-    assert_int_equal(zkpipe_engine_submit(e, &job, parts, 4, NULL, NULL), ZKPIPE_OK);
+    assert_int_equal(zkpipe_engine_submit(e, &job, parts, 5, NULL, NULL), ZKPIPE_OK);
     assert_int_equal(zkpipe_job_wait(job), ZKPIPE_OK);
-    zkpipe_partition_result r[4];
-    for (size_t i = 0; i < 4; i++)
+    zkpipe_partition_result r[5];
+    for (size_t i = 0; i < 5; i++)
         assert_int_equal(zkpipe_job_result(job, i, &r[i]), ZKPIPE_OK);
 
     /* The good ones prove, and verify with our verifier; the public signals are the
@@ -753,6 +756,8 @@ static int zkey_fixture_through_engine(const char *curve, const char *circuit, z
     assert_non_null(strstr(r[2].detail, bad_path));
     assert_int_equal(r[3].status, ZKPIPE_EMISMATCH);
     assert_non_null(strstr(r[3].detail, other_path));
+    assert_int_equal(r[4].status, ZKPIPE_EINVAL);
+    assert_non_null(strstr(r[4].detail, "not below the field order"));
 
     /* With r = 11 and s = 22, byte for byte what zkpipe-prove computes, and snarkjs's. */
     zkpipe_groth16_proof prove_rs, det;
@@ -805,7 +810,9 @@ static void zkey_partitions_match_zkpipe_prove_and_snarkjs(void **state)
 }
 
 /* A zkey partition alone peaks exactly at its estimate: the witness's mapping and copy, a, b,
- * c, then the NTT domain or the largest MSM scratch. The budget reserves what is really used. */
+ * c, then the NTT domain or the largest MSM scratch. The budget reserves what is really used.
+ * a, b and c are made by the prover: synthesis (what waits in the channel) holds the witness
+ * alone. */
 static void zkey_estimate_is_the_exact_peak(void **state)
 {
     (void)state;
@@ -846,6 +853,11 @@ static void zkey_estimate_is_the_exact_peak(void **state)
         zkpipe_snapshot s;
         assert_int_equal(zkpipe_acct_snapshot(acct, &s), ZKPIPE_OK);
         assert_int_equal(s.peak_bytes, estimate);
+        uint32_t wtns_kind;
+        assert_int_equal(zkpipe_acct_register_kind(acct, "wtns", &wtns_kind), ZKPIPE_OK);
+        assert_true(s.stage[ZKPIPE_STAGE_SYNTH].kind[wtns_kind].peak_bytes > 0);
+        assert_int_equal(s.stage[ZKPIPE_STAGE_SYNTH].kind[ZKPIPE_KIND_ABC].peak_buffers, 0);
+        assert_int_equal(s.stage[ZKPIPE_STAGE_PROVING].kind[ZKPIPE_KIND_ABC].peak_buffers, 3);
         zkpipe_job_destroy(job);
         zkpipe_engine_destroy(e);
         zkpipe_zkey_source_destroy(src);

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_args.h"
 #include "cli_files.h"
 #include "cli_progress.h"
 #include "zkpipe/io.h"
@@ -42,78 +43,45 @@ static void usage(FILE *f)
             prog);
 }
 
-static int parse_count(const char *opt, const char *val, unsigned long long lo,
-                       unsigned long long hi, unsigned long long *out)
-{
-    char *end;
-    unsigned long long v = strtoull(val, &end, 10);
-    if (*val == '\0' || *val == '-' || *end != '\0' || v < lo || v > hi) {
-        fprintf(stderr, "%s: %s %s: not an integer from %llu to %llu\n", prog, opt, val, lo, hi);
-        return 2;
-    }
-    *out = v;
-    return 0;
-}
-
 /* 0: parsed; 1: exit 0 (help, version); 2: usage error (already reported). */
 static int parse(options *o, int argc, char **argv)
 {
-    const char *pos[2];
-    int npos = 0;
+    static const char *const switches[] = {"--progress", NULL};
+    const char *pos[2], *flag, *val;
+    cli_args a;
+    cli_args_init(&a, prog, argc, argv, switches, usage, pos, 2);
     unsigned long long k = 16;
     memset(o, 0, sizeof *o);
     o->curve = ZKPIPE_CURVE_BN254;
     o->num_public = 1;
     o->seed = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            usage(stdout);
-            return 1;
-        }
-        if (strcmp(arg, "--progress") == 0) {
+    int r;
+    while ((r = cli_args_next(&a, &flag, &val)) == CLI_ARGS_FLAG) {
+        int ok = 1;
+        if (strcmp(flag, "--progress") == 0) {
             o->progress = 1;
-            continue;
-        }
-        if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
-            if (strcmp(arg, "--") == 0 && ++i >= argc)
-                break;
-            if (npos == 2) {
-                fprintf(stderr, "%s: too many arguments (see --help)\n", prog);
-                return 2;
-            }
-            pos[npos++] = argv[i];
-            continue;
-        }
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (val == NULL) {
-            fprintf(stderr, "%s: %s needs a value (see --help)\n", prog, arg);
-            return 2;
-        }
-        i++;
-        int bad = 0;
-        if (strcmp(arg, "--curve") == 0) {
+        } else if (strcmp(flag, "--curve") == 0) {
             if (zkpipe_curve_parse(&o->curve, val) != ZKPIPE_OK) {
                 fprintf(stderr, "%s: --curve %s: not bn254 or bls12-381\n", prog, val);
-                bad = 2;
+                ok = 0;
             }
-        } else if (strcmp(arg, "--log-constraints") == 0) {
-            bad = parse_count(arg, val, 4, 28, &k);
-        } else if (strcmp(arg, "--public") == 0) {
-            bad = parse_count(arg, val, 0, UINT32_MAX, &o->num_public);
-        } else if (strcmp(arg, "--seed") == 0) {
-            bad = parse_count(arg, val, 0, UINT64_MAX, &o->seed);
+        } else if (strcmp(flag, "--log-constraints") == 0) {
+            ok = cli_args_count(&a, flag, val, 4, 28, &k);
+        } else if (strcmp(flag, "--public") == 0) {
+            ok = cli_args_count(&a, flag, val, 0, UINT32_MAX, &o->num_public);
+        } else if (strcmp(flag, "--seed") == 0) {
+            ok = cli_args_count(&a, flag, val, 0, UINT64_MAX, &o->seed);
         } else {
-            fprintf(stderr, "%s: unknown option %s (see --help)\n", prog, arg);
-            bad = 2;
+            cli_args_unknown(&a, flag);
+            ok = 0;
         }
-        if (bad)
+        if (!ok)
             return 2;
     }
-    if (npos != 2) {
-        fprintf(stderr, "%s: expected 2 files, got %d (see --help)\n", prog, npos);
+    if (r != CLI_ARGS_END)
+        return r == CLI_ARGS_EXIT ? 1 : 2;
+    if (!cli_args_positionals(&a, 2))
         return 2;
-    }
     if (o->num_public > (1ull << (k - 2))) {
         fprintf(stderr, "%s: --public %llu: at most 2^(K - 2) = %llu\n", prog, o->num_public,
                 1ull << (k - 2));

@@ -751,16 +751,24 @@ int main(int argc, char **argv)
         inputs[i] = o.wtns[i];
     for (size_t i = 0; i < o.nzkeys; i++)
         inputs[o.nwtns + i] = o.zkeys[i];
-    /* --zkey's --out: made when missing (cli_out_dir_make), before the outputs are checked in
-     * it. */
+    /* --zkey's --out: made when missing, but only once every output has been checked (in it
+     * as in a new, empty folder): a refused run leaves no folder behind. */
     char dir_why[4352];
+    int out_missing = 0;
     if (o.zkey_path != NULL && o.out_dir != NULL &&
-        cli_out_dir_make(o.out_dir, dir_why, sizeof dir_why) != 0) {
+        cli_out_dir_check(o.out_dir, &out_missing, dir_why, sizeof dir_why) != 0) {
         fprintf(stderr, "zkpipe-pipeline: --out %s\n", dir_why);
         free(inputs);
         return 1;
     }
-    if (check_outputs(&o, inputs, ninputs) != 0) {
+    cli_outputs_expect_dir(out_missing ? o.out_dir : NULL);
+    int refused = check_outputs(&o, inputs, ninputs) != 0;
+    cli_outputs_expect_dir(NULL);
+    if (!refused && out_missing && cli_out_dir_make(o.out_dir, dir_why, sizeof dir_why) != 0) {
+        fprintf(stderr, "zkpipe-pipeline: --out %s\n", dir_why);
+        refused = 1;
+    }
+    if (refused) {
         free(inputs);
         return 1;
     }

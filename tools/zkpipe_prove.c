@@ -37,6 +37,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_args.h"
 #include "cli_files.h"
 #include "cli_mapped.h"
 #include "cli_memory.h"
@@ -75,74 +76,42 @@ static void usage(FILE *f)
 /* 0: parsed; 1: exit 0 (help, version); 2: usage error (already reported). */
 static int parse(options *o, int argc, char **argv)
 {
-    const char *pos[4];
-    int npos = 0;
+    static const char *const switches[] = {"--full-check", "--durable", "--progress", NULL};
+    const char *pos[4], *flag, *val;
+    cli_args a;
+    cli_args_init(&a, prog, argc, argv, switches, usage, pos, 4);
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            usage(stdout);
-            return 1;
-        }
-        if (strcmp(arg, "--full-check") == 0) {
+    int r;
+    unsigned long long v;
+    while ((r = cli_args_next(&a, &flag, &val)) == CLI_ARGS_FLAG) {
+        if (strcmp(flag, "--full-check") == 0) {
             o->full_check = 1;
-            continue;
-        }
-        if (strcmp(arg, "--durable") == 0) {
+        } else if (strcmp(flag, "--durable") == 0) {
             o->durable = 1;
-            continue;
-        }
-        if (strcmp(arg, "--progress") == 0) {
+        } else if (strcmp(flag, "--progress") == 0) {
             o->progress = 1;
-            continue;
-        }
-        if (strcmp(arg, "--version") == 0) {
-            printf("%s (zkpipe) %s\n", prog, zkpipe_version_string());
-            return 1;
-        }
-        if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
-            if (strcmp(arg, "--") == 0 && ++i >= argc)
-                break;
-            if (npos == 4) {
-                fprintf(stderr, "%s: too many arguments (see --help)\n", prog);
+        } else if (strcmp(flag, "--threads") == 0) {
+            if (!cli_args_count(&a, flag, val, 0, ZKPIPE_POOL_MAX_THREADS, &v))
                 return 2;
-            }
-            pos[npos++] = argv[i];
-            continue;
-        }
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (val == NULL) {
-            fprintf(stderr, "%s: %s needs a value (see --help)\n", prog, arg);
-            return 2;
-        }
-        i++;
-        if (strcmp(arg, "--threads") == 0) {
-            char *end;
-            unsigned long t = strtoul(val, &end, 10);
-            if (*val == '\0' || *end != '\0' || t > ZKPIPE_POOL_MAX_THREADS) {
-                fprintf(stderr, "%s: --threads %s: not a count up to %d\n", prog, val,
-                        ZKPIPE_POOL_MAX_THREADS);
-                return 2;
-            }
-            o->threads = (unsigned)t;
-        } else if (strcmp(arg, "--backend") == 0) {
+            o->threads = (unsigned)v;
+        } else if (strcmp(flag, "--backend") == 0) {
             if (zkpipe_backend_parse(&o->backend, val) != ZKPIPE_OK) {
                 fprintf(stderr, "%s: --backend %s: not auto, cpu or cuda\n", prog, val);
                 return 2;
             }
-        } else if (strcmp(arg, "--metrics") == 0) {
+        } else if (strcmp(flag, "--metrics") == 0) {
             o->metrics = val;
-        } else if (strcmp(arg, "--r1cs") == 0) {
+        } else if (strcmp(flag, "--r1cs") == 0) {
             o->r1cs = val;
         } else {
-            fprintf(stderr, "%s: unknown option %s (see --help)\n", prog, arg);
+            cli_args_unknown(&a, flag);
             return 2;
         }
     }
-    if (npos != 4) {
-        fprintf(stderr, "%s: expected 4 files, got %d (see --help)\n", prog, npos);
+    if (r != CLI_ARGS_END)
+        return r == CLI_ARGS_EXIT ? 1 : 2;
+    if (!cli_args_positionals(&a, 4))
         return 2;
-    }
     o->zkey = pos[0];
     o->wtns = pos[1];
     o->proof = pos[2];

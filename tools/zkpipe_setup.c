@@ -25,6 +25,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli_args.h"
 #include "cli_files.h"
 #include "cli_mapped.h"
 #include "cli_progress.h"
@@ -55,72 +56,36 @@ static void usage(FILE *f)
             prog);
 }
 
-static int parse_count(const char *opt, const char *val, unsigned long long max,
-                       unsigned long long *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(val, &end, 10);
-    if (*val == '\0' || *val == '-' || *end != '\0' || errno != 0 || v > max) {
-        fprintf(stderr, "%s: %s %s: not an integer from 0 to %llu\n", prog, opt, val, max);
-        return 2;
-    }
-    *out = v;
-    return 0;
-}
-
 /* 0: parsed; 1: exit 0 (help, version); 2: usage error (already reported). */
 static int parse(options *o, int argc, char **argv)
 {
-    const char *pos[2];
-    int npos = 0;
+    static const char *const switches[] = {"--progress", NULL};
+    const char *pos[2], *flag, *val;
+    cli_args a;
+    cli_args_init(&a, prog, argc, argv, switches, usage, pos, 2);
     memset(o, 0, sizeof *o);
-    for (int i = 1; i < argc; i++) {
-        const char *arg = argv[i];
-        if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-            usage(stdout);
-            return 1;
-        }
-        if (strcmp(arg, "--version") == 0) {
-            printf("%s (zkpipe) %s\n", prog, zkpipe_version_string());
-            return 1;
-        }
-        if (strcmp(arg, "--progress") == 0) {
+    int r;
+    unsigned long long v;
+    while ((r = cli_args_next(&a, &flag, &val)) == CLI_ARGS_FLAG) {
+        if (strcmp(flag, "--progress") == 0) {
             o->progress = 1;
-            continue;
-        }
-        if (strncmp(arg, "--", 2) != 0 || strcmp(arg, "--") == 0) {
-            if (strcmp(arg, "--") == 0 && ++i >= argc)
-                break;
-            if (npos == 2) {
-                fprintf(stderr, "%s: too many arguments (see --help)\n", prog);
-                return 2;
-            }
-            pos[npos++] = argv[i];
-            continue;
-        }
-        const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-        if (val == NULL) {
-            fprintf(stderr, "%s: %s needs a value (see --help)\n", prog, arg);
-            return 2;
-        }
-        i++;
-        unsigned long long v;
-        if (strcmp(arg, "--threads") == 0) {
-            if (parse_count(arg, val, ZKPIPE_POOL_MAX_THREADS, &v) != 0)
+        } else if (strcmp(flag, "--threads") == 0) {
+            if (!cli_args_count(&a, flag, val, 0, ZKPIPE_POOL_MAX_THREADS, &v))
                 return 2;
             o->threads = (unsigned)v;
-        } else if (strcmp(arg, "--insecure-seed") == 0) {
-            if (parse_count(arg, val, UINT64_MAX, &o->seed) != 0)
+        } else if (strcmp(flag, "--insecure-seed") == 0) {
+            if (!cli_args_count(&a, flag, val, 0, UINT64_MAX, &o->seed))
                 return 2;
             o->seeded = 1;
-        } else if (strcmp(arg, "--ptau") == 0) {
+        } else if (strcmp(flag, "--ptau") == 0) {
             o->ptau = val;
         } else {
-            fprintf(stderr, "%s: unknown option %s (see --help)\n", prog, arg);
+            cli_args_unknown(&a, flag);
             return 2;
         }
     }
+    if (r != CLI_ARGS_END)
+        return r == CLI_ARGS_EXIT ? 1 : 2;
     if (o->seeded == (o->ptau != NULL)) {
         fprintf(stderr,
                 "%s: say where the toxic waste comes from: --insecure-seed N or --ptau "
@@ -128,10 +93,8 @@ static int parse(options *o, int argc, char **argv)
                 prog);
         return 2;
     }
-    if (npos != 2) {
-        fprintf(stderr, "%s: expected 2 files, got %d (see --help)\n", prog, npos);
+    if (!cli_args_positionals(&a, 2))
         return 2;
-    }
     o->r1cs = pos[0];
     o->zkey = pos[1];
     return 0;

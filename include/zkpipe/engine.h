@@ -445,6 +445,28 @@ ZKPIPE_API zkpipe_status zkpipe_engine_drain(zkpipe_engine *engine);
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). Thread safety: any thread. Does not allocate. */
 ZKPIPE_API zkpipe_status zkpipe_engine_stats(zkpipe_engine *engine, zkpipe_engine_counters *out);
 
+/*! zkpipe_engine_admissible() : how many more partitions the engine would admit to synthesis
+ * now, by its own admission rule, for a host that holds work back until the engine can take it
+ * (a queue consumer that takes only as many jobs as it can start, leaving the rest to other
+ * consumers). The least of:
+ *   - permits: permits_available less the partitions submitted and not yet started (each takes
+ *     a permit first);
+ *   - the resident bound: resident_bound less the partitions submitted and not yet ended;
+ *   - the byte budget (when there is one): how many reservations of `partition_bytes` (raised
+ *     to the largest peak the engine has learned of any source, capped at the budget) fit in
+ *     budget_available plus what releasing the engine's key cache's unpinned keys would give
+ *     back (zkpipe_key_cache_counters.unpinned_bytes: the engine releases them for an
+ *     admission that needs their units).
+ * A closed engine admits none.
+ * @param partition_bytes the estimate (zkpipe_stage_ops.estimate) of the largest partition the
+ *        caller would submit; 0 when unknown (then the learned peaks alone count).
+ * @param out receives the count. It is a snapshot, stale once returned: partitions submitted by
+ *        other threads meanwhile take from the same permits and budget.
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL). Thread safety: any thread, concurrently with every
+ *         call but zkpipe_engine_destroy. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_engine_admissible(zkpipe_engine *engine, uint64_t partition_bytes,
+                                                  uint64_t *out);
+
 /*! zkpipe_engine_sources() : what the engine has learned of each partition source, most
  * recently used first. The engine remembers the 64 most recently used sources.
  * @param out room for `cap` entries (NULL when cap is 0); the first min(cap, *count) filled.

@@ -33,6 +33,17 @@
  * stays open (a liveness probe carries no secret and reveals nothing), as do the 404 and 405
  * answers. Nothing is encrypted: on a network you do not trust, serve behind a TLS proxy.
  *
+ * Requests of a host's own (a prover service's POST /prove/NAME): with a handler configured,
+ * every request but GET/HEAD of /metrics, /status and /healthz goes to it once its body is
+ * complete, under the same limits: the bearer token (401, before any body is read), a body cap
+ * (413 for a Content-Length above max_body, before any body is read; a chunked body that
+ * outgrows it has its connection closed), and the request deadline, which then covers the
+ * body too: line, headers and body must all arrive within request_timeout_ms. The handler runs
+ * on the server's thread and must not block: it keeps the request and answers it later, from
+ * any thread, with zkpipe_http_respond; the connection waits meanwhile without holding the
+ * loop, its deadline stopped and never evicted. Without a handler such requests are 404 (GET,
+ * HEAD) or 405.
+ *
  * Providers: a host (the engine, a host prover) attaches a callback under a name; every
  * /status gets "<name>": followed by the JSON value it writes, and every /metrics the
  * Prometheus families it writes, with the server's prefix and constant labels applied by the
@@ -74,6 +85,15 @@ typedef zkpipe_status (*zkpipe_http_provider_fn)(zkpipe_http_out *out, zkpipe_ht
 /* Characters of a bearer token at most. */
 #define ZKPIPE_HTTP_TOKEN_MAX 256
 
+/* A request handed to a host's handler. Opaque; the server's until zkpipe_http_respond. */
+typedef struct zkpipe_http_request zkpipe_http_request;
+
+/* A host's handler (zkpipe_http_config.handler): called on the server's thread, once per
+ * request, with its body complete; must not block nor call zkpipe_http_stop. It owns `req`
+ * from now on and must answer it exactly once (zkpipe_http_respond, here or on any thread
+ * later): until then its connection stays open, and the server may not be stopped. */
+typedef void (*zkpipe_http_handler_fn)(zkpipe_http_request *req, void *ctx);
+
 /* Server settings; start from zkpipe_http_config_init, which sets struct_size to the size the
  * caller was compiled with (a later library gives the fields an older struct lacks their
  * defaults; see README.md, ABI). */
@@ -106,6 +126,14 @@ typedef struct zkpipe_http_config {
      * "Authorization: Bearer <token>"; copied (the caller's may go once zkpipe_http_start
      * returns; the server's copy is wiped when it stops). Not used by zkpipe_http_render. */
     const char *bearer_token;
+    /* NULL, or the handler of every request but the server's own GET/HEAD routes (above), with
+     * handler_ctx. */
+    zkpipe_http_handler_fn handler;
+    void *handler_ctx;
+    /* Bytes of a request body at most, 0..1 GiB; default 1 MiB. Each request handed to the
+     * handler holds its body (one allocation through `allocator`) until it is answered, so
+     * bodies take at most max_connections * max_body bytes at once. */
+    size_t max_body;
 } zkpipe_http_config;
 
 /* What the server has done since it started (zkpipe_http_stats). */
@@ -120,8 +148,13 @@ typedef struct zkpipe_http_counters {
     uint64_t unauthorized; /* 401: no or a wrong bearer token */
     /* Connections closed without a complete request within request_timeout_ms. */
     uint64_t timed_out;
-    uint64_t evicted;     /* idle connections closed to admit a new one (max_connections) */
-    uint64_t reserved[6]; /* zero */
+    uint64_t evicted;   /* idle connections closed to admit a new one (max_connections) */
+    uint64_t too_large; /* 413: a body over max_body (answered, or its connection closed) */
+    uint64_t handled;   /* requests handed to the handler */
+    /* Of them, those not yet over: unanswered, or answered and their response not yet sent
+     * (or its connection closed). 0 means every answer has left (a drain waits for it). */
+    uint64_t handling;
+    uint64_t reserved[3]; /* zero */
 } zkpipe_http_counters;
 
 /*! zkpipe_http_config_init() : the defaults above (loopback, a free port, the default
@@ -203,10 +236,40 @@ ZKPIPE_API zkpipe_status zkpipe_http_render(const zkpipe_http_config *config,
                                             const zkpipe_http_provider *providers, size_t count,
                                             char **text, size_t *len);
 
+/*! zkpipe_http_request_method() : the request's method ("POST", ...);
+ *  zkpipe_http_request_path() : its path, without the query string, percent-escapes decoded
+ *  (libmicrohttpd decodes them: "%2e%2e" is "..", so compare it, never use it as a name);
+ *  zkpipe_http_request_content_type() : its Content-Type header, or NULL when it has none.
+ * Each string is the server's, valid until the request is answered; NULL for NULL.
+ * Thread safety: the thread that owns the request. */
+ZKPIPE_API const char *zkpipe_http_request_method(const zkpipe_http_request *req);
+ZKPIPE_API const char *zkpipe_http_request_path(const zkpipe_http_request *req);
+ZKPIPE_API const char *zkpipe_http_request_content_type(const zkpipe_http_request *req);
+
+/*! zkpipe_http_request_body() : the request's body (*len bytes, at most max_body; a NUL follows
+ * them, not counted), the server's, valid until the request is answered. NULL and *len 0 for
+ * NULL or an empty body. Thread safety: as zkpipe_http_request_method. */
+ZKPIPE_API const void *zkpipe_http_request_body(const zkpipe_http_request *req, size_t *len);
+
+/*! zkpipe_http_respond() : answers `req` with status `code` (100..599), a body of `len` bytes
+ * (copied; NULL when len is 0) of type `content_type` (NULL: none), "Cache-Control: no-store",
+ * and with retry_after_s > 0 a "Retry-After: <retry_after_s>" header; the server sends it on
+ * its thread. `req` is gone when this returns, whatever the result.
+ * @return ZKPIPE_OK; ZKPIPE_EINVAL (NULL req, a code out of range, NULL body with len > 0:
+ *         answered 500 instead); ZKPIPE_ENOMEM (the response could not be made: the connection
+ *         is closed instead).
+ * Thread safety: any thread, once per request. Allocates the response (its body's copy) with
+ * malloc, freed once sent. */
+ZKPIPE_API zkpipe_status zkpipe_http_respond(zkpipe_http_request *req, unsigned code,
+                                             const char *content_type, const void *body, size_t len,
+                                             unsigned retry_after_s);
+
 /*! zkpipe_http_stop() : stops listening, closes every connection, joins the server's thread
  * and frees everything: it returns as soon as the render in progress (if any) is done, however
- * many clients are connected and whatever they do (it waits for no client). NULL is a no-op.
- * Thread safety: once per server, not from a provider. */
+ * many clients are connected and whatever they do (it waits for no client). Every request
+ * handed to the handler must have been answered first (a host draining refuses new ones at
+ * once and waits for zkpipe_http_counters.handling to reach 0, so that its answers are sent
+ * too). NULL is a no-op. Thread safety: once per server, not from a provider nor a handler. */
 ZKPIPE_API void zkpipe_http_stop(zkpipe_http *server);
 
 /* Writing from a provider. Each appends to the response; none fails on its own: a response

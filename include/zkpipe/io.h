@@ -21,8 +21,10 @@
  * belongs to the whole program, which may have a handler of its own. Replacing a file by
  * writing a new one and renaming it onto the name is safe (the reader keeps the old one). A
  * program that cannot rule out changes in place opens copies it holds (the _open_mem
- * functions) or handles SIGBUS itself, as the tools do (tools/cli/cli_mapped.h:
- * an I/O error naming the file, exit status 1). Mapping is kept because zkeys run to many
+ * functions), handles SIGBUS itself (the one-shot tools end with an I/O error naming the file),
+ * or, living on past such failures (a server, a queue consumer), lets the library survive them
+ * with zkpipe_mapped_recover (below) and asks zkpipe_mapped_damaged after each piece of work
+ * whether its results can be trusted. Mapping is kept because zkeys run to many
  * gigabytes: reading them would double the memory and the start-up time of a proof, and the
  * page cache shares one mapping among concurrent provers.
  *
@@ -435,6 +437,39 @@ ZKPIPE_API zkpipe_status zkpipe_snarkjs_proof_write(char *buf, size_t cap, size_
  * with n > 0). */
 ZKPIPE_API zkpipe_status zkpipe_snarkjs_public_write(char *buf, size_t cap, size_t *out_len,
                                                      const zkpipe_scalar *inputs, size_t n);
+
+/* ---- Mapped files that fail under their readers ---- */
+
+/*! zkpipe_mapped_recover() : for a program that outlives its inputs' failures (a server or
+ * queue consumer whose work names files other processes may truncate): installs a process-wide
+ * SIGBUS handler that lets the thread whose read of a mapped file faulted go on. The pages of
+ * that mapping from the faulting one to its end (past the file's new end, when it was
+ * truncated) are replaced by zero pages, the file (its device and inode) is recorded as
+ * damaged, and the read is made again: it reads zeros. The readers survive that (every count
+ * and index of a mapped file was validated at open, and zero stays in bounds); no result made
+ * from the file can be trusted, so the program takes zkpipe_mapped_damage_mark() before a
+ * piece of work and asks zkpipe_mapped_damaged() after it whether one of its inputs was
+ * damaged meanwhile, and then reports that work as an I/O error (ZKPIPE_EIO) instead of its
+ * result, and opens the file anew for later work (the damaged mapping reads zeros for good).
+ * A SIGBUS at an address that is not in a mapped file, or a misaligned access, is left to the
+ * default action: the process dies as it would have.
+ * The handler replaces whatever SIGBUS handler the program had: call this only in a program
+ * that leaves SIGBUS to the library, once, before any thread reads a mapped file; a second call
+ * is a no-op. It uses open, read, close, mmap and sigaction (async-signal-safe on Linux, where
+ * mmap is one system call) and lock-free atomics, and allocates nothing.
+ * @return ZKPIPE_OK; ZKPIPE_EUNSUPPORTED (sigaction refused, or not Linux: nothing installed).
+ * Thread safety: any thread. */
+ZKPIPE_API zkpipe_status zkpipe_mapped_recover(void);
+
+/*! zkpipe_mapped_damage_mark() : a mark for zkpipe_mapped_damaged, taken before a piece of work
+ * starts reading its inputs (the count of damages so far). Thread safety: any thread. */
+ZKPIPE_API uint64_t zkpipe_mapped_damage_mark(void);
+
+/*! zkpipe_mapped_damaged() : 1 when a mapping of the file (dev, ino: its stat's st_dev and
+ * st_ino) was damaged (zkpipe_mapped_recover) since `mark`, and also when more files were
+ * damaged since then than the library remembers (64: then any file may have been); else 0.
+ * Thread safety: any thread, the signal handler included. */
+ZKPIPE_API int zkpipe_mapped_damaged(uint64_t mark, uint64_t dev, uint64_t ino);
 
 ZKPIPE_EXTERN_C_END
 

@@ -103,9 +103,90 @@ ZKPIPE_API zkpipe_status zkpipe_zkey_source_info(zkpipe_zkey_info *out,
  * the zkey is mapped now or released by its cache. NULL for NULL. Thread safety: any thread
  * (it is only read). */
 ZKPIPE_API const zkpipe_groth16_pvk *zkpipe_zkey_source_pvk(const zkpipe_zkey_source *source);
+/*! zkpipe_zkey_source_estimate() : what zkpipe_zkey_stage_ops's estimate announces for a
+ * partition of the source proved with `prover_threads` threads (whether its zkey is resident
+ * now or not), for a caller that decides before submitting whether the engine has room
+ * (zkpipe_engine_admissible). @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL), ZKPIPE_EOVERFLOW.
+ * Thread safety: any thread. Does not allocate. */
+ZKPIPE_API zkpipe_status zkpipe_zkey_source_estimate(const zkpipe_zkey_source *source,
+                                                     unsigned prover_threads, uint64_t *bytes);
 /*! zkpipe_zkey_source_destroy() : frees it (and removes its key from its cache: no partition
  * may be using it); NULL is a no-op. No job may be using it. */
 ZKPIPE_API void zkpipe_zkey_source_destroy(zkpipe_zkey_source *source);
+
+/* zkeys by file: the sources of the zkey files a program proves with, each opened once and
+ * shared for as long as its file stays the same one (the same device and inode, size and
+ * modification time). A file changed since it was opened (replaced by a rename, rewritten) is
+ * opened anew by the next zkpipe_zkey_files_get; its old source stays with the work that holds
+ * it and is closed once that ends. Sources no one holds are kept open (their keys released by
+ * the key cache when the budget needs their bytes) up to `idle_max` of them, least recently
+ * used closed first. For a server or queue consumer that proves with whatever zkey each request
+ * names among the operator's files. Opaque. */
+typedef struct zkpipe_zkey_files zkpipe_zkey_files;
+
+/* zkpipe_zkey_files settings; start from zkpipe_zkey_files_config_init. */
+typedef struct zkpipe_zkey_files_config {
+    size_t struct_size; /* sizeof(zkpipe_zkey_files_config) as the caller compiled it */
+    /* NULL, or the cache each source's key joins (zkpipe_zkey_source_open): give the engine's
+     * (zkpipe_engine_config.keys). Not owned: it must outlive the zkey files. */
+    zkpipe_key_cache *keys;
+    /* zkpipe_io_options.flags of each open: ZKPIPE_IO_DEFER_SUBGROUP leaves the points'
+     * subgroup checks to the proofs, which verify (the default); 0 checks every point at open. */
+    uint32_t io_flags;
+    uint32_t open_threads;   /* threads of each open's checks (a pool made per open); 0: one
+                              * per online CPU (zkpipe_pool_create) */
+    uint32_t prover_threads; /* the engine's, for zkpipe_zkey_files_estimate_max; >= 1 */
+    uint32_t idle_max;       /* sources no one holds kept open (default 4) */
+    uint64_t reserved[2];    /* zero */
+} zkpipe_zkey_files_config;
+
+/*! zkpipe_zkey_files_config_init() : defaults: no key cache, ZKPIPE_IO_DEFER_SUBGROUP, one open
+ * thread, one prover thread, idle_max 4; struct_size set. NULL is a no-op. */
+ZKPIPE_API void zkpipe_zkey_files_config_init(zkpipe_zkey_files_config *config);
+
+/*! zkpipe_zkey_files_create() : an empty set. @param config copied (NULL: the defaults).
+ * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL out, a struct_size this library cannot read,
+ * prover_threads 0, open_threads above ZKPIPE_POOL_MAX_THREADS, non-zero reserved fields),
+ * ZKPIPE_ENOMEM. Allocates about 200 bytes with the C library's allocator, as every call below
+ * does. */
+ZKPIPE_API zkpipe_status zkpipe_zkey_files_create(zkpipe_zkey_files **out,
+                                                  const zkpipe_zkey_files_config *config);
+
+/*! zkpipe_zkey_files_destroy() : closes every source (their keys leave the cache). NULL is a
+ * no-op. No source may be held (every get matched by its put) and no job may use one. */
+ZKPIPE_API void zkpipe_zkey_files_destroy(zkpipe_zkey_files *files);
+
+/*! zkpipe_zkey_files_get() : the source of the zkey file `path`, held for the caller until its
+ * zkpipe_zkey_files_put: the open one when the file is still the one it was opened from, else
+ * the file opened now (zkpipe_zkey_source_open with the config's flags and cache) and then
+ * shared. An open that failed is not remembered: the next get tries again.
+ * @param out receives the source, valid until its put.
+ * @param detail receives, on error, one line starting with "PATH: ".
+ * @return ZKPIPE_OK; ZKPIPE_EIO (the file cannot be read or stat'ed, or it was damaged under its
+ *         mapping while it was opened: zkpipe_mapped_recover); what zkpipe_zkey_source_open
+ *         returns; ZKPIPE_ENOMEM; ZKPIPE_EINVAL (NULL).
+ * Thread safety: any thread. Opens run one at a time (a get of an open file never waits for
+ * them); an open maps and checks the whole file. */
+ZKPIPE_API zkpipe_status zkpipe_zkey_files_get(zkpipe_zkey_files *files, const char *path,
+                                               const zkpipe_zkey_source **out, char *detail,
+                                               size_t detail_cap);
+
+/*! zkpipe_zkey_files_damaged() : 1 when the file of a held source was damaged under its mapping
+ * since `mark` (zkpipe_mapped_damaged, for a program that called zkpipe_mapped_recover): what
+ * was proved with it since then cannot be trusted, and the source is closed once no one holds
+ * it (the next get opens the file anew). 0 otherwise, NULL included. Thread safety: any
+ * thread. */
+ZKPIPE_API int zkpipe_zkey_files_damaged(zkpipe_zkey_files *files, const zkpipe_zkey_source *source,
+                                         uint64_t mark);
+
+/*! zkpipe_zkey_files_put() : ends one hold of a source from zkpipe_zkey_files_get (no job may
+ * still use it through that hold), then closes the sources no one holds that are stale or
+ * beyond idle_max. NULL source: only the closing. Thread safety: any thread. */
+ZKPIPE_API void zkpipe_zkey_files_put(zkpipe_zkey_files *files, const zkpipe_zkey_source *source);
+
+/*! zkpipe_zkey_files_estimate_max() : the largest zkpipe_zkey_source_estimate among the open
+ * sources (0 with none), for zkpipe_engine_admissible. Thread safety: any thread. */
+ZKPIPE_API uint64_t zkpipe_zkey_files_estimate_max(zkpipe_zkey_files *files);
 
 /* A circom partition: one witness file proved with a zkey source. */
 typedef struct zkpipe_zkey_partition {
@@ -125,9 +206,10 @@ typedef struct zkpipe_zkey_partition {
  *   estimate: as for circuits, with the witness (its mapping as circom writes it, and its
  *     aligned copy: 64 bytes per variable) and a, b, c (96 n bytes) in place of synthesis's.
  *   synthesize: maps the witness (charged to the ledger as kind "wtns"; a witness for another
- *     curve or of another size than the zkey's fails with ZKPIPE_EMISMATCH), computes a, b and
- *     c from the zkey's coefficients (kind ABC).
- *   prove: h on the odd coset and the MSMs on the engine config's backend, the proof checked
+ *     curve or of another size than the zkey's fails with ZKPIPE_EMISMATCH): a partition
+ *     waiting for a prover holds its witness alone.
+ *   prove: a, b and c from the zkey's coefficients (kind ABC), h on the odd coset and the MSMs
+ *     on the engine config's backend, the proof checked
  * against the zkey's verifying key (ZKPIPE_EUNSATISFIED when it fails: a bad witness or a proving
  * key that does not match), as zkpipe_groth16_prove_witness; byte for byte the same proof for the
  * same r and s. Detail lines name the witness file. @return a static table. Thread safety: any

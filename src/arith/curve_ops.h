@@ -182,9 +182,9 @@ typedef struct zkpipe__curve_ops {
     size_t g2_prepared_bytes, fq12_words;
     void (*pairing)(uint64_t *fq12, const uint64_t *g1a, const uint64_t *g2a);
     void (*g2_prepare)(void *prepared, const uint64_t *g2a);
-    /* 1 when the product of the n pairings e(p[i], q[i]) (q prepared) equals `expected`. */
-    int (*pairing_product_is)(const uint64_t *expected, const uint64_t *const *p,
-                              const void *const *q, size_t n);
+    /* 1 when the product of the n <= 4 pairings e(p[i], q[i]) (q prepared) is one: a single
+     * multi-Miller loop and one final exponentiation. */
+    int (*pairing_product_is_one)(const uint64_t *const *p, const void *const *q, size_t n);
 
     /* NTT over Fr (poly/ntt.h), in place; the transforms fail only on a zero shift (EINVAL).
      * domain_bytes: what domain_create allocates for 2^log_n. */

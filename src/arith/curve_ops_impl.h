@@ -509,25 +509,20 @@ static void g2_prepare(void *prepared, const uint64_t *g2a)
     PAIRINGF(g2_prepare)((G2P *)prepared, &q);
 }
 
-/* The verifier pairs three points: A, IC and C. */
+/* The verifier pairs four points: A, IC, C and -alpha. */
 #define PAIRS_MAX 4
 
-static int pairing_product_is(const uint64_t *expected, const uint64_t *const *p,
-                              const void *const *q, size_t n)
+static int pairing_product_is_one(const uint64_t *const *p, const void *const *q, size_t n)
 {
     G1A ps[PAIRS_MAX];
     const G2P *qs[PAIRS_MAX];
-    FQ12 f, e;
     if (n > PAIRS_MAX)
         return 0;
     for (size_t i = 0; i < n; i++) {
         LOAD(G1A, ps[i], p[i]);
         qs[i] = (const G2P *)q[i];
     }
-    PAIRINGF(multi_miller_loop_prepared)(&f, ps, qs, n);
-    PAIRINGF(final_exp)(&f, &f);
-    LOAD(FQ12, e, expected);
-    return FQ12F(eq)(&f, &e);
+    return PAIRINGF(pairing_check_prepared)(ps, qs, n);
 }
 
 /* ---- NTT ---- */
@@ -656,7 +651,7 @@ const zkpipe__curve_ops CO_CAT(zkpipe__curve_ops_, CO_C) = {
     .fq12_words = sizeof(FQ12) / 8,
     .pairing = pairing,
     .g2_prepare = g2_prepare,
-    .pairing_product_is = pairing_product_is,
+    .pairing_product_is_one = pairing_product_is_one,
     .domain_create = domain_create,
     .domain_destroy = domain_destroy,
     .domain_bytes = domain_bytes,

@@ -518,6 +518,17 @@ void zkpipe__key_cache_unbind(zkpipe_key_cache *cache)
     pthread_mutex_unlock(&cache->lock);
 }
 
+uint64_t zkpipe__key_cache_releasable(zkpipe_key_cache *cache)
+{
+    uint64_t units = 0;
+    pthread_mutex_lock(&cache->lock);
+    for (const zkpipe_key *k = cache->head; k != NULL; k = k->next)
+        if (k->pins == 0 && zkpipe_permit_is_held(&k->permit))
+            units += k->permit.units;
+    pthread_mutex_unlock(&cache->lock);
+    return units;
+}
+
 zkpipe_status zkpipe_key_cache_stats(zkpipe_key_cache *cache, zkpipe_key_cache_counters *out)
 {
     if (cache == NULL || out == NULL)

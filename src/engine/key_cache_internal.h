@@ -16,6 +16,10 @@ zkpipe_status zkpipe__key_cache_bind(zkpipe_key_cache *cache, zkpipe_sem *budget
 /* Gives every key's units back and stops charging: the engine is going. */
 void zkpipe__key_cache_unbind(zkpipe_key_cache *cache);
 
+/* The budget units held by resident keys no one has pinned: what releasing keys could give an
+ * admission. Reads no key's residency (unlike zkpipe_key_cache_stats). */
+uint64_t zkpipe__key_cache_releasable(zkpipe_key_cache *cache);
+
 /* Admits a partition of `units` budget units (into *permit, empty when units is 0 or `budget`
  * is NULL) that uses `key` (NULL: none), pinning the key and loading it first when it is
  * released: the partition's units and the key's are asked for in one request, and idle keys

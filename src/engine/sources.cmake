@@ -6,6 +6,7 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/workers.c
     ${CMAKE_CURRENT_LIST_DIR}/reentry.c
     ${CMAKE_CURRENT_LIST_DIR}/admission.c
+    ${CMAKE_CURRENT_LIST_DIR}/admissible.c
     ${CMAKE_CURRENT_LIST_DIR}/reservation.c
     ${CMAKE_CURRENT_LIST_DIR}/autotune.c
     ${CMAKE_CURRENT_LIST_DIR}/unaccounted.c

@@ -503,8 +503,9 @@ zkpipe_status zkpipe_groth16_pvk_create(zkpipe_groth16_pvk **out, const zkpipe_g
     if (out == NULL || vk == NULL || a == NULL)
         return ZKPIPE_EINVAL;
     const zkpipe__curve_ops *c = vk->c;
-    size_t off_ab = align_up(sizeof(zkpipe_groth16_pvk));
-    size_t off_gamma = add_array(off_ab, c->fq12_words, sizeof(uint64_t));
+    size_t off_alpha = align_up(sizeof(zkpipe_groth16_pvk));
+    size_t off_beta = add_array(off_alpha, c->g1a_words, sizeof(uint64_t));
+    size_t off_gamma = add_array(off_beta, 1, c->g2_prepared_bytes);
     size_t off_delta = add_array(off_gamma, 1, c->g2_prepared_bytes);
     size_t off_ic = add_array(off_delta, 1, c->g2_prepared_bytes);
     size_t total = add_array(off_ic, vk->num_inputs, 8 * c->g1a_words);
@@ -516,11 +517,16 @@ zkpipe_status zkpipe_groth16_pvk_create(zkpipe_groth16_pvk **out, const zkpipe_g
     pvk->allocator = *a;
     pvk->c = c;
     pvk->num_inputs = vk->num_inputs;
-    pvk->alpha_beta = (uint64_t *)(block + off_ab);
+    pvk->neg_alpha = (uint64_t *)(block + off_alpha);
+    pvk->beta = block + off_beta;
     pvk->neg_gamma = block + off_gamma;
     pvk->neg_delta = block + off_delta;
     pvk->ic = (uint64_t *)(block + off_ic);
-    c->pairing(pvk->alpha_beta, vk->alpha1, vk->beta2);
+    /* e(alpha, beta) is not computed here: as the pair (-alpha, beta) it joins the proof's
+     * pairs in the verifier's one Miller loop and final exponentiation (verify.c), which costs
+     * a verification less than a pairing of its own costs the key. */
+    c->g1_affine_neg(pvk->neg_alpha, vk->alpha1);
+    c->g2_prepare(pvk->beta, vk->beta2);
     const uint64_t *q[2] = {vk->gamma2, vk->delta2};
     void *prepared[2] = {pvk->neg_gamma, pvk->neg_delta};
     for (int k = 0; k < 2; k++) {

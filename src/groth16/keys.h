@@ -72,9 +72,9 @@ struct zkpipe_groth16_pvk {
     zkpipe_allocator allocator;
     const zkpipe__curve_ops *c;
     size_t num_inputs;
-    uint64_t *alpha_beta;        /* e(alpha, beta) */
-    void *neg_gamma, *neg_delta; /* -gamma and -delta prepared for the Miller loop */
-    uint64_t *ic;                /* num_inputs packed points */
+    uint64_t *neg_alpha;                /* -alpha (G1, packed affine) */
+    void *beta, *neg_gamma, *neg_delta; /* beta, -gamma and -delta prepared for the Miller loop */
+    uint64_t *ic;                       /* num_inputs packed points */
 };
 
 /* A proving key borrowed from a zkey's mapping (snarkjs form): every pointer in `view` stays

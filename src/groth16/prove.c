@@ -159,36 +159,39 @@ typedef struct sums {
     zkpipe__g2 B;
 } sums;
 
-/* The proof's points from the sums and r, s, written to `proof` (step 4). */
+/* The proof's points from the sums and r, s, written to `proof` (step 4). The G1 products go
+ * through the interleaved multi_mul (ec/multi_mul.h: the endomorphism split, shared doublings),
+ * a third of a plain multiplication's work each: r delta and s delta alone, then
+ * s A + r B1 - rs delta as one sum over the three points, made affine first (A is anyway). */
 static void blind(uint8_t *proof, const zkpipe_groth16_pk *pk, sums *o, const uint64_t *r,
                   const uint64_t *s, uint64_t *pa, uint64_t *pb, uint64_t *pc)
 {
     const zkpipe__curve_ops *c = pk->c;
-    zkpipe__g1 d1, t, C;
+    zkpipe__g1 t, C;
     zkpipe__g2 d2, t2;
-    uint64_t rs[ZKPIPE__FR_LIMBS], neg_delta1[ZKPIPE__G1A_WORDS];
-    c->g1_from_affine(&d1, pk->delta1);
+    uint64_t rs[ZKPIPE__FR_LIMBS], k[3 * ZKPIPE__FR_LIMBS], pts[3 * ZKPIPE__G1A_WORDS];
+    const size_t w = c->g1a_words;
+    c->fr_mul(rs, r, s);
+    c->fr_to_canonical(k, s);
+    c->fr_to_canonical(k + ZKPIPE__FR_LIMBS, r);
+    c->fr_to_canonical(k + 2 * ZKPIPE__FR_LIMBS, rs);
     c->g2_from_affine(&d2, pk->delta2);
     c->g1_add_affine(&o->A, &o->A, pk->alpha1);
-    c->g1_mul(&t, &d1, r);
+    c->g1_multi_mul(&t, pk->delta1, k + ZKPIPE__FR_LIMBS, 1);
     c->g1_add(&o->A, &o->A, &t);
     c->g2_add_affine(&o->B, &o->B, pk->beta2);
     c->g2_mul(&t2, &d2, s);
     c->g2_add(&o->B, &o->B, &t2);
     c->g1_add_affine(&o->B1, &o->B1, pk->beta1);
-    c->g1_mul(&t, &d1, s);
+    c->g1_multi_mul(&t, pk->delta1, k, 1);
     c->g1_add(&o->B1, &o->B1, &t);
+    c->g1_to_affine(pts, &o->A);
+    c->g1_to_affine(pts + w, &o->B1);
+    c->g1_affine_neg(pts + 2 * w, pk->delta1);
+    c->g1_multi_mul(&t, pts, k, 3);
     c->g1_add(&C, &o->L, &o->H);
-    c->g1_mul(&t, &o->A, s);
     c->g1_add(&C, &C, &t);
-    c->g1_mul(&t, &o->B1, r);
-    c->g1_add(&C, &C, &t);
-    c->fr_mul(rs, r, s);
-    c->g1_affine_neg(neg_delta1, pk->delta1);
-    c->g1_from_affine(&t, neg_delta1);
-    c->g1_mul(&t, &t, rs);
-    c->g1_add(&C, &C, &t);
-    c->g1_to_affine(pa, &o->A);
+    memcpy(pa, pts, w * sizeof(uint64_t));
     c->g2_to_affine(pb, &o->B);
     c->g1_to_affine(pc, &C);
     c->proof_point_write(proof, pa, 0);
@@ -364,17 +367,22 @@ static zkpipe_status prove_steps(zkpipe_groth16_proof *out, const zkpipe_groth16
     proof.curve = c->curve;
     proof.size = zkpipe__g16_proof_bytes(c);
     blind(proof.bytes, pk, &o, args->r, args->s, pa, pb, pc);
-    /* Only a query point outside the subgroup can put a proof point there. */
-    if (pk->subgroup_unchecked &&
-        (!c->g1_in_subgroup(pa) || !c->g2_in_subgroup(pb) || !c->g1_in_subgroup(pc)))
+    /* Only a key point outside the subgroup can put a proof point there: a query point (a
+     * zkey's are checked at open only when asked) or, in a key built or changed in memory
+     * rather than read, alpha, beta or delta. Checked for every key, as the self-check below
+     * takes the points without decoding them. */
+    if (!c->g1_in_subgroup(pa) || !c->g2_in_subgroup(pb) || !c->g1_in_subgroup(pc))
         return zkpipe__fail(detail, cap, ZKPIPE_ENOTINSUBGROUP,
                             "a proof point is outside the prime-order subgroup: the key's "
-                            "query points are not all in it");
+                            "points are not all in it");
     if (args->check != NULL) {
         double t1 = zkpipe__seconds();
-        st = args->check->num_inputs == pk->num_inputs
-                 ? zkpipe__g16_verify(args->check, z.in + 4, &proof)
-                 : ZKPIPE_EMISMATCH;
+        /* The points as computed here, not decoded again (they are on the curve, as the key's
+         * points are, and were just found in the subgroup), unless a device computed the sums:
+         * then they are checked as any proof's are. */
+        st = args->check->num_inputs != pk->num_inputs ? ZKPIPE_EMISMATCH
+             : args->backend->device ? zkpipe__g16_verify(args->check, z.in + 4, &proof)
+                                     : zkpipe__g16_verify_points(args->check, z.in + 4, pa, pb, pc);
         t->verify = zkpipe__seconds() - t1;
         if (st == ZKPIPE_EMISMATCH)
             return zkpipe__fail(detail, cap, st,

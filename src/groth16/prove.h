@@ -130,5 +130,11 @@ size_t zkpipe__g16_proof_bytes(const zkpipe__curve_ops *c);
  * ZKPIPE_EVERIFY, ZKPIPE_ENONCANONICAL, or a decoding error. */
 zkpipe_status zkpipe__g16_verify(const zkpipe_groth16_pvk *pvk, const uint64_t *inputs,
                                  const zkpipe_groth16_proof *proof);
+/* The same check of a proof's points a, b (G2) and cc, packed affine, which must be on their
+ * curves and in the prime-order subgroups (a decoded proof's are; the prover's, computed on the
+ * CPU from a key's points, are once those are checked). ZKPIPE_OK, ZKPIPE_EVERIFY,
+ * ZKPIPE_ENONCANONICAL. */
+zkpipe_status zkpipe__g16_verify_points(const zkpipe_groth16_pvk *pvk, const uint64_t *inputs,
+                                        const uint64_t *a, const uint64_t *b, const uint64_t *cc);
 
 #endif

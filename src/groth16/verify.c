@@ -1,9 +1,12 @@
 /* The verifier: the pairing check
  *   e(A, B) = e(alpha, beta) e(IC, gamma) e(C, delta),  IC = IC_0 + sum x_i IC_i,
- * computed as one multi-Miller loop of (A, B), (IC, -gamma), (C, -delta), one final
- * exponentiation, and a comparison with e(alpha, beta), computed once in the prepared key with
- * -gamma and -delta's lines. B changes with each proof and is prepared per call, which costs
- * less than a second accumulator. Also the proof encoding's size and decoder. */
+ * computed as one multi-Miller loop of (A, B), (IC, -gamma), (C, -delta), (-alpha, beta) and
+ * one final exponentiation, compared with one; the prepared key holds the lines of beta,
+ * -gamma and -delta. Keeping e(alpha, beta) in the key instead would save the fourth pair's
+ * lines in each verification but cost the key a whole pairing (a Miller loop and a final
+ * exponentiation), more than a verification: a prover's self-check and zkpipe-verify prepare a
+ * key for one proof. B changes with each proof and is prepared per call, which costs less than
+ * a second accumulator. Also the proof encoding's size and decoder. */
 #include <string.h>
 
 #include "groth16/keys.h"
@@ -21,15 +24,11 @@ static zkpipe_status proof_read(const zkpipe__curve_ops *c, uint64_t *a, uint64_
     return st;
 }
 
-zkpipe_status zkpipe__g16_verify(const zkpipe_groth16_pvk *pvk, const uint64_t *inputs,
-                                 const zkpipe_groth16_proof *proof)
+zkpipe_status zkpipe__g16_verify_points(const zkpipe_groth16_pvk *pvk, const uint64_t *inputs,
+                                        const uint64_t *a, const uint64_t *b, const uint64_t *cc)
 {
     const zkpipe__curve_ops *c = pvk->c;
-    uint64_t a[ZKPIPE__G1A_WORDS], b[ZKPIPE__G2A_WORDS], cc[ZKPIPE__G1A_WORDS];
     uint64_t ic_affine[ZKPIPE__G1A_WORDS];
-    zkpipe_status st = proof_read(c, a, b, cc, proof->bytes);
-    if (st != ZKPIPE_OK)
-        return st;
     /* IC_i are checked to be in the subgroup when the key is read, as multi_mul needs. */
     zkpipe__g1 ic;
     for (size_t i = 1; i < pvk->num_inputs; i++) {
@@ -43,9 +42,17 @@ zkpipe_status zkpipe__g16_verify(const zkpipe_groth16_pvk *pvk, const uint64_t *
     /* A prepared point is a plain value of every Miller-loop line: on the stack, 8-aligned. */
     uint64_t b_prepared[ZKPIPE__G2_PREPARED_MAX / 8];
     c->g2_prepare(b_prepared, b);
-    const uint64_t *p[3] = {a, ic_affine, cc};
-    const void *q[3] = {b_prepared, pvk->neg_gamma, pvk->neg_delta};
-    return c->pairing_product_is(pvk->alpha_beta, p, q, 3) ? ZKPIPE_OK : ZKPIPE_EVERIFY;
+    const uint64_t *p[4] = {a, ic_affine, cc, pvk->neg_alpha};
+    const void *q[4] = {b_prepared, pvk->neg_gamma, pvk->neg_delta, pvk->beta};
+    return c->pairing_product_is_one(p, q, 4) ? ZKPIPE_OK : ZKPIPE_EVERIFY;
+}
+
+zkpipe_status zkpipe__g16_verify(const zkpipe_groth16_pvk *pvk, const uint64_t *inputs,
+                                 const zkpipe_groth16_proof *proof)
+{
+    uint64_t a[ZKPIPE__G1A_WORDS], b[ZKPIPE__G2A_WORDS], cc[ZKPIPE__G1A_WORDS];
+    zkpipe_status st = proof_read(pvk->c, a, b, cc, proof->bytes);
+    return st != ZKPIPE_OK ? st : zkpipe__g16_verify_points(pvk, inputs, a, b, cc);
 }
 
 zkpipe_status zkpipe_groth16_verify(const zkpipe_groth16_pvk *pvk, const zkpipe_scalar *inputs,

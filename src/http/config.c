@@ -15,6 +15,7 @@ void zkpipe_http_config_init(zkpipe_http_config *config)
     config->max_response = (size_t)4 << 20;
     config->request_timeout_ms = 2000;
     config->max_per_address = 16;
+    config->max_body = (size_t)1 << 20;
 }
 
 zkpipe_status zkpipe__http_config_in(zkpipe_http_config *dst, const zkpipe_http_config *caller)

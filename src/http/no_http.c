@@ -38,3 +38,37 @@ void zkpipe_http_stop(zkpipe_http *server)
 {
     (void)server;
 }
+
+const char *zkpipe_http_request_method(const zkpipe_http_request *req)
+{
+    (void)req;
+    return NULL;
+}
+
+const char *zkpipe_http_request_path(const zkpipe_http_request *req)
+{
+    (void)req;
+    return NULL;
+}
+
+const char *zkpipe_http_request_content_type(const zkpipe_http_request *req)
+{
+    (void)req;
+    return NULL;
+}
+
+const void *zkpipe_http_request_body(const zkpipe_http_request *req, size_t *len)
+{
+    (void)req;
+    if (len != NULL)
+        *len = 0;
+    return NULL;
+}
+
+/* No server hands out a request: there is none to answer. */
+zkpipe_status zkpipe_http_respond(zkpipe_http_request *req, unsigned code, const char *content_type,
+                                  const void *body, size_t len, unsigned retry_after_s)
+{
+    (void)req, (void)code, (void)content_type, (void)body, (void)len, (void)retry_after_s;
+    return ZKPIPE_EINVAL;
+}

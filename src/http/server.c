@@ -14,6 +14,7 @@
  * waiting for any. */
 #define _DEFAULT_SOURCE /* struct tcp_info */
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <poll.h>
@@ -21,7 +22,9 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <microhttpd.h>
 
@@ -29,6 +32,7 @@
 #include "core/clock_internal.h"
 #include "core/detail.h"
 #include "http/http_internal.h"
+#include "http/request.h"
 
 #define CONTENT_PROMETHEUS "text/plain; version=0.0.4; charset=utf-8"
 #define CONTENT_JSON "application/json"
@@ -50,6 +54,14 @@ struct zkpipe_http {
     uint64_t started_ns;
     struct MHD_Response *not_found, *not_allowed, *healthy, *unauthorized;
     zkpipe__http_auth auth;
+    zkpipe_http_handler_fn handler; /* NULL: none */
+    void *handler_ctx;
+    size_t max_body;
+    struct MHD_Response *too_large;
+    /* With a handler: an answer from another thread resumes its connection, and this wakes
+     * the loop (libmicrohttpd's own wake-up does not reach an external loop's wait) */
+    int wake_fd;  /* eventfd; -1 without a handler */
+    int epoll_fd; /* libmicrohttpd's, which the loop waits on beside wake_fd; -1: poll mode */
     zkpipe__http_slots slots; /* the loop's thread only */
     pthread_t thread;
     atomic_int stopping;
@@ -67,7 +79,7 @@ struct zkpipe_http {
     zkpipe_snapshot snap;
 
     _Atomic uint64_t requests, ok, not_found_count, not_allowed_count, errors, connections, open,
-        unauthorized_count, timed_out, evicted;
+        unauthorized_count, timed_out, evicted, too_large_count, handled, handling;
 };
 
 static uint64_t now_ns(void)
@@ -165,13 +177,116 @@ static enum MHD_Result queue_rendered(zkpipe_http *s, struct MHD_Connection *c,
     return rc;
 }
 
+/* The Content-Length the client announced: 0 when none (or chunked), SIZE_MAX when it is not a
+ * number that fits. */
+static size_t content_length(struct MHD_Connection *c)
+{
+    const char *v = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_LENGTH);
+    if (v == NULL)
+        return 0;
+    size_t n = 0;
+    for (; *v >= '0' && *v <= '9'; v++) {
+        if (n > (SIZE_MAX - 9) / 10)
+            return SIZE_MAX;
+        n = n * 10 + (size_t)(*v - '0');
+    }
+    return n;
+}
+
+/* Queues the handler's answer once it has been given; MHD_NO (the connection is closed) when
+ * it could not be made. */
+static enum MHD_Result queue_answer(zkpipe_http *s, struct MHD_Connection *c,
+                                    zkpipe_http_request *req)
+{
+    unsigned code;
+    int answered;
+    struct MHD_Response *r = zkpipe__http_request_take(req, &code, &answered);
+    if (!answered) /* not expected: resumed without an answer */
+        return MHD_YES;
+    count(&s->requests);
+    if (r == NULL) {
+        count(&s->errors);
+        return MHD_NO;
+    }
+    /* The codes the counters name; the host counts its others itself. */
+    _Atomic uint64_t *counter = code == MHD_HTTP_OK                      ? &s->ok
+                                : code == MHD_HTTP_CONTENT_TOO_LARGE     ? &s->too_large_count
+                                : code == MHD_HTTP_UNAUTHORIZED          ? &s->unauthorized_count
+                                : code == MHD_HTTP_NOT_FOUND             ? &s->not_found_count
+                                : code == MHD_HTTP_METHOD_NOT_ALLOWED    ? &s->not_allowed_count
+                                : code >= MHD_HTTP_INTERNAL_SERVER_ERROR ? &s->errors
+                                                                         : NULL;
+    if (counter != NULL)
+        count(counter);
+    enum MHD_Result rc = MHD_queue_response(c, code, r);
+    MHD_destroy_response(r);
+    return rc;
+}
+
+/* A request for the host's handler: refused before its body when unauthorized or announced
+ * too large, its body gathered as it comes, then handed over; answered when the handler (or
+ * another thread, later) has answered. */
+static enum MHD_Result handle_host(zkpipe_http *s, struct MHD_Connection *c, const char *url,
+                                   const char *method, const char *upload_data,
+                                   size_t *upload_data_size, void **req_cls)
+{
+    zkpipe_http_request *req = *req_cls;
+    if (req == NULL) {
+        *upload_data_size = 0; /* none yet on the first call */
+        const char *authorization =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+        if (!zkpipe__http_auth_check(&s->auth, authorization)) {
+            *req_cls = s;
+            return queue_static(s, c, MHD_HTTP_UNAUTHORIZED, s->unauthorized,
+                                &s->unauthorized_count);
+        }
+        size_t expected = content_length(c);
+        if (expected > s->max_body) {
+            *req_cls = s;
+            return queue_static(s, c, MHD_HTTP_CONTENT_TOO_LARGE, s->too_large,
+                                &s->too_large_count);
+        }
+        const char *type =
+            MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_CONTENT_TYPE);
+        req = zkpipe__http_request_new(&s->allocator, c, s->wake_fd, method, url, type, expected);
+        if (req == NULL)
+            return MHD_NO;
+        *req_cls = req;
+        return MHD_YES;
+    }
+    if (*upload_data_size != 0) {
+        int enomem;
+        if (zkpipe__http_request_append(req, upload_data, *upload_data_size, s->max_body,
+                                        &enomem) != 0) {
+            /* A chunked body past the cap: libmicrohttpd cannot answer in the middle of a
+             * body, so the connection is closed. */
+            count(enomem ? &s->errors : &s->too_large_count);
+            return MHD_NO;
+        }
+        *upload_data_size = 0;
+        return MHD_YES;
+    }
+    if (!zkpipe__http_request_dispatched(req)) {
+        mark_busy(c);
+        count(&s->handled);
+        count(&s->handling);
+        if (!zkpipe__http_request_dispatch(req, s->handler, s->handler_ctx))
+            return MHD_YES; /* suspended until answered */
+    }
+    return queue_answer(s, c, req);
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload_data,
                               size_t *upload_data_size, void **req_cls)
 {
-    (void)version, (void)upload_data;
+    (void)version;
     zkpipe_http *s = cls;
     int get = strcmp(method, MHD_HTTP_METHOD_GET) == 0 || strcmp(method, MHD_HTTP_METHOD_HEAD) == 0;
+    int own = get && (strcmp(url, "/healthz") == 0 || strcmp(url, "/metrics") == 0 ||
+                      strcmp(url, "/status") == 0);
+    if (s->handler != NULL && !own && *req_cls != s)
+        return handle_host(s, c, url, method, upload_data, upload_data_size, req_cls);
     if (!get) {
         /* Answered on the first call, before any body: libmicrohttpd then closes the
          * connection after the answer instead of reading the body. */
@@ -207,8 +322,15 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 static void on_completed(void *cls, struct MHD_Connection *c, void **req_cls,
                          enum MHD_RequestTerminationCode toe)
 {
-    (void)req_cls, (void)toe;
+    (void)toe;
     zkpipe_http *s = cls;
+    if (*req_cls != NULL && *req_cls != s) {
+        zkpipe_http_request *req = *req_cls;
+        if (zkpipe__http_request_dispatched(req))
+            atomic_fetch_sub_explicit(&s->handling, 1, memory_order_relaxed);
+        zkpipe__http_request_free(req);
+        *req_cls = NULL;
+    }
     zkpipe__http_slot *x = slot_of(c);
     if (x != NULL) {
         x->busy = 0;
@@ -250,6 +372,38 @@ static size_t clients_waiting(int listen_fd)
     return poll(&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
 }
 
+/* One pass of libmicrohttpd's loop, waiting at most `ms` for its sockets or, with a handler,
+ * for an answer given on another thread. */
+static enum MHD_Result run(zkpipe_http *s, int32_t ms)
+{
+    if (s->wake_fd < 0)
+        return MHD_run_wait(s->daemon, ms);
+    if (s->epoll_fd >= 0) {
+        /* libmicrohttpd's epoll is edge-triggered: connections it has left work for (a
+         * response to send on) raise no new event, and its own timeout says so (0). */
+        MHD_UNSIGNED_LONG_LONG due;
+        if (MHD_get_timeout(s->daemon, &due) == MHD_YES && due < (MHD_UNSIGNED_LONG_LONG)ms)
+            ms = (int32_t)due;
+        struct pollfd p[2] = {{s->epoll_fd, POLLIN, 0}, {s->wake_fd, POLLIN, 0}};
+        if (poll(p, 2, ms) < 0 && errno != EINTR)
+            return MHD_NO;
+    } else if (atomic_load_explicit(&s->handling, memory_order_relaxed) > 0) {
+        /* poll mode: no descriptor of libmicrohttpd's to wait on beside ours, so answers are
+         * looked for every few milliseconds while any is awaited */
+        enum MHD_Result rc = MHD_run_wait(s->daemon, ms < 5 ? ms : 5);
+        uint64_t n;
+        if (read(s->wake_fd, &n, sizeof n) < 0 && errno != EAGAIN)
+            return MHD_NO;
+        return rc;
+    } else {
+        return MHD_run_wait(s->daemon, ms);
+    }
+    uint64_t n;
+    if (read(s->wake_fd, &n, sizeof n) < 0 && errno != EAGAIN)
+        return MHD_NO;
+    return MHD_run(s->daemon);
+}
+
 static void *serve(void *arg)
 {
     zkpipe_http *s = arg;
@@ -264,7 +418,7 @@ static void *serve(void *arg)
         /* Rounded up, so that the next pass finds the deadline passed. */
         uint64_t wait_ms = next_ns / 1000000 + 1;
         uint64_t most = zkpipe__http_slots_full(&s->slots) ? FULL_POLL_MS : IDLE_POLL_MS;
-        if (MHD_run_wait(s->daemon, (int32_t)(wait_ms < most ? wait_ms : most)) != MHD_YES) {
+        if (run(s, (int32_t)(wait_ms < most ? wait_ms : most)) != MHD_YES) {
             /* Not expected (an epoll failure): keep serving what can be, without spinning. */
             struct timespec t = {0, 10 * 1000000L};
             nanosleep(&t, NULL);
@@ -295,6 +449,10 @@ static void free_server(zkpipe_http *s)
         MHD_destroy_response(s->healthy);
     if (s->unauthorized != NULL)
         MHD_destroy_response(s->unauthorized);
+    if (s->too_large != NULL)
+        MHD_destroy_response(s->too_large);
+    if (s->wake_fd >= 0)
+        close(s->wake_fd);
     zkpipe__http_auth_wipe(&s->auth);
     zkpipe__http_slots_free(&s->slots, &s->allocator);
     zkpipe__http_out_free(&s->out);
@@ -311,8 +469,9 @@ static int make_static(zkpipe_http *s)
     s->not_allowed = static_response("method not allowed\n", "text/plain");
     s->healthy = static_response("ok\n", "text/plain");
     s->unauthorized = static_response("unauthorized\n", "text/plain");
+    s->too_large = static_response("request body too large\n", "text/plain");
     return s->not_found != NULL && s->healthy != NULL && s->not_allowed != NULL &&
-           s->unauthorized != NULL &&
+           s->unauthorized != NULL && s->too_large != NULL &&
            MHD_add_response_header(s->not_allowed, MHD_HTTP_HEADER_ALLOW, "GET, HEAD") == MHD_YES &&
            MHD_add_response_header(s->unauthorized, MHD_HTTP_HEADER_WWW_AUTHENTICATE, "Bearer") ==
                MHD_YES;
@@ -352,6 +511,7 @@ static zkpipe_status config_check(const zkpipe_http_config *c, struct sockaddr_s
         : c->request_timeout_ms < 1 || c->request_timeout_ms > 3600000
             ? "request_timeout_ms is not in 1..3600000"
         : c->max_per_address > 4096                        ? "max_per_address is past 4096"
+        : c->max_body > ((size_t)1 << 30)                  ? "max_body is past 1 GiB"
         : zkpipe_prom_options_check(&c->prom) != ZKPIPE_OK ? "prom is not valid"
                                                            : NULL;
     if (bad != NULL)
@@ -379,6 +539,10 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
     s->out.allocator = &s->allocator;
     s->out.prom = &s->prom;
     s->started_ns = now_ns();
+    s->handler = config->handler;
+    s->handler_ctx = config->handler_ctx;
+    s->max_body = config->max_body;
+    s->wake_fd = s->epoll_fd = -1;
     zkpipe_status st = zkpipe__http_auth_init(&s->auth, config->bearer_token);
     if (st == ZKPIPE_OK)
         st = copy_prom(s, &config->prom);
@@ -386,6 +550,9 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
         st = zkpipe__http_slots_init(&s->slots, config->max_connections,
                                      (uint64_t)config->request_timeout_ms * 1000000, a);
     if (st == ZKPIPE_OK && !make_static(s))
+        st = ZKPIPE_ENOMEM;
+    if (st == ZKPIPE_OK && s->handler != NULL &&
+        (s->wake_fd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) < 0)
         st = ZKPIPE_ENOMEM;
     if (st == ZKPIPE_OK && pthread_mutex_init(&s->lock, NULL) != 0)
         st = ZKPIPE_ENOMEM;
@@ -399,6 +566,8 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
         MHD_is_feature_supported(MHD_FEATURE_EPOLL) == MHD_YES ? MHD_USE_EPOLL : MHD_USE_POLL;
     if (ss.ss_family == AF_INET6)
         flags |= MHD_USE_IPv6;
+    if (s->handler != NULL) /* answers from other threads resume their connections */
+        flags |= MHD_ALLOW_SUSPEND_RESUME;
     s->daemon =
         MHD_start_daemon(flags, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
                          (struct sockaddr *)&ss, MHD_OPTION_CONNECTION_LIMIT,
@@ -415,6 +584,11 @@ zkpipe_status zkpipe_http_start(zkpipe_http **out, const zkpipe_http_config *cal
     if (st == ZKPIPE_OK) {
         s->port = port->port;
         s->listen_fd = fd->listen_fd;
+        const union MHD_DaemonInfo *ep =
+            (flags & MHD_USE_EPOLL) != 0 ? MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_EPOLL_FD)
+                                         : NULL;
+        if (ep != NULL)
+            s->epoll_fd = ep->epoll_fd;
         if (pthread_create(&s->thread, NULL, serve, s) != 0)
             st = ZKPIPE_ENOMEM;
     }
@@ -496,6 +670,9 @@ zkpipe_status zkpipe_http_stats(zkpipe_http *s, zkpipe_http_counters *out)
     out->unauthorized = load(&s->unauthorized_count);
     out->timed_out = load(&s->timed_out);
     out->evicted = load(&s->evicted);
+    out->too_large = load(&s->too_large_count);
+    out->handled = load(&s->handled);
+    out->handling = load(&s->handling);
     return ZKPIPE_OK;
 }
 

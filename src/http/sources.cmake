@@ -7,6 +7,7 @@ list(APPEND ZKPIPE_SOURCES
 if(ZKPIPE_HAVE_HTTP)
     list(APPEND ZKPIPE_SOURCES
         ${CMAKE_CURRENT_LIST_DIR}/auth.c
+        ${CMAKE_CURRENT_LIST_DIR}/request.c
         ${CMAKE_CURRENT_LIST_DIR}/server.c
         ${CMAKE_CURRENT_LIST_DIR}/slots.c)
 else()

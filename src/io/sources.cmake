@@ -1,5 +1,6 @@
 list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/source.c
+    ${CMAKE_CURRENT_LIST_DIR}/mapped_recover.c
     ${CMAKE_CURRENT_LIST_DIR}/decimal.c
     ${CMAKE_CURRENT_LIST_DIR}/r1cs.c
     ${CMAKE_CURRENT_LIST_DIR}/wtns.c

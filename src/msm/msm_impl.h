@@ -215,7 +215,8 @@ static void make_plan(zkpipe__msm_plan *plan, size_t nbases, unsigned threads,
     zkpipe__msm_plan_make(plan, planned_points(nbases, cfg->flags), planned_bits(cfg->flags),
                           threads, cfg->window, cfg->flags);
     if (!(cfg->flags & (ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE)))
-        zkpipe__msm_plan_group(plan, threads, ZKPIPE__MSM_BUCKET_BYTES(AFFINE, MSM_F));
+        zkpipe__msm_plan_group(plan, threads, ZKPIPE__MSM_BUCKET_BYTES(AFFINE, MSM_F),
+                               zkpipe__msm_min_batch(BATCH_LANES));
 }
 
 size_t API(_scratch_bytes)(size_t nvars, size_t nbases, const zkpipe__msm_config *config,
@@ -474,10 +475,10 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
         size_t nbuckets = per * (w1 - 1 - w0) + window_buckets(ctx->bits, w1 - 1, c);
         memset(ws.state, 0, nbuckets);
         /* A batch spans a quarter of the buckets in reach (collisions stay rare); below
-         * ZKPIPE__MSM_MIN_BATCH additions per inversion the XYZZ twins are cheaper, unless
+         * zkpipe__msm_min_batch additions per inversion the XYZZ twins are cheaper, unless
          * batching is forced. */
         ws.cap = ctx->plan.batch < nbuckets / 4 ? ctx->plan.batch : nbuckets / 4;
-        if (ws.cap < ZKPIPE__MSM_MIN_BATCH && !(ctx->flags & ZKPIPE__MSM_BATCH_AFFINE))
+        if (ws.cap < zkpipe__msm_min_batch(BATCH_LANES) && !(ctx->flags & ZKPIPE__MSM_BATCH_AFFINE))
             ws.cap = 0;
         else if (ws.cap == 0 && ctx->plan.batch > 0)
             ws.cap = 1;

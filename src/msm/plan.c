@@ -61,12 +61,13 @@ void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits,
         out->batch = npoints / out->parts >= 8192 ? batch : 0;
 }
 
-/* A small sum has too few points per window for a batch of ZKPIPE__MSM_MIN_BATCH additions to
+/* A small sum has too few points per window for a batch of `min_batch` additions to
  * fill often, but a task that adds each point into g windows' buckets at once sees g times as
  * many additions per batch (and reads each point once for g windows). The windows are shared
  * out over `threads` tasks first, and over more (in steps of `threads`) while the group's
  * buckets exceed ZKPIPE__MSM_MAX_GROUP_BYTES. */
-void zkpipe__msm_plan_group(zkpipe__msm_plan *plan, unsigned threads, size_t bucket_bytes)
+void zkpipe__msm_plan_group(zkpipe__msm_plan *plan, unsigned threads, size_t bucket_bytes,
+                            size_t min_batch)
 {
     size_t per = (size_t)1 << (plan->window - 1), batch;
     unsigned tasks = threads < plan->windows ? threads : plan->windows, group;
@@ -79,7 +80,7 @@ void zkpipe__msm_plan_group(zkpipe__msm_plan *plan, unsigned threads, size_t buc
         tasks += threads;
     }
     batch = group * per / 4; /* a quarter of the buckets, as in batch_size */
-    if (group <= 1 || batch < ZKPIPE__MSM_MIN_BATCH)
+    if (group <= 1 || batch < min_batch)
         return;
     plan->group = group;
     plan->parts = 1;

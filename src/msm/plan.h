@@ -14,8 +14,17 @@ typedef struct zkpipe__msm_plan {
                          only with parts 1: tasks = ceil(windows / group) */
 } zkpipe__msm_plan;
 
-/* The fewest additions per inversion worth a batch: below it the XYZZ buckets are cheaper. */
+/* The fewest additions per inversion worth a batch: below it the XYZZ buckets are cheaper. On
+ * the 8-lane kernel (msm/batch_x8.h) a batched addition costs a fraction of a scalar one, and
+ * batches pay from ZKPIPE__MSM_MIN_BATCH_LANES on. */
 #define ZKPIPE__MSM_MIN_BATCH 128
+#define ZKPIPE__MSM_MIN_BATCH_LANES 64
+
+/* The least batch worth making, `lanes` whether batches go to the 8-lane kernel. */
+static inline size_t zkpipe__msm_min_batch(int lanes)
+{
+    return lanes ? ZKPIPE__MSM_MIN_BATCH_LANES : ZKPIPE__MSM_MIN_BATCH;
+}
 /* The most bytes of buckets (affine, XYZZ twin, state byte) a task of several windows holds
  * (zkpipe__msm_plan_group): about an L2 cache; past it a wider group stops paying. */
 #define ZKPIPE__MSM_MAX_GROUP_BYTES (1024u << 10)
@@ -32,9 +41,10 @@ void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits,
 
 /* Turns a plan of XYZZ buckets (batch 0, too few points per task to fill a batch) into one where
  * each task takes several windows over every point, so that one batch is fed by all of them;
- * leaves it as it is when the group would stay at one window or its batch below
- * ZKPIPE__MSM_MIN_BATCH. Tasks come in multiples of `threads`; `bucket_bytes` is what one
+ * leaves it as it is when the group would stay at one window or its batch below `min_batch`
+ * (zkpipe__msm_min_batch). Tasks come in multiples of `threads`; `bucket_bytes` is what one
  * bucket costs. */
-void zkpipe__msm_plan_group(zkpipe__msm_plan *plan, unsigned threads, size_t bucket_bytes);
+void zkpipe__msm_plan_group(zkpipe__msm_plan *plan, unsigned threads, size_t bucket_bytes,
+                            size_t min_batch);
 
 #endif

@@ -85,9 +85,8 @@ static zkpipe_status prove(const zkpipe_stage_call *call, void *item, zkpipe_par
     zkpipe__stage_output *o = NULL;
     const zkpipe__g16_backend *be = NULL;
     uint64_t r[4], s[4];
-    zkpipe_status st = zkpipe__stage_output_begin(&o, &be, call, call->detail, call->detail_cap);
-    if (st == ZKPIPE_OK && (st = zkpipe__fr_random(r, p->pk->c)) == ZKPIPE_OK)
-        st = zkpipe__fr_random(s, p->pk->c);
+    zkpipe_status st = zkpipe__stage_prove_begin(&o, &be, r, s, p->pk->c, NULL, call, call->detail,
+                                                 call->detail_cap);
     if (st == ZKPIPE_OK) {
         zkpipe__g16_prove_args args = {
             r, s, call->pool, be, NULL, NULL, &out->first_failing, call->detail, call->detail_cap};
@@ -95,8 +94,6 @@ static zkpipe_status prove(const zkpipe_stage_call *call, void *item, zkpipe_par
     }
     zkpipe__synth_free(&ci->res);
     zkpipe__free(call->allocator, ci);
-    if (o == NULL)
-        return st;
     return zkpipe__stage_output_end(o, out, st);
 }
 

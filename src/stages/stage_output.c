@@ -30,9 +30,33 @@ zkpipe_status zkpipe__stage_output_begin(zkpipe__stage_output **out,
     return ZKPIPE_OK;
 }
 
+zkpipe_status zkpipe__stage_prove_begin(zkpipe__stage_output **out,
+                                        const zkpipe__g16_backend **backend, uint64_t r[4],
+                                        uint64_t s[4], const zkpipe__curve_ops *c,
+                                        const zkpipe_scalar *insecure,
+                                        const zkpipe_stage_call *call, char *detail, size_t cap)
+{
+    zkpipe_status st = zkpipe__stage_output_begin(out, backend, call, detail, cap);
+    if (st != ZKPIPE_OK)
+        return st;
+    if (insecure != NULL) {
+        if (!c->fr_from_canonical(r, insecure[0].l) || !c->fr_from_canonical(s, insecure[1].l))
+            st = zkpipe__fail(detail, cap, ZKPIPE_EINVAL, "r or s is not below the field order");
+    } else if ((st = zkpipe__fr_random(r, c)) == ZKPIPE_OK) {
+        st = zkpipe__fr_random(s, c);
+    }
+    if (st != ZKPIPE_OK) {
+        zkpipe__stage_output_free(NULL, 0, *out);
+        *out = NULL;
+    }
+    return st;
+}
+
 zkpipe_status zkpipe__stage_output_end(zkpipe__stage_output *output,
                                        zkpipe_partition_result *result, zkpipe_status st)
 {
+    if (output == NULL)
+        return st;
     if (st == ZKPIPE_OK)
         result->host = output;
     else

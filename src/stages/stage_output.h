@@ -22,7 +22,19 @@ zkpipe_status zkpipe__stage_output_begin(zkpipe__stage_output **out,
                                          const zkpipe__g16_backend **backend,
                                          const zkpipe_stage_call *call, char *detail, size_t cap);
 
-/* Ends a proof: with ZKPIPE_OK the output becomes result->host, else it is freed. Returns st. */
+/* The start of a built-in `prove`: zkpipe__stage_output_begin, then the blinding scalars r and s
+ * (Montgomery form, for the curve `c`): from `insecure` (two canonical scalars) when it is not
+ * NULL, else fresh from the operating system. On error nothing is allocated and `detail` says
+ * why. ZKPIPE_OK, what zkpipe__stage_output_begin returns, ZKPIPE_EINVAL (an insecure scalar
+ * not below the field order), zkpipe__fr_random's error. */
+zkpipe_status zkpipe__stage_prove_begin(zkpipe__stage_output **out,
+                                        const zkpipe__g16_backend **backend, uint64_t r[4],
+                                        uint64_t s[4], const zkpipe__curve_ops *c,
+                                        const zkpipe_scalar *insecure,
+                                        const zkpipe_stage_call *call, char *detail, size_t cap);
+
+/* Ends a proof: with ZKPIPE_OK the output becomes result->host, else it is freed (NULL: none,
+ * the begin failed). Returns st. */
 zkpipe_status zkpipe__stage_output_end(zkpipe__stage_output *output,
                                        zkpipe_partition_result *result, zkpipe_status st);
 

@@ -1,6 +1,11 @@
 /* The built-in stage operations of circom partitions (zkpipe/stages.h): a witness file mapped
- * and a, b, c computed from the zkey's coefficients on a synthesis worker, the one prover on a
- * prover worker, the proof checked against the zkey's verifying key. */
+ * and checked on a synthesis worker; a, b, c computed from the zkey's coefficients, the one
+ * prover and the proof checked against the zkey's verifying key on a prover worker.
+ *
+ * a, b and c (96 bytes a row) are computed by the prover, not by synthesis: an item waiting in
+ * the channel then holds only its witness (32 bytes a variable), so the partitions queued
+ * ahead of the provers cost a quarter of the bytes, while the work moved (one sparse pass over
+ * the coefficients) is a few percent of a proof. */
 #include <string.h>
 
 #include "core/alloc_internal.h"
@@ -212,7 +217,7 @@ void zkpipe_zkey_source_destroy(zkpipe_zkey_source *source)
     zkpipe__free(&a, source);
 }
 
-/* What synthesis hands to proving: the mapped witness and a, b, c. */
+/* What synthesis hands to proving: the mapped witness; a, b, c once the prover made them. */
 typedef struct zkey_item {
     zkpipe_wtns *wtns;
     zkpipe__synth_result res;
@@ -222,16 +227,24 @@ typedef struct zkey_item {
  * header section (n8, r, the count: 40 bytes), then the values. */
 #define WTNS_OVERHEAD 76
 
-static zkpipe_status estimate(const zkpipe_stage_call *call, uint64_t *bytes)
+zkpipe_status zkpipe_zkey_source_estimate(const zkpipe_zkey_source *source, unsigned prover_threads,
+                                          uint64_t *bytes)
 {
-    const zkpipe_zkey_partition *p = call->ctx;
-    const zkpipe_groth16_pk *pk = &p->source->shape; /* the key may be released now */
+    if (source == NULL || bytes == NULL)
+        return ZKPIPE_EINVAL;
+    const zkpipe_groth16_pk *pk = &source->shape; /* the key may be released now */
     uint64_t nv = (uint64_t)pk->num_inputs + pk->num_aux, n = (uint64_t)1 << pk->log_n;
     /* The mapping, and its aligned copy (circom's values start 4 bytes off a multiple of 8). */
     uint64_t wtns = WTNS_OVERHEAD + 2 * ZKPIPE__FR_BYTES * nv;
     uint64_t abc = 3 * ZKPIPE__FR_BYTES * n;
-    *bytes = zkpipe__g16_prove_peak_bytes(pk, call->prover_threads, wtns + abc);
+    *bytes = zkpipe__g16_prove_peak_bytes(pk, prover_threads, wtns + abc);
     return *bytes == UINT64_MAX ? ZKPIPE_EOVERFLOW : ZKPIPE_OK;
+}
+
+static zkpipe_status estimate(const zkpipe_stage_call *call, uint64_t *bytes)
+{
+    const zkpipe_zkey_partition *p = call->ctx;
+    return zkpipe_zkey_source_estimate(p->source, call->prover_threads, bytes);
 }
 
 static void item_free(const zkpipe_stage_call *call, zkey_item *zi)
@@ -272,10 +285,6 @@ static zkpipe_status synthesize(const zkpipe_stage_call *call, void **item)
         st = zkpipe__fail(detail, cap, ZKPIPE_EMISMATCH,
                           "%s: the witness has %zu values, the zkey %zu variables", p->wtns_path,
                           count, nv);
-    else if ((st = zkpipe__g16_witness_abc(&zi->res, pk, zkpipe_wtns_values(zi->wtns)[0].l,
-                                           call->ledger, call->allocator)) != ZKPIPE_OK)
-        zkpipe__fail(detail, cap, st, "%s: cannot compute a, b and c: %s", p->wtns_path,
-                     zkpipe_status_str(st));
     if (st != ZKPIPE_OK) {
         item_free(call, zi);
         return st;
@@ -288,21 +297,17 @@ static zkpipe_status prove(const zkpipe_stage_call *call, void *item, zkpipe_par
 {
     const zkpipe_zkey_partition *p = call->ctx;
     const zkpipe_groth16_pk *pk = p->source->pk;
-    const zkpipe__curve_ops *c = pk->c;
     zkey_item *zi = item;
     zkpipe__stage_output *o = NULL;
     const zkpipe__g16_backend *be = NULL;
     uint64_t r[4], s[4];
     char why[ZKPIPE_DETAIL_MAX];
-    zkpipe_status st = zkpipe__stage_output_begin(&o, &be, call, why, sizeof why);
-    if (st == ZKPIPE_OK && p->insecure_blinding != NULL) {
-        if (!c->fr_from_canonical(r, p->insecure_blinding[0].l) ||
-            !c->fr_from_canonical(s, p->insecure_blinding[1].l))
-            st =
-                zkpipe__fail(why, sizeof why, ZKPIPE_EINVAL, "r or s is not below the field order");
-    } else if (st == ZKPIPE_OK && (st = zkpipe__fr_random(r, c)) == ZKPIPE_OK) {
-        st = zkpipe__fr_random(s, c);
-    }
+    zkpipe_status st = zkpipe__stage_prove_begin(&o, &be, r, s, pk->c, p->insecure_blinding, call,
+                                                 why, sizeof why);
+    if (st == ZKPIPE_OK &&
+        (st = zkpipe__g16_witness_abc(&zi->res, pk, zkpipe_wtns_values(zi->wtns)[0].l, call->ledger,
+                                      call->allocator)) != ZKPIPE_OK)
+        zkpipe__fail(why, sizeof why, st, "cannot compute a, b and c: %s", zkpipe_status_str(st));
     if (st == ZKPIPE_OK) {
         zkpipe__g16_prove_args args = {r,    s,    call->pool, be,        p->source->pvk,
                                        NULL, NULL, why,        sizeof why};
@@ -314,8 +319,6 @@ static zkpipe_status prove(const zkpipe_stage_call *call, void *item, zkpipe_par
     if (st != ZKPIPE_OK)
         zkpipe__fail(call->detail, call->detail_cap, st, "%s: %s", p->wtns_path, why);
     item_free(call, zi);
-    if (o == NULL)
-        return st;
     return zkpipe__stage_output_end(o, out, st);
 }
 

@@ -30,7 +30,7 @@ out=$2
 cap=${3:-6144}
 part=${4:-1024}
 parts=${5:-10}
-bin=$build/examples/zkpipe-host-pipeline
+bin=$build/tools/zkpipe-host-pipeline
 [ -x "$bin" ] || { echo "$0: no zkpipe-host-pipeline under $build" >&2; exit 2; }
 mkdir -p "$out"
 abc=$((part * 3 / 4))

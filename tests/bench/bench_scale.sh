@@ -12,7 +12,8 @@
 #    with zkpipe-verify.
 # 2. A batch of COPIES (default 8) copies of the witness: one zkpipe-pipeline --zkey process
 #    against one PEER process per witness, one after another (bench_zkey_batch.sh, which also
-#    runs one zkpipe-prove per witness).
+#    runs one zkpipe-prove per witness), over $BATCH_ROUNDS rounds (default ROUNDS); SEQUENTIAL=0
+#    leaves out its zkpipe-prove loop (at 2^20 and above, where each round takes minutes).
 set -eu
 if [ $# -lt 3 ]; then
     echo "usage: $0 BUILD_DIR FIXTURE_DIR PEER [ROUNDS] [COPIES] [THREADS]" >&2
@@ -53,4 +54,4 @@ echo "zkpipe / peer: wall median ratio $(per_round zkpipe peer "a / b" | median)
         END {for (r in a) if (r in b) printf "%.3f\n", a[r] / b[r]}' "$tmp/runs" | median)"
 
 echo "batch of $batch witnesses:"
-"$(dirname "$0")/bench_zkey_batch.sh" "$build" "$dir" "$batch" "$rounds" "$peer"
+"$(dirname "$0")/bench_zkey_batch.sh" "$build" "$dir" "$batch" "${BATCH_ROUNDS:-$rounds}" "$peer"

@@ -5,9 +5,11 @@
 # FIXTURE_DIR holds circuit.zkey, witness.wtns and verification_key.json (e.g.
 # ../shared/bench/bn128-chain16, tests/interop/fixtures/bn128/rangesum).
 # - pipeline:   one zkpipe-pipeline --zkey process over all COPIES witnesses (one synthesis
-#               worker, two prover workers of one thread each, so both cores prove);
+#               worker, two prover workers of one thread each, so both cores prove; other
+#               engine flags in $PIPELINE_ARGS, e.g. "--prover-workers 1 --prover-threads 2");
 # - sequential: one zkpipe-prove process per witness, one after another (each with the default
-#               two threads), the way a shell loop over a prover CLI runs a batch;
+#               two threads), the way a shell loop over a prover CLI runs a batch (left out
+#               with SEQUENTIAL=0);
 # - peer:       the same loop with PEER, a command taking ZKEY WTNS PROOF PUBLIC (e.g.
 #               rapidsnark's `prover`), when given.
 # The witness is copied COPIES times. Each round runs every way once; the script prints each
@@ -32,12 +34,16 @@ for w in "$in"/*.wtns; do
 done'
 r=1
 while [ "$r" -le "$rounds" ]; do
+    # shellcheck disable=SC2086 # PIPELINE_ARGS is a list of flags
     timed pipeline "$r" 1 "$build/tools/zkpipe-pipeline" --zkey "$zkey" --out "$tmp/out" \
-        --synth-workers 1 --prover-workers 2 --prover-threads 1 --report-ms 0 "$tmp"/in/*.wtns
+        ${PIPELINE_ARGS:---synth-workers 1 --prover-workers 2 --prover-threads 1} --report-ms 0 \
+        "$tmp"/in/*.wtns
     [ "$r" -lt "$rounds" ] || check_proofs
-    timed sequential "$r" 1 sh -c "$loop" loop "$zkey" "$tmp/in" "$tmp/out" \
-        "$build/tools/zkpipe-prove"
-    [ "$r" -lt "$rounds" ] || check_proofs
+    if [ "${SEQUENTIAL:-1}" != 0 ]; then
+        timed sequential "$r" 1 sh -c "$loop" loop "$zkey" "$tmp/in" "$tmp/out" \
+            "$build/tools/zkpipe-prove"
+        [ "$r" -lt "$rounds" ] || check_proofs
+    fi
     if [ -n "$peer" ]; then
         timed peer "$r" 1 sh -c "$loop" loop "$zkey" "$tmp/in" "$tmp/out" $peer
         [ "$r" -lt "$rounds" ] || check_proofs

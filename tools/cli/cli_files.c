@@ -246,6 +246,27 @@ static int named_fd(const char *path)
     return *end == '\0' && fd <= INT_MAX ? (int)fd : -1;
 }
 
+static int dir_name(char *out, size_t cap, const char *dir);
+
+/* cli_outputs_expect_dir's folder, without its trailing slashes ("": none). */
+static char expected[PATH_MAX];
+
+void cli_outputs_expect_dir(const char *dir)
+{
+    expected[0] = '\0';
+    if (dir != NULL && dir_name(expected, sizeof expected, dir) != 0)
+        expected[0] = '\0';
+}
+
+/* `dir` is the expected folder and still missing. */
+static int expected_dir(const char *dir)
+{
+    char name[PATH_MAX];
+    struct stat st;
+    return expected[0] != '\0' && dir_name(name, sizeof name, dir) == 0 &&
+           strcmp(name, expected) == 0 && lstat(name, &st) != 0 && errno == ENOENT;
+}
+
 /* `path` with its final component's symbolic links followed to a name that is not one. */
 static int follow(char *out, const char *path)
 {
@@ -329,7 +350,9 @@ static int plan_one(plan *p, size_t i, const char *path, int open_devices, cli_e
                  p->target);
         p->base = slash + 1;
     }
-    if (stat(p->dir, &p->dir_st) != 0 || access(p->dir, W_OK | X_OK) != 0)
+    if (expected_dir(p->dir)) /* made once the checks pass: empty, and no real folder's id */
+        memset(&p->dir_st, 0, sizeof p->dir_st);
+    else if (stat(p->dir, &p->dir_st) != 0 || access(p->dir, W_OK | X_OK) != 0)
         return refuse(e, i, errno, "cannot create a file in its folder");
     long pid = (long)getpid();
     if (strlen(p->base) + 32 > NAME_MAX ||
@@ -640,23 +663,46 @@ int cli_outputs_write(const cli_output *outs, size_t n, unsigned flags, cli_erro
     return rc;
 }
 
-int cli_out_dir_make(const char *dir, char *why, size_t cap)
+/* `dir` without its trailing slashes (but a lone "/") into out; 0, or -1 when too long. */
+static int dir_name(char *out, size_t cap, const char *dir)
+{
+    size_t len = strlen(dir);
+    while (len > 1 && dir[len - 1] == '/')
+        len--;
+    if (len >= cap)
+        return -1;
+    memcpy(out, dir, len);
+    out[len] = '\0';
+    return 0;
+}
+
+int cli_out_dir_check(const char *dir, int *missing, char *why, size_t cap)
 {
     struct stat st;
+    *missing = 0;
     if (lstat(dir, &st) != 0) {
         if (errno != ENOENT) {
             snprintf(why, cap, "%s: %s", dir, strerror(errno));
             return -1;
         }
-        if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
-            snprintf(why, cap, "%s: cannot make the folder: %s%s", dir, strerror(errno),
-                     errno == ENOENT ? " (its parent is missing, and is not made)" : "");
+        char parent[PATH_MAX];
+        if (dir_name(parent, sizeof parent, dir) != 0) {
+            snprintf(why, cap, "%s: %s", dir, strerror(ENAMETOOLONG));
             return -1;
         }
-        if (lstat(dir, &st) != 0) { /* made, then removed at once by someone else */
-            snprintf(why, cap, "%s: %s", dir, strerror(errno));
+        char *slash = strrchr(parent, '/');
+        if (slash == NULL)
+            strcpy(parent, ".");
+        else
+            slash[slash == parent] = '\0'; /* "/x": the root */
+        int err = stat(parent, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+        if (err != 0) {
+            snprintf(why, cap, "%s: cannot make the folder: %s%s", dir, strerror(err),
+                     err == ENOENT ? " (its parent is missing, and is not made)" : "");
             return -1;
         }
+        *missing = 1;
+        return 0;
     }
     if (S_ISLNK(st.st_mode)) {
         snprintf(why, cap, "%s: is a symbolic link: name the folder itself", dir);
@@ -664,6 +710,24 @@ int cli_out_dir_make(const char *dir, char *why, size_t cap)
     }
     if (!S_ISDIR(st.st_mode)) {
         snprintf(why, cap, "%s: is not a folder", dir);
+        return -1;
+    }
+    return 0;
+}
+
+int cli_out_dir_make(const char *dir, char *why, size_t cap)
+{
+    int missing;
+    if (cli_out_dir_check(dir, &missing, why, cap) != 0 || !missing)
+        return missing ? -1 : 0;
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        snprintf(why, cap, "%s: cannot make the folder: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (cli_out_dir_check(dir, &missing, why, cap) != 0)
+        return -1;
+    if (missing) { /* made, then removed at once by someone else */
+        snprintf(why, cap, "%s: %s", dir, strerror(ENOENT));
         return -1;
     }
     return 0;

@@ -112,12 +112,23 @@ int cli_outputs_check_inputs(const cli_output *outs, size_t n, const char *const
  * the writer had just created and not yet recorded. */
 void cli_outputs_stop(void);
 
-/*! cli_out_dir_make() : makes sure `dir` is a folder outputs can go into: one that exists is
- * taken as it is; a missing one is made (mode 0777 less the umask), its parent never: a parent
- * that is missing is refused, so a mistyped path does not grow a tree of folders. A symbolic
- * link (even to a folder: the outputs would land wherever it points) and anything that is not
- * a folder are refused. @return 0, or -1 with one line in `why` (cut to cap bytes):
- * "<dir>: <what>". */
+/*! cli_out_dir_check() : whether `dir` can be a folder outputs go into, touching nothing: one
+ * that exists must be a folder; a missing one (*missing set to 1) needs its parent to be one
+ * (cli_out_dir_make makes it, its parent never: a mistyped path does not grow a tree of
+ * folders). A symbolic link (even to a folder: the outputs would land wherever it points) and
+ * anything that is not a folder are refused. @return 0, or -1 with one line in `why` (cut to
+ * cap bytes): "<dir>: <what>". */
+int cli_out_dir_check(const char *dir, int *missing, char *why, size_t cap);
+
+/*! cli_out_dir_make() : cli_out_dir_check, then a missing `dir` is made (mode 0777 less the
+ * umask). A caller that checks its outputs first (cli_outputs_expect_dir) makes the folder only
+ * once they passed, so a refused run leaves no folder behind. @return as cli_out_dir_check. */
 int cli_out_dir_make(const char *dir, char *why, size_t cap);
+
+/*! cli_outputs_expect_dir() : the checks of cli_outputs_check that follow take `dir`, missing
+ * now, as the folder the caller makes once they pass: an output directly in it is checked as a
+ * new file in an empty folder (two outputs onto one name there are still refused). NULL: none.
+ * The string must stay valid until the next call. Not thread-safe: call from main. */
+void cli_outputs_expect_dir(const char *dir);
 
 #endif

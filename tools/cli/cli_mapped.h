@@ -5,7 +5,8 @@
  * opened by path must stay unchanged while its reader exists; when pages of it can no longer
  * be read, the thread that touches them gets SIGBUS, which the library leaves to the program
  * (a signal's disposition belongs to the whole process, and a host may have its own). These
- * binaries own their process, so they take SIGBUS themselves: cli_mapped_guard. */
+ * binaries own their process, so they take SIGBUS themselves: cli_mapped_guard ends a one-shot
+ * tool; a long-lived one leaves SIGBUS to the library's recovery (cli_mapped_recover). */
 #ifndef ZKPIPE_EXAMPLES_CLI_MAPPED_H
 #define ZKPIPE_EXAMPLES_CLI_MAPPED_H
 
@@ -23,30 +24,10 @@
  * @return 0, or -1 with errno set (EBUSY: called before; ENOMEM; or sigaction's). */
 int cli_mapped_guard(const char *prog, const char *const *paths, size_t n);
 
-/*! cli_mapped_recover() : for a process that outlives its inputs' failures (a queue node, whose
- * jobs name inputs that other processes may change): installs a SIGBUS handler that lets the
- * thread whose read of a mapped file faulted go on. The pages of that mapping, from the faulting
- * one to its end (past the file's new end, when it was truncated), are replaced by zero pages,
- * the file (its device and inode) is recorded as damaged, and the read is made again: it reads
- * zeros. The library's computations survive those (every count and index in a mapped file was
- * validated at open, and zero stays in bounds); no result made from them can be trusted, so the
- * program asks cli_mapped_damaged() after each piece of work whether an input of it was
- * damaged meanwhile, and reports that work as an I/O error instead of its result. A SIGBUS at
- * an address that is not in a mapped file, or a misaligned access, is left to the default
- * action: the process dies as it would have.
- * Call it once in a process, before any thread reads a mapped file; not with cli_mapped_guard.
- * The handler uses open, read, close, mmap and sigaction, async-signal-safe on Linux (mmap is
- * one system call there), and atomics that are lock-free.
- * @return 0, or -1 with errno set (EBUSY: a guard is set; or sigaction's). */
+/*! cli_mapped_recover() : zkpipe_mapped_recover (zkpipe/io.h), for a process that outlives its
+ * inputs' failures (a queue node): not with cli_mapped_guard, once.
+ * @return 0, or -1 with errno set (EBUSY: a guard is set, or called before; ENOTSUP: the
+ * library could not take SIGBUS). */
 int cli_mapped_recover(void);
-
-/*! cli_mapped_damage_mark() : a mark to pass to cli_mapped_damaged, taken before a piece of
- * work starts reading its inputs. Any thread. */
-unsigned long long cli_mapped_damage_mark(void);
-
-/*! cli_mapped_damaged() : 1 when a mapping of the file (dev, ino) was damaged (see
- * cli_mapped_recover) since `mark`, also when more files were damaged since then than the
- * handler keeps (64: then any file may have been); else 0. Any thread. */
-int cli_mapped_damaged(unsigned long long mark, unsigned long long dev, unsigned long long ino);
 
 #endif

@@ -30,11 +30,13 @@ typedef struct cli_progress {
     pthread_cond_t wake;
     int stopping;
     int started;
+    int threaded; /* the ticker thread runs (the line is on, or there is a tick) */
     pthread_t thread;
 } cli_progress;
 
 /* Starts the ticker: every 250 ms `tick(ctx)`, then the line when progress is on (stderr is a
- * terminal, or `forced`, and `line` is not NULL). Returns 0, or -1 (no thread). */
+ * terminal, or `forced`, and `line` is not NULL). With neither a tick nor a line to draw no
+ * thread starts. Returns 0, or -1 (no thread where one was needed). */
 int cli_progress_start(cli_progress *p, cli_progress_fn line, cli_tick_fn tick, void *ctx,
                        int forced);
 

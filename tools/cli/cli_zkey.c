@@ -11,32 +11,31 @@
 zkpipe_status cli_zkey_open(cli_zkey *k, const char *path, int full_check, unsigned threads,
                             zkpipe_key_cache *keys, char *detail, size_t cap)
 {
-    zkpipe_pool *pool = NULL;
+    zkpipe_zkey_files_config fc;
     zkpipe_zkey_info info;
-    zkpipe_io_options io;
-    char why[ZKPIPE_IO_DETAIL_MAX] = "";
     memset(k, 0, sizeof *k);
-    zkpipe_status st = zkpipe_pool_create(&pool, threads, NULL);
-    zkpipe_io_options_init(&io);
-    io.pool = pool;
-    io.flags = full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
-    if (st == ZKPIPE_OK)
-        st = zkpipe_zkey_source_open(&k->source, why, sizeof why, path, &io, keys);
-    zkpipe_pool_destroy(pool);
+    zkpipe_zkey_files_config_init(&fc);
+    fc.keys = keys;
+    fc.io_flags = full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
+    fc.open_threads = threads;
+    zkpipe_status st = zkpipe_zkey_files_create(&k->files, &fc);
+    if (st != ZKPIPE_OK) {
+        snprintf(detail, cap, "%s: %s", path, zkpipe_status_str(st));
+        return st;
+    }
+    /* Its line starts with the path: the caller may open many. */
+    st = zkpipe_zkey_files_get(k->files, path, &k->source, detail, cap);
     if (st == ZKPIPE_OK && (st = zkpipe_zkey_source_info(&info, k->source)) == ZKPIPE_OK)
         k->num_public = info.num_public;
-    detail[0] = '\0';
-    if (st != ZKPIPE_OK) {
-        /* The reader's line says what is wrong, not in which file: the caller may open many. */
-        snprintf(detail, cap, "%s: %s", path, why[0] != '\0' ? why : zkpipe_status_str(st));
+    if (st != ZKPIPE_OK)
         cli_zkey_close(k);
-    }
     return st;
 }
 
 void cli_zkey_close(cli_zkey *k)
 {
-    zkpipe_zkey_source_destroy(k->source);
+    zkpipe_zkey_files_put(k->files, k->source);
+    zkpipe_zkey_files_destroy(k->files);
     memset(k, 0, sizeof *k);
 }
 

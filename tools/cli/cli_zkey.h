@@ -1,5 +1,6 @@
-/* A circom zkey opened once to prove many witnesses with (zkpipe-pipeline --zkey, and the
- * queue node of zkpipe-pipeline --queue), and the snarkjs outputs of each proof. */
+/* A circom zkey opened once to prove many witnesses with (zkpipe-pipeline --zkey; the queue
+ * node opens its zkeys through the library's zkpipe_zkey_files), and the snarkjs outputs of
+ * each proof (both). */
 #ifndef ZKPIPE_EXAMPLES_CLI_ZKEY_H
 #define ZKPIPE_EXAMPLES_CLI_ZKEY_H
 
@@ -8,16 +9,17 @@
 #include "zkpipe/zkpipe.h"
 
 typedef struct cli_zkey {
-    zkpipe_zkey_source *source; /* for zkpipe_zkey_partition; owns the zkey and its vk */
+    zkpipe_zkey_files *files;         /* of this zkey alone, so each --zkey is a key of its own */
+    const zkpipe_zkey_source *source; /* for zkpipe_zkey_partition; holds the zkey and its vk */
     size_t num_public;
 } cli_zkey;
 
-/*! cli_zkey_open() : maps and checks `path` (every query point's subgroup check too when
- * full_check, on `threads` threads; else those are left to the proofs, which check their own
- * points and then verify), as a source (whose stage operations check each proof against the
- * zkey's verifying key) that owns it and, with `keys`, is a key of that cache: under the
- * engine's budget it may be unmapped while no partition uses it and is opened again (reading
- * the file anew) by the next one that needs it.
+/*! cli_zkey_open() : through the library's zkpipe_zkey_files, maps and checks `path` (every query
+ * point's subgroup check too when full_check, on `threads` threads; else those are left to the
+ * proofs, which check their own points and then verify), as a source (whose stage operations check
+ * each proof against the zkey's verifying key) that owns it and, with `keys`, is a key of that
+ * cache: under the engine's budget it may be unmapped while no partition uses it and is opened
+ * again (reading the file anew) by the next one that needs it.
  * @return ZKPIPE_OK (`detail` empty), or the error with one line in `detail` that starts with
  * "PATH: " (then *k is empty). */
 zkpipe_status cli_zkey_open(cli_zkey *k, const char *path, int full_check, unsigned threads,

@@ -83,18 +83,6 @@ static const char renew_lua[] =
     "end\n"
     "return n\n";
 
-/* A zkey open on this node. Opened and closed by the taker; `users` under the node's lock. */
-typedef struct qkey {
-    struct qkey *next;
-    char *path;
-    struct stat st; /* the file when opened: a changed file is opened anew */
-    cli_zkey key;
-    uint64_t estimate; /* the partition estimate of its jobs, for the budget check */
-    unsigned users;    /* held jobs using it */
-    int stale;         /* replaced by a newer version of the file */
-    uint64_t used_ns;
-} qkey;
-
 /* What the finisher does with a job. */
 typedef enum qjob_kind { JOB_ENGINE, JOB_FAILED, JOB_DEAD } qjob_kind;
 
@@ -112,12 +100,13 @@ typedef struct qjob {
     char wtns_path[32];         /* its name for the library: /proc/self/fd/N */
     uint64_t deliveries; /* of the job, this one included, the entries it was requeued from too */
     qjob_kind kind;
-    qkey *key;
+    const zkpipe_zkey_source *key; /* held from n->files until the job's end */
+    size_t num_public;
     zkpipe_zkey_partition part;
     zkpipe_scalar *pub;
-    unsigned long long mark; /* cli_mapped_damage_mark() when taken */
-    struct stat wst;         /* the witness when taken (st_ino 0: could not be read) */
-    zkpipe_job *job;         /* set by the done callback */
+    uint64_t mark;   /* zkpipe_mapped_damage_mark() when taken */
+    struct stat wst; /* the witness when taken (st_ino 0: could not be read) */
+    zkpipe_job *job; /* set by the done callback */
     zkpipe_status status;
     char message[ZKPIPE_DETAIL_MAX + 256];
     double prove_s;
@@ -136,7 +125,6 @@ struct node {
     char consumer[256];
     char results[300], dead[300], tries[300];
     int inputs_fd, out_fd; /* --inputs, --out, or -1 */
-    int full_check;
     zkpipe_engine *engine;
     zkpipe_engine_config cfg;
     const cli_observe *obs; /* its providers (the engine's, the queue's) render --metrics */
@@ -159,14 +147,13 @@ struct node {
     int ended; /* the engine's last counters are in end, keys_end (it is being destroyed) */
     zkpipe_engine_counters end;
     zkpipe_key_cache_counters keys_end;
-    int refused;             /* Redis refused the credentials: stopped, exit 1 */
-    qkey *keys;              /* taker only, but for `users` */
-    zkpipe_key_cache *cache; /* the zkeys under the engine's budget */
-    uint64_t max_estimate;
-    unsigned new_group;   /* the group was created anew while running */
-    int metrics_failing;  /* the last --metrics write failed (its line printed) */
-    uint64_t boot_ns;     /* the wall clock at start: with the consumer, names this process */
-    uint64_t transitions; /* sent so far, for their guards; under the lock */
+    int refused;              /* Redis refused the credentials: stopped, exit 1 */
+    zkpipe_key_cache *cache;  /* the zkeys under the engine's budget */
+    zkpipe_zkey_files *files; /* the zkeys open, by file */
+    unsigned new_group;       /* the group was created anew while running */
+    int metrics_failing;      /* the last --metrics write failed (its line printed) */
+    uint64_t boot_ns;         /* the wall clock at start: with the consumer, names this process */
+    uint64_t transitions;     /* sent so far, for their guards; under the lock */
 };
 
 static void wait_ms(node *n, pthread_cond_t *cv, uint64_t ms)
@@ -179,47 +166,6 @@ static void wait_ms(node *n, pthread_cond_t *cv, uint64_t ms)
     pthread_cond_timedwait(cv, &n->lock, &ts);
 }
 
-/* ---- Keys ---- */
-
-static int same_file(const struct stat *a, const struct stat *b)
-{
-    return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
-           a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
-}
-
-/* Closes stale keys no job uses, and the least recently used unused ones beyond
- * KEYS_IDLE_MAX. Taker only. */
-static void keys_trim(node *n)
-{
-    for (;;) {
-        qkey **victim = NULL;
-        unsigned idle = 0;
-        pthread_mutex_lock(&n->lock);
-        for (qkey **k = &n->keys; *k != NULL; k = &(*k)->next) {
-            if ((*k)->users != 0)
-                continue;
-            idle++;
-            if ((*k)->stale) {
-                victim = k;
-                break;
-            }
-            if (victim == NULL || (*k)->used_ns < (*victim)->used_ns)
-                victim = k;
-        }
-        qkey *v = NULL;
-        if (victim != NULL && ((*victim)->stale || idle > KEYS_IDLE_MAX)) {
-            v = *victim;
-            *victim = v->next;
-        }
-        pthread_mutex_unlock(&n->lock);
-        if (v == NULL)
-            return;
-        cli_zkey_close(&v->key);
-        free(v->path);
-        free(v);
-    }
-}
-
 /* The line of a job whose input could not be read while it was mapped (cli_mapped.h). */
 static void damaged_line(char *buf, size_t cap, const char *path)
 {
@@ -229,74 +175,18 @@ static void damaged_line(char *buf, size_t cap, const char *path)
              path);
 }
 
-/* The open key for `path` with one more user, opening it if needed; NULL with the status and
- * a line in `why`. Taker only. */
-static qkey *key_get(node *n, const char *path, zkpipe_status *st, char *why, size_t cap)
-{
-    struct stat now;
-    if (stat(path, &now) != 0) {
-        snprintf(why, cap, "%s: %s", path, strerror(errno));
-        *st = ZKPIPE_EIO;
-        return NULL;
-    }
-    pthread_mutex_lock(&n->lock);
-    for (qkey *k = n->keys; k != NULL; k = k->next)
-        if (!k->stale && strcmp(k->path, path) == 0) {
-            if (same_file(&k->st, &now)) {
-                k->users++;
-                k->used_ns = queue_now_ns();
-                pthread_mutex_unlock(&n->lock);
-                return k;
-            }
-            k->stale = 1;
-        }
-    pthread_mutex_unlock(&n->lock);
-    qkey *k = calloc(1, sizeof *k);
-    if (k == NULL || (k->path = strdup(path)) == NULL) {
-        free(k);
-        snprintf(why, cap, "out of memory");
-        *st = ZKPIPE_ENOMEM;
-        return NULL;
-    }
-    char detail[ZKPIPE_DETAIL_MAX];
-    unsigned long long mark = cli_mapped_damage_mark();
-    *st = cli_zkey_open(&k->key, path, n->full_check, n->cfg.prover_threads, n->cache, detail,
-                        sizeof detail);
-    if (cli_mapped_damaged(mark, now.st_dev, now.st_ino)) {
-        damaged_line(detail, sizeof detail, path);
-        *st = ZKPIPE_EIO;
-    }
-    if (*st == ZKPIPE_OK) {
-        zkpipe_zkey_partition probe = {k->key.source, NULL, NULL, NULL};
-        zkpipe_stage_call call;
-        memset(&call, 0, sizeof call);
-        call.ctx = &probe;
-        call.backend = n->cfg.backend;
-        call.prover_threads = n->cfg.prover_threads;
-        *st = zkpipe_zkey_stage_ops()->estimate(&call, &k->estimate);
-        if (*st != ZKPIPE_OK)
-            snprintf(detail, sizeof detail, "%s: cannot estimate its jobs' bytes", path);
-    }
-    if (*st != ZKPIPE_OK) {
-        snprintf(why, cap, "%s", detail); /* each line above starts with the path */
-        cli_zkey_close(&k->key);
-        free(k->path);
-        free(k);
-        return NULL;
-    }
-    k->st = now;
-    k->users = 1;
-    k->used_ns = queue_now_ns();
-    pthread_mutex_lock(&n->lock);
-    k->next = n->keys;
-    n->keys = k;
-    if (k->estimate > n->max_estimate)
-        n->max_estimate = k->estimate;
-    pthread_mutex_unlock(&n->lock);
-    return k;
-}
-
 /* ---- Jobs ---- */
+
+/* Holds the source of the job's zkey (n->files, which opens the file when it is new or
+ * changed) and reads its count of public signals; a line in `why` on error. */
+static zkpipe_status key_get(node *n, qjob *j, char *why, size_t cap)
+{
+    zkpipe_zkey_info info;
+    zkpipe_status st = zkpipe_zkey_files_get(n->files, j->zkey, &j->key, why, cap);
+    if (st == ZKPIPE_OK && (st = zkpipe_zkey_source_info(&info, j->key)) == ZKPIPE_OK)
+        j->num_public = info.num_public;
+    return st;
+}
 
 static void job_free(qjob *j)
 {
@@ -522,7 +412,7 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
         n->s.peak_held = n->s.held;
     pthread_mutex_unlock(&n->lock);
 
-    j->mark = cli_mapped_damage_mark();
+    j->mark = zkpipe_mapped_damage_mark();
     if (j->deliveries > n->q->max_deliveries) {
         fail_job(j, JOB_DEAD, ZKPIPE_ETIMEDOUT, "%s%s",
                  "never finished: the nodes holding it stopped or lost Redis for longer than "
@@ -537,12 +427,12 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
                  j->f.circuit, " (--circuit)");
     } else if (j->wtns_fd < 0 && witness_open(n, j, &st, why, sizeof why) != 0) {
         fail_job(j, JOB_FAILED, st, "%s%s", why, "");
-    } else if ((j->key = key_get(n, j->zkey, &st, why, sizeof why)) == NULL) {
+    } else if ((st = key_get(n, j, why, sizeof why)) != ZKPIPE_OK) {
         fail_job(j, JOB_FAILED, st, "%s%s", why, "");
-    } else if ((j->pub = calloc(j->key->key.num_public + 1, sizeof *j->pub)) == NULL) {
+    } else if ((j->pub = calloc(j->num_public + 1, sizeof *j->pub)) == NULL) {
         fail_job(j, JOB_FAILED, ZKPIPE_ENOMEM, "out of memory%s%s", "", "");
     } else {
-        j->part = (zkpipe_zkey_partition){j->key->key.source, j->wtns_path, j->pub, NULL};
+        j->part = (zkpipe_zkey_partition){j->key, j->wtns_path, j->pub, NULL};
         zkpipe_partition part = {zkpipe_zkey_stage_ops(), &j->part, {0, 0}};
         zkpipe_job *ignored;
         st = zkpipe_engine_submit(n->engine, &ignored, &part, 1, job_done, j);
@@ -732,6 +622,7 @@ static void hand_back(node *n, queue_link *l, qjob *j)
     else
         n->s.left_pending++;
     pthread_mutex_unlock(&n->lock);
+    zkpipe_zkey_files_put(n->files, j->key); /* no job of the engine's uses it any more */
     job_free(j);
 }
 
@@ -740,8 +631,8 @@ static void outputs(node *n, qjob *j, const zkpipe_groth16_proof *proof, char **
                     char **public_json)
 {
     size_t plen, qlen;
-    j->status = cli_proof_render(proof_json, &plen, public_json, &qlen, proof, j->pub,
-                                 j->key->key.num_public);
+    j->status =
+        cli_proof_render(proof_json, &plen, public_json, &qlen, proof, j->pub, j->num_public);
     if (j->status != ZKPIPE_OK) {
         snprintf(j->message, sizeof j->message, "cannot render the outputs: %s",
                  zkpipe_status_str(j->status));
@@ -782,16 +673,11 @@ static void finish(node *n, queue_link *l, qjob *j)
          * stage's prove (ZKPIPE_EUNSATISFIED when it fails). An input damaged under its mapping
          * meanwhile makes whatever came of it an I/O error (retried: the file may be whole
          * again), and the key is opened anew for the next jobs. */
-        int key_damaged = cli_mapped_damaged(j->mark, j->key->st.st_dev, j->key->st.st_ino);
+        int key_damaged = zkpipe_zkey_files_damaged(n->files, j->key, j->mark);
         if (key_damaged ||
-            (j->wst.st_ino != 0 && cli_mapped_damaged(j->mark, j->wst.st_dev, j->wst.st_ino))) {
+            (j->wst.st_ino != 0 && zkpipe_mapped_damaged(j->mark, j->wst.st_dev, j->wst.st_ino))) {
             j->status = ZKPIPE_EIO;
             damaged_line(j->message, sizeof j->message, key_damaged ? j->zkey : wtns_name(j));
-            if (key_damaged) {
-                pthread_mutex_lock(&n->lock);
-                j->key->stale = 1;
-                pthread_mutex_unlock(&n->lock);
-            }
         }
         zkpipe_groth16_proof proof;
         if (j->status == ZKPIPE_OK && (j->status = zkpipe_stage_proof(&proof, &r)) == ZKPIPE_OK)
@@ -866,8 +752,6 @@ static void finish(node *n, queue_link *l, qjob *j)
         n->s.proved++;
     else
         n->s.failed++;
-    if (j->key != NULL)
-        j->key->users--;
     if (j->hprev != NULL)
         j->hprev->hnext = j->hnext;
     else
@@ -927,23 +811,17 @@ static void *finisher(void *arg_)
 
 /* ---- The taker ---- */
 
-/* Jobs the engine can admit now (see queue_node.h). Under the lock. */
+/* Jobs the node can take now: as many as the engine admits (zkpipe_engine_admissible, for the
+ * largest zkey's partitions), within the jobs the node may hold (see queue_node.h). Under the
+ * lock. */
 static uint64_t admissible(node *n)
 {
-    zkpipe_engine_counters c;
-    if (zkpipe_engine_stats(n->engine, &c) != ZKPIPE_OK)
-        return 0;
-    uint64_t started = c.proved + c.failed + c.canceled + c.in_flight + c.proving;
-    uint64_t waiting = c.submitted > started ? c.submitted - started : 0;
-    uint64_t permits = c.permits_available > waiting ? c.permits_available - waiting : 0;
-    /* Keys no job uses give their bytes back when a partition needs them. */
-    zkpipe_key_cache_counters kc;
-    uint64_t releasable =
-        zkpipe_key_cache_stats(n->cache, &kc) == ZKPIPE_OK ? kc.unpinned_bytes : 0;
-    if (c.budget_bytes != 0 && c.budget_available + releasable < n->max_estimate)
+    uint64_t k = 0;
+    if (zkpipe_engine_admissible(n->engine, zkpipe_zkey_files_estimate_max(n->files), &k) !=
+        ZKPIPE_OK)
         return 0;
     uint64_t room = n->s.held < n->bound ? n->bound - n->s.held : 0;
-    return room < permits ? room : permits;
+    return room < k ? room : k;
 }
 
 /* The group, created when missing. 0, or -1 when the connection failed. */
@@ -1118,7 +996,6 @@ static void take_loop(node *n, queue_link *l)
         }
         if (r != NULL)
             freeReplyObject(r);
-        keys_trim(n);
         now = queue_now_ns();
         if (n->q->exit_when_idle_ms != 0 && l->c != NULL &&
             now - busy_ns >= (uint64_t)n->q->exit_when_idle_ms * ms) {
@@ -1450,7 +1327,6 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         return 2;
     n.stream = q->addr.stream;
     n.group = q->group;
-    n.full_check = full_check;
     n.cfg = *cfg;
     /* The zkeys it opens, charged to its engine's budget (queue_node.h, keys). */
     zkpipe_key_cache_config kc;
@@ -1465,6 +1341,21 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
         return 1;
     }
     n.cfg.keys = n.cache;
+    zkpipe_zkey_files_config fc;
+    zkpipe_zkey_files_config_init(&fc);
+    fc.keys = n.cache;
+    fc.io_flags = full_check ? 0 : ZKPIPE_IO_DEFER_SUBGROUP;
+    fc.open_threads = fc.prover_threads = n.cfg.prover_threads;
+    fc.idle_max = KEYS_IDLE_MAX;
+    if (zkpipe_zkey_files_create(&n.files, &fc) != ZKPIPE_OK) {
+        fprintf(stderr, "%s: cannot create the zkey set\n", prog);
+        zkpipe_key_cache_destroy(n.cache);
+        if (n.inputs_fd >= 0)
+            close(n.inputs_fd);
+        if (n.out_fd >= 0)
+            close(n.out_fd);
+        return 1;
+    }
     struct timespec boot;
     clock_gettime(CLOCK_REALTIME, &boot);
     n.boot_ns = (uint64_t)boot.tv_sec * 1000000000u + (uint64_t)boot.tv_nsec;
@@ -1500,10 +1391,12 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
             cli_observe_start(&obs, obs_opt, prog, zkpipe_acct_default(), queue_progress, &n) == 0;
         st = observing ? ZKPIPE_OK : ZKPIPE_EINVAL;
     }
-    n.cfg.report_file = stdout;
+    /* The counter lines (--report-ms: none unless asked) go to stderr: stdout is the summary's,
+     * and --json's last line. */
+    n.cfg.report_file = stderr;
     n.obs = &obs;
     if (observing) {
-        obs.report_to = stdout;
+        obs.report_to = stderr;
         n.cfg.report_fn = cli_observe_report;
         n.cfg.report_ctx = &obs;
         n.cfg.trace = obs.trace;
@@ -1604,12 +1497,7 @@ int queue_node_run(const queue_options *q, const zkpipe_engine_config *cfg,
     if (observing)
         cli_observe_finish(&obs, prog, "zkpipe-pipeline --queue", n.bound, NULL, 0);
     cli_engine_free(&n.watch);
-    for (qkey *k = n.keys, *next; k != NULL; k = next) {
-        next = k->next;
-        cli_zkey_close(&k->key);
-        free(k->path);
-        free(k);
-    }
+    zkpipe_zkey_files_destroy(n.files);
     zkpipe_key_cache_destroy(n.cache); /* the engine and every key gone */
     if (n.inputs_fd >= 0)
         close(n.inputs_fd);

@@ -48,9 +48,10 @@
  * fleet's, and its access is for its nodes and submitters to share.)
  *
  * Backpressure: a node reads a job (XREADGROUP, or XAUTOCLAIM) only when its engine can admit
- * it: a partition permit is free that no job already submitted is waiting for, the byte budget
- * (when set) has room for the largest estimate among the zkeys it has open, and it holds fewer
- * than permits + capacity + prover_workers jobs (its engine's resident_bound). That is the exact
+ * it (zkpipe_engine_admissible, for the largest estimate among the zkeys it has open: a permit
+ * free that no job already submitted is waiting for, room in the byte budget, when set, with
+ * what idle keys would give back), and it holds fewer than permits + capacity + prover_workers
+ * jobs (its engine's resident_bound). That is the exact
  * bound on the jobs a node holds un-ACKed: taken from the stream and not yet ACKed, requeued or
  * dead-lettered, whatever stage they are in (waiting for a permit, synthesized, queued in the
  * channel, being proved, or being written and acknowledged). It prints the most it held.
@@ -90,17 +91,20 @@
  * .zkpipe-new- file, removed by the next run that writes it).
  *
  * Inputs changed under the node: a zkey or witness truncated (or whose storage fails) while
- * mapped raises SIGBUS in the thread reading it; the node takes it (cli_mapped_recover), the
- * thread reads zeros from there on, and the job ends with an I/O error naming the file
- * (requeued: the next delivery opens the file as it is then); the zkey is opened anew for later
- * jobs. The node lives on.
+ * mapped raises SIGBUS in the thread reading it; the node leaves it to the library
+ * (zkpipe_mapped_recover, through cli_mapped_recover), the thread reads zeros from there on, and
+ * the job ends with an I/O error naming the file (requeued: the next delivery opens the file as
+ * it is then); the zkey is opened anew for later jobs (zkpipe_zkey_files_damaged). The node
+ * lives on.
  *
- * Keys: the zkeys the node has open are keys of its engine's key cache (zkpipe/key_cache.h):
- * under --budget-mib each holds its bytes of the budget, one unused for --key-idle-ms is
- * unmapped when a job's partition cannot otherwise be admitted and opened again by the next
- * job that names it; a job is taken when the budget's free bytes plus those of the unpinned
- * keys cover the largest estimate. /metrics carries the key series (zkpipe_keys_resident,
- * zkpipe_key_resident_bytes, zkpipe_key_loads_total, zkpipe_key_releases_total, ...).
+ * Keys: the node opens the zkeys through a zkpipe_zkey_files set (zkpipe/stages.h: one source
+ * per file while it is the same file, a replaced one opened anew, at most 4 unused kept open),
+ * whose sources are keys of its engine's key cache (zkpipe/key_cache.h): under --budget-mib each
+ * holds its bytes of the budget, one unused for --key-idle-ms is unmapped when a job's partition
+ * cannot otherwise be admitted and opened again by the next job that names it; a job is taken
+ * when zkpipe_engine_admissible says the engine admits a partition of the largest estimate.
+ * /metrics carries the key series (zkpipe_keys_resident, zkpipe_key_resident_bytes,
+ * zkpipe_key_loads_total, zkpipe_key_releases_total, ...).
  *
  * --metrics FILE: what /metrics serves: the registry's counters, the engine's series
  * (zkpipe_partitions_total{result=...}, the budget, permits, the partition histograms) and the

@@ -10,6 +10,7 @@
 void queue_options_init(queue_options *q)
 {
     memset(q, 0, sizeof *q);
+    q->prog = "zkpipe-pipeline";
     q->group = "zkpipe";
     q->claim_idle_ms = 30000;
     q->max_deliveries = 3;
@@ -258,13 +259,13 @@ static int circuit_flag(queue_options *q, const char *value)
         f[3].len = (size_t)(eq - value);
     if (eq == NULL || eq[1] == '\0' || !queue_job_parse(&probe, f, 6, 1, buf, sizeof buf)) {
         fprintf(stderr,
-                "zkpipe-pipeline: --circuit %s: NAME=FILE.zkey, NAME 1 to %d bytes of "
+                "%s: --circuit %s: NAME=FILE.zkey, NAME 1 to %d bytes of "
                 "[A-Za-z0-9._-]\n",
-                value != NULL ? value : "", QUEUE_CIRCUIT_MAX);
+                q->prog, value != NULL ? value : "", QUEUE_CIRCUIT_MAX);
         return -1;
     }
     if (queue_circuit_zkey(q, probe.circuit) != NULL || q->ncircuits == QUEUE_CIRCUITS_MAX) {
-        fprintf(stderr, "zkpipe-pipeline: --circuit %s: %s\n", value,
+        fprintf(stderr, "%s: --circuit %s: %s\n", q->prog, value,
                 q->ncircuits == QUEUE_CIRCUITS_MAX ? "too many circuits" : "that name is taken");
         return -1;
     }

@@ -50,7 +50,8 @@ typedef struct queue_circuit {
 
 /* A queue node's settings (zkpipe-pipeline --queue ...). */
 typedef struct queue_options {
-    const char *url; /* --queue; NULL: not a node */
+    const char *prog; /* the program its lines name (default "zkpipe-pipeline") */
+    const char *url;  /* --queue; NULL: not a node */
     queue_addr addr;
     const char *group;               /* --group (default "zkpipe") */
     const char *consumer;            /* --consumer (default HOSTNAME-PID) */

@@ -309,6 +309,9 @@ int main(void)
     F(zkpipe_http_config, request_timeout_ms);
     F(zkpipe_http_config, max_per_address);
     F(zkpipe_http_config, bearer_token);
+    F(zkpipe_http_config, handler);
+    F(zkpipe_http_config, handler_ctx);
+    F(zkpipe_http_config, max_body);
     S(zkpipe_http_counters);
     F(zkpipe_http_counters, requests);
     F(zkpipe_http_counters, ok);
@@ -320,6 +323,9 @@ int main(void)
     F(zkpipe_http_counters, unauthorized);
     F(zkpipe_http_counters, timed_out);
     F(zkpipe_http_counters, evicted);
+    F(zkpipe_http_counters, too_large);
+    F(zkpipe_http_counters, handled);
+    F(zkpipe_http_counters, handling);
     F(zkpipe_http_counters, reserved);
     S(zkpipe_http_provider);
     F(zkpipe_http_provider, name);
@@ -404,6 +410,14 @@ int main(void)
     F(zkpipe_circuit_partition, ctx);
     F(zkpipe_circuit_partition, synth_bytes);
     F(zkpipe_circuit_partition, pk);
+    S(zkpipe_zkey_files_config);
+    F(zkpipe_zkey_files_config, struct_size);
+    F(zkpipe_zkey_files_config, keys);
+    F(zkpipe_zkey_files_config, io_flags);
+    F(zkpipe_zkey_files_config, open_threads);
+    F(zkpipe_zkey_files_config, prover_threads);
+    F(zkpipe_zkey_files_config, idle_max);
+    F(zkpipe_zkey_files_config, reserved);
     S(zkpipe_zkey_partition);
     F(zkpipe_zkey_partition, source);
     F(zkpipe_zkey_partition, wtns_path);

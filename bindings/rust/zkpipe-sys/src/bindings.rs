@@ -464,6 +464,7 @@ extern "C" {
     pub fn zkpipe_engine_close(engine: *mut zkpipe_engine);
     pub fn zkpipe_engine_drain(engine: *mut zkpipe_engine) -> zkpipe_status;
     pub fn zkpipe_engine_stats(engine: *mut zkpipe_engine, out: *mut zkpipe_engine_counters) -> zkpipe_status;
+    pub fn zkpipe_engine_admissible(engine: *mut zkpipe_engine, partition_bytes: u64, out: *mut u64) -> zkpipe_status;
     pub fn zkpipe_engine_sources(engine: *mut zkpipe_engine, out: *mut zkpipe_engine_source, cap: usize, count: *mut usize) -> zkpipe_status;
     pub fn zkpipe_engine_destroy(engine: *mut zkpipe_engine);
     pub fn zkpipe_job_wait(job: *mut zkpipe_job) -> zkpipe_status;
@@ -607,6 +608,12 @@ pub const ZKPIPE_HTTP_PROMETHEUS: zkpipe_http_format = 0;
 pub const ZKPIPE_HTTP_JSON: zkpipe_http_format = 1;
 pub type zkpipe_http_provider_fn = Option<unsafe extern "C" fn(out: *mut zkpipe_http_out, format: zkpipe_http_format, ctx: *mut c_void) -> zkpipe_status>;
 #[repr(C)]
+pub struct zkpipe_http_request {
+    _private: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+pub type zkpipe_http_handler_fn = Option<unsafe extern "C" fn(req: *mut zkpipe_http_request, ctx: *mut c_void)>;
+#[repr(C)]
 #[derive(Copy, Clone)]
 pub struct zkpipe_http_config {
     pub struct_size: usize,
@@ -621,6 +628,9 @@ pub struct zkpipe_http_config {
     pub request_timeout_ms: c_uint,
     pub max_per_address: c_uint,
     pub bearer_token: *const c_char,
+    pub handler: zkpipe_http_handler_fn,
+    pub handler_ctx: *mut c_void,
+    pub max_body: usize,
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -635,7 +645,10 @@ pub struct zkpipe_http_counters {
     pub unauthorized: u64,
     pub timed_out: u64,
     pub evicted: u64,
-    pub reserved: [u64; 6],
+    pub too_large: u64,
+    pub handled: u64,
+    pub handling: u64,
+    pub reserved: [u64; 3],
 }
 #[repr(C)]
 #[derive(Copy, Clone)]
@@ -653,6 +666,11 @@ extern "C" {
     pub fn zkpipe_http_detach(server: *mut zkpipe_http, name: *const c_char) -> zkpipe_status;
     pub fn zkpipe_http_stats(server: *mut zkpipe_http, out: *mut zkpipe_http_counters) -> zkpipe_status;
     pub fn zkpipe_http_render(config: *const zkpipe_http_config, format: zkpipe_http_format, providers: *const zkpipe_http_provider, count: usize, text: *mut *mut c_char, len: *mut usize) -> zkpipe_status;
+    pub fn zkpipe_http_request_method(req: *const zkpipe_http_request) -> *const c_char;
+    pub fn zkpipe_http_request_path(req: *const zkpipe_http_request) -> *const c_char;
+    pub fn zkpipe_http_request_content_type(req: *const zkpipe_http_request) -> *const c_char;
+    pub fn zkpipe_http_request_body(req: *const zkpipe_http_request, len: *mut usize) -> *const c_void;
+    pub fn zkpipe_http_respond(req: *mut zkpipe_http_request, code: c_uint, content_type: *const c_char, body: *const c_void, len: usize, retry_after_s: c_uint) -> zkpipe_status;
     pub fn zkpipe_http_stop(server: *mut zkpipe_http);
     pub fn zkpipe_http_out_format(out: *const zkpipe_http_out) -> zkpipe_http_format;
     pub fn zkpipe_http_out_write(out: *mut zkpipe_http_out, text: *const c_char, len: usize);
@@ -774,6 +792,9 @@ extern "C" {
     pub fn zkpipe_snarkjs_public_parse(out: *mut zkpipe_scalar, cap: usize, out_n: *mut usize, detail: *mut c_char, detail_cap: usize, curve: zkpipe_curve, json: *const c_char, len: usize) -> zkpipe_status;
     pub fn zkpipe_snarkjs_proof_write(buf: *mut c_char, cap: usize, out_len: *mut usize, proof: *const zkpipe_groth16_proof) -> zkpipe_status;
     pub fn zkpipe_snarkjs_public_write(buf: *mut c_char, cap: usize, out_len: *mut usize, inputs: *const zkpipe_scalar, n: usize) -> zkpipe_status;
+    pub fn zkpipe_mapped_recover() -> zkpipe_status;
+    pub fn zkpipe_mapped_damage_mark() -> u64;
+    pub fn zkpipe_mapped_damaged(mark: u64, dev: u64, ino: u64) -> c_int;
 }
 
 // ---- zkpipe/key_cache.h
@@ -903,6 +924,22 @@ pub struct zkpipe_zkey_source {
     _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
 }
 #[repr(C)]
+pub struct zkpipe_zkey_files {
+    _private: [u8; 0],
+    _not_send_sync_unpin: PhantomData<(*mut u8, PhantomPinned)>,
+}
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct zkpipe_zkey_files_config {
+    pub struct_size: usize,
+    pub keys: *mut zkpipe_key_cache,
+    pub io_flags: u32,
+    pub open_threads: u32,
+    pub prover_threads: u32,
+    pub idle_max: u32,
+    pub reserved: [u64; 2],
+}
+#[repr(C)]
 #[derive(Copy, Clone)]
 pub struct zkpipe_zkey_partition {
     pub source: *const zkpipe_zkey_source,
@@ -918,7 +955,15 @@ extern "C" {
     pub fn zkpipe_zkey_source_key(source: *const zkpipe_zkey_source) -> *mut zkpipe_key;
     pub fn zkpipe_zkey_source_info(out: *mut zkpipe_zkey_info, source: *const zkpipe_zkey_source) -> zkpipe_status;
     pub fn zkpipe_zkey_source_pvk(source: *const zkpipe_zkey_source) -> *const zkpipe_groth16_pvk;
+    pub fn zkpipe_zkey_source_estimate(source: *const zkpipe_zkey_source, prover_threads: c_uint, bytes: *mut u64) -> zkpipe_status;
     pub fn zkpipe_zkey_source_destroy(source: *mut zkpipe_zkey_source);
+    pub fn zkpipe_zkey_files_config_init(config: *mut zkpipe_zkey_files_config);
+    pub fn zkpipe_zkey_files_create(out: *mut *mut zkpipe_zkey_files, config: *const zkpipe_zkey_files_config) -> zkpipe_status;
+    pub fn zkpipe_zkey_files_destroy(files: *mut zkpipe_zkey_files);
+    pub fn zkpipe_zkey_files_get(files: *mut zkpipe_zkey_files, path: *const c_char, out: *mut *const zkpipe_zkey_source, detail: *mut c_char, detail_cap: usize) -> zkpipe_status;
+    pub fn zkpipe_zkey_files_damaged(files: *mut zkpipe_zkey_files, source: *const zkpipe_zkey_source, mark: u64) -> c_int;
+    pub fn zkpipe_zkey_files_put(files: *mut zkpipe_zkey_files, source: *const zkpipe_zkey_source);
+    pub fn zkpipe_zkey_files_estimate_max(files: *mut zkpipe_zkey_files) -> u64;
     pub fn zkpipe_zkey_stage_ops() -> *const zkpipe_stage_ops;
     pub fn zkpipe_stage_proof(out: *mut zkpipe_groth16_proof, result: *const zkpipe_partition_result) -> zkpipe_status;
 }
@@ -1541,6 +1586,12 @@ const _: () = assert!(offset_of!(zkpipe_http_config, max_per_address) == layout:
 const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.max_per_address) == layout::FSIZE_zkpipe_http_config_max_per_address);
 const _: () = assert!(offset_of!(zkpipe_http_config, bearer_token) == layout::OFFSET_zkpipe_http_config_bearer_token);
 const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.bearer_token) == layout::FSIZE_zkpipe_http_config_bearer_token);
+const _: () = assert!(offset_of!(zkpipe_http_config, handler) == layout::OFFSET_zkpipe_http_config_handler);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.handler) == layout::FSIZE_zkpipe_http_config_handler);
+const _: () = assert!(offset_of!(zkpipe_http_config, handler_ctx) == layout::OFFSET_zkpipe_http_config_handler_ctx);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.handler_ctx) == layout::FSIZE_zkpipe_http_config_handler_ctx);
+const _: () = assert!(offset_of!(zkpipe_http_config, max_body) == layout::OFFSET_zkpipe_http_config_max_body);
+const _: () = assert!(field_size(|s: &zkpipe_http_config| &s.max_body) == layout::FSIZE_zkpipe_http_config_max_body);
 const _: () = assert!(size_of::<zkpipe_http_counters>() == layout::SIZE_zkpipe_http_counters);
 const _: () = assert!(align_of::<zkpipe_http_counters>() == layout::ALIGN_zkpipe_http_counters);
 const _: () = assert!(offset_of!(zkpipe_http_counters, requests) == layout::OFFSET_zkpipe_http_counters_requests);
@@ -1563,6 +1614,12 @@ const _: () = assert!(offset_of!(zkpipe_http_counters, timed_out) == layout::OFF
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.timed_out) == layout::FSIZE_zkpipe_http_counters_timed_out);
 const _: () = assert!(offset_of!(zkpipe_http_counters, evicted) == layout::OFFSET_zkpipe_http_counters_evicted);
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.evicted) == layout::FSIZE_zkpipe_http_counters_evicted);
+const _: () = assert!(offset_of!(zkpipe_http_counters, too_large) == layout::OFFSET_zkpipe_http_counters_too_large);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.too_large) == layout::FSIZE_zkpipe_http_counters_too_large);
+const _: () = assert!(offset_of!(zkpipe_http_counters, handled) == layout::OFFSET_zkpipe_http_counters_handled);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.handled) == layout::FSIZE_zkpipe_http_counters_handled);
+const _: () = assert!(offset_of!(zkpipe_http_counters, handling) == layout::OFFSET_zkpipe_http_counters_handling);
+const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.handling) == layout::FSIZE_zkpipe_http_counters_handling);
 const _: () = assert!(offset_of!(zkpipe_http_counters, reserved) == layout::OFFSET_zkpipe_http_counters_reserved);
 const _: () = assert!(field_size(|s: &zkpipe_http_counters| &s.reserved) == layout::FSIZE_zkpipe_http_counters_reserved);
 const _: () = assert!(size_of::<zkpipe_http_provider>() == layout::SIZE_zkpipe_http_provider);
@@ -1722,6 +1779,22 @@ const _: () = assert!(offset_of!(zkpipe_circuit_partition, synth_bytes) == layou
 const _: () = assert!(field_size(|s: &zkpipe_circuit_partition| &s.synth_bytes) == layout::FSIZE_zkpipe_circuit_partition_synth_bytes);
 const _: () = assert!(offset_of!(zkpipe_circuit_partition, pk) == layout::OFFSET_zkpipe_circuit_partition_pk);
 const _: () = assert!(field_size(|s: &zkpipe_circuit_partition| &s.pk) == layout::FSIZE_zkpipe_circuit_partition_pk);
+const _: () = assert!(size_of::<zkpipe_zkey_files_config>() == layout::SIZE_zkpipe_zkey_files_config);
+const _: () = assert!(align_of::<zkpipe_zkey_files_config>() == layout::ALIGN_zkpipe_zkey_files_config);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, struct_size) == layout::OFFSET_zkpipe_zkey_files_config_struct_size);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.struct_size) == layout::FSIZE_zkpipe_zkey_files_config_struct_size);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, keys) == layout::OFFSET_zkpipe_zkey_files_config_keys);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.keys) == layout::FSIZE_zkpipe_zkey_files_config_keys);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, io_flags) == layout::OFFSET_zkpipe_zkey_files_config_io_flags);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.io_flags) == layout::FSIZE_zkpipe_zkey_files_config_io_flags);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, open_threads) == layout::OFFSET_zkpipe_zkey_files_config_open_threads);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.open_threads) == layout::FSIZE_zkpipe_zkey_files_config_open_threads);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, prover_threads) == layout::OFFSET_zkpipe_zkey_files_config_prover_threads);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.prover_threads) == layout::FSIZE_zkpipe_zkey_files_config_prover_threads);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, idle_max) == layout::OFFSET_zkpipe_zkey_files_config_idle_max);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.idle_max) == layout::FSIZE_zkpipe_zkey_files_config_idle_max);
+const _: () = assert!(offset_of!(zkpipe_zkey_files_config, reserved) == layout::OFFSET_zkpipe_zkey_files_config_reserved);
+const _: () = assert!(field_size(|s: &zkpipe_zkey_files_config| &s.reserved) == layout::FSIZE_zkpipe_zkey_files_config_reserved);
 const _: () = assert!(size_of::<zkpipe_zkey_partition>() == layout::SIZE_zkpipe_zkey_partition);
 const _: () = assert!(align_of::<zkpipe_zkey_partition>() == layout::ALIGN_zkpipe_zkey_partition);
 const _: () = assert!(offset_of!(zkpipe_zkey_partition, source) == layout::OFFSET_zkpipe_zkey_partition_source);

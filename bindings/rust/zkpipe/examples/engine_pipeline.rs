@@ -1,5 +1,5 @@
 //! A Rust host's own stage operations through zkpipe's engine (the Rust counterpart of
-//! examples/host_pipeline.c): synthesis allocates, fills and charges real buffers (a/b/c as
+//! tools/zkpipe_host_pipeline.c): synthesis allocates, fills and charges real buffers (a/b/c as
 //! kind `abc`, the rest as a kind the host registers) with some work; proving releases a/b/c
 //! first, then the rest. The engine does the permits, the byte budget, the accounted narrow
 //! waist, the ledger moves and the results.
