@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli_json.h"
 #include "cli_mapped.h"
 #include "cli_memory.h"
 #include "cli_zkey.h"
@@ -90,30 +91,29 @@ static void answer(server *s, zkpipe_http_request *http, unsigned row, uint64_t 
     serve_metrics_observe(&s->m, row, code, now_ns() - arrived_ns);
 }
 
-/* `detail` as a JSON string's content into out: quotes, backslashes and control bytes escaped,
- * other bytes as they are (a detail line is ASCII). */
-static void json_escape(char *out, size_t cap, const char *detail)
-{
-    size_t o = 0;
-    for (const unsigned char *p = (const unsigned char *)detail; *p != '\0' && o + 7 < cap; p++) {
-        if (*p == '"' || *p == '\\')
-            o += (size_t)snprintf(out + o, cap - o, "\\%c", *p);
-        else if (*p < 0x20 || *p >= 0x7f)
-            o += (size_t)snprintf(out + o, cap - o, "\\u%04x", *p);
-        else
-            out[o++] = (char)*p;
-    }
-    out[o] = '\0';
-}
-
 static void answer_error(server *s, zkpipe_http_request *http, unsigned row, uint64_t arrived_ns,
                          unsigned code, const char *error, const char *detail,
                          unsigned retry_after_s)
 {
-    char d[2 * ZKPIPE_DETAIL_MAX], body[3 * ZKPIPE_DETAIL_MAX];
-    json_escape(d, sizeof d, detail);
-    int n = snprintf(body, sizeof body, "{\"error\":\"%s\",\"detail\":\"%s\"}\n", error, d);
-    answer(s, http, row, arrived_ns, code, body, (size_t)n, retry_after_s);
+    char *body = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&body, &len);
+    int ok = f != NULL;
+    if (ok) {
+        fputs("{\"error\":", f);
+        cli_json_string(f, error);
+        fputs(",\"detail\":", f);
+        cli_json_string(f, detail);
+        fputs("}\n", f);
+        ok = fclose(f) == 0 && body != NULL;
+    }
+    if (ok) {
+        answer(s, http, row, arrived_ns, code, body, len, retry_after_s);
+    } else { /* the answer still goes out: no room for the detail */
+        static const char nomem[] = "{\"error\":\"ZKPIPE_ENOMEM\",\"detail\":\"out of memory\"}\n";
+        answer(s, http, row, arrived_ns, code, nomem, sizeof nomem - 1, retry_after_s);
+    }
+    free(body);
 }
 
 static void request_free(request *r)
