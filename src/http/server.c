@@ -372,6 +372,13 @@ static size_t clients_waiting(int listen_fd)
     return poll(&p, 1, 0) == 1 && (p.revents & POLLIN) != 0;
 }
 
+/* Clears the wake-up eventfd (non-blocking: EAGAIN when nothing was written); 0 when it failed. */
+static int wake_drained(zkpipe_http *s)
+{
+    uint64_t n;
+    return read(s->wake_fd, &n, sizeof n) >= 0 || errno == EAGAIN;
+}
+
 /* One pass of libmicrohttpd's loop, waiting at most `ms` for its sockets or, with a handler,
  * for an answer given on another thread. */
 static enum MHD_Result run(zkpipe_http *s, int32_t ms)
@@ -391,17 +398,11 @@ static enum MHD_Result run(zkpipe_http *s, int32_t ms)
         /* poll mode: no descriptor of libmicrohttpd's to wait on beside ours, so answers are
          * looked for every few milliseconds while any is awaited */
         enum MHD_Result rc = MHD_run_wait(s->daemon, ms < 5 ? ms : 5);
-        uint64_t n;
-        if (read(s->wake_fd, &n, sizeof n) < 0 && errno != EAGAIN)
-            return MHD_NO;
-        return rc;
+        return wake_drained(s) ? rc : MHD_NO;
     } else {
         return MHD_run_wait(s->daemon, ms);
     }
-    uint64_t n;
-    if (read(s->wake_fd, &n, sizeof n) < 0 && errno != EAGAIN)
-        return MHD_NO;
-    return MHD_run(s->daemon);
+    return wake_drained(s) ? MHD_run(s->daemon) : MHD_NO;
 }
 
 static void *serve(void *arg)
