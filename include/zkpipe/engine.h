@@ -411,8 +411,11 @@ ZKPIPE_API ZKPIPE_MUST_CHECK zkpipe_status zkpipe_engine_create(zkpipe_engine **
 
 /*! zkpipe_engine_submit() : queues a job of `count` partitions (copied; what they point to
  * must stay valid until the job has finished). Partitions start in submission order.
- * @param out receives the job; the caller owns it (zkpipe_job_destroy).
- * @param done NULL, or called once when every partition has ended (see zkpipe_job_done_fn).
+ * @param out receives the job; the caller owns it (zkpipe_job_destroy). Written before any
+ *        partition starts and not touched after, so `done` may read it and free where it lies,
+ *        even before this call returns.
+ * @param done NULL, or called once when every partition has ended (see zkpipe_job_done_fn); it
+ *        may run on an engine thread before this call returns.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL engine, out or parts, count 0, a partition without
  *         ops, ops whose struct_size does not reach `discard`, or without synthesize,
  *         prove or discard, non-zero reserved fields: for a partition's, zkpipe_last_detail

@@ -389,6 +389,9 @@ zkpipe_status zkpipe_engine_submit(zkpipe_engine *engine, zkpipe_job **out,
     job->engine = engine;
     for (size_t i = 0; i < count; i++)
         job->items[i].track = ++engine->tracks;
+    /* Before the job is out of this thread's hands: its done callback may read the handle
+     * where the host keeps it, and may free that place, before submit would return. */
+    *out = job;
     if (engine->tail != NULL)
         engine->tail->next = job;
     else
@@ -398,7 +401,6 @@ zkpipe_status zkpipe_engine_submit(zkpipe_engine *engine, zkpipe_job **out,
     atomic_fetch_add(&engine->submitted, count);
     pthread_cond_broadcast(&engine->work);
     pthread_mutex_unlock(&engine->lock);
-    *out = job;
     return ZKPIPE_OK;
 }
 
