@@ -5,11 +5,13 @@
  * descriptors written through, signals that remove the new files, leftovers of dead processes
  * swept, and a truncated mapped input reported as an I/O error naming it.
  * rename and link are wrapped (-Wl,--wrap) so a test can make the Nth call fail, and link and
- * fsync so a test can count them: a set is synced to the disk only when asked to be durable. */
-#define _XOPEN_SOURCE 700 /* mknod */
+ * fsync so a test can count them: a set is synced to the disk only when asked to be durable;
+ * open, so a test can refuse O_TMPFILE and see the new files staged by name. */
+#define _GNU_SOURCE /* mknod, O_TMPFILE */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -39,6 +41,8 @@
 static int rename_pass = -1, link_pass = -1, fail_errno = EIO;
 /* link and fsync calls made so far. */
 static int links_made, fsyncs_made;
+/* open refuses O_TMPFILE (EOPNOTSUPP, as a file system without it would). */
+static int no_unnamed;
 
 int __real_rename(const char *from, const char *to);
 int __wrap_rename(const char *from, const char *to);
@@ -46,6 +50,8 @@ int __real_link(const char *from, const char *to);
 int __wrap_link(const char *from, const char *to);
 int __real_fsync(int fd);
 int __wrap_fsync(int fd);
+int __real_open(const char *path, int flags, ...);
+int __wrap_open(const char *path, int flags, ...);
 
 /* Whether this call is the one to fail (then errno is set). */
 static int fails(int *pass)
@@ -75,6 +81,32 @@ int __wrap_link(const char *from, const char *to)
 {
     links_made++;
     return fails(&link_pass) ? -1 : __real_link(from, to);
+}
+
+int __wrap_open(const char *path, int flags, ...)
+{
+    mode_t mode = 0;
+    if ((flags & O_CREAT) != 0 || (flags & O_TMPFILE) == O_TMPFILE) {
+        va_list ap;
+        va_start(ap, flags);
+        mode = (mode_t)va_arg(ap, int);
+        va_end(ap);
+    }
+    if (no_unnamed && (flags & O_TMPFILE) == O_TMPFILE) {
+        errno = EOPNOTSUPP;
+        return -1;
+    }
+    return __real_open(path, flags, mode);
+}
+
+/* Whether the test folder's file system makes unnamed files (O_TMPFILE). */
+static int unnamed_here(void)
+{
+    int fd = __real_open(scratch_dir, O_TMPFILE | O_WRONLY, 0600);
+    if (fd < 0)
+        return 0;
+    close(fd);
+    return 1;
 }
 
 /* scratch_dir/name, in a ring long enough for the paths one test holds at once. */
@@ -561,7 +593,9 @@ static void a_file_size_limit_is_an_error(void **state)
 }
 
 /* A child writing a set whose second output is a FIFO the parent opened but does not read:
- * it blocks there with its new file staged, and the parent sends `sig`. */
+ * it blocks there with its new file staged (the FIFO is written after the files are staged),
+ * and the parent sends `sig`. A handled signal removes the new file; SIGKILL leaves a named
+ * one, which the next write sweeps, and no unnamed one. */
 static void signal_while_writing(int sig, int ignore_first)
 {
     put_file(at("s.json"), "old s");
@@ -580,12 +614,9 @@ static void signal_while_writing(int sig, int ignore_first)
         cli_outputs_write(set, 2, 0, &e);
         _exit(3);
     }
-    char fresh[600];
-    snprintf(fresh, sizeof fresh, "%s.zkpipe-new-%ld", at("s.json"), (long)pid);
-    for (int i = 0; i < 2000 && access(fresh, F_OK) != 0; i++)
-        nap_ms(5);
-    assert_int_equal(access(fresh, F_OK), 0);
-    nap_ms(50); /* into the write to the FIFO */
+    struct pollfd pfd = {rd, POLLIN, 0};
+    assert_int_equal(poll(&pfd, 1, 10000), 1); /* the FIFO is being written */
+    nap_ms(50);                                /* and full */
     kill(pid, sig);
     int status;
     if (ignore_first) { /* ignored: it keeps writing until the reader drains the FIFO */
@@ -606,6 +637,13 @@ static void signal_while_writing(int sig, int ignore_first)
     }
     close(rd);
     unlink(at("slow"));
+    if (sig == SIGKILL) {
+        assert_int_equal(leftovers(), no_unnamed || !unnamed_here());
+        cli_error e;
+        cli_output set[1] = {out(at("s.json"), "next s")};
+        assert_int_equal(cli_outputs_write(set, 1, 0, &e), 0);
+        expect_text(at("s.json"), "next s");
+    }
     assert_int_equal(leftovers(), 0);
     unlink(at("s.json"));
 }
@@ -614,9 +652,24 @@ static void signals_remove_the_new_files(void **state)
 {
     (void)state;
     static const int sigs[] = {SIGTERM, SIGINT, SIGHUP, SIGUSR1, SIGALRM};
-    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
-        signal_while_writing(sigs[i], 0);
-    signal_while_writing(SIGINT, 1); /* ignored before: stays ignored */
+    for (no_unnamed = 0; no_unnamed < 2; no_unnamed++) {
+        for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+            signal_while_writing(sigs[i], 0);
+        signal_while_writing(SIGINT, 1); /* ignored before: stays ignored */
+    }
+    no_unnamed = 0;
+}
+
+/* A run killed outright (SIGKILL, which no handler sees) while its new files are staged:
+ * unnamed, they are gone with it; named, the next write removes them. Killed runs never
+ * accumulate files in the folder either way. */
+static void killed_runs_leave_nothing_behind(void **state)
+{
+    (void)state;
+    for (no_unnamed = 0; no_unnamed < 2; no_unnamed++)
+        for (int run = 0; run < 3; run++)
+            signal_while_writing(SIGKILL, 0);
+    no_unnamed = 0;
 }
 
 /* How many names (but . and ..) the folder holds. */
@@ -674,10 +727,12 @@ static void a_set_is_synced_only_when_durable(void **state)
     rmdir(at("durable"));
 }
 
-/* Leftovers of processes that are gone are removed by the next write; a live one's stay. */
+/* Leftovers of processes that are gone are removed by the next write that stages its new file
+ * by name; a live one's stay. One that stages unnamed files does not read the folder. */
 static void leftovers_of_dead_processes_are_swept(void **state)
 {
     (void)state;
+    no_unnamed = 1;
     pid_t dead = fork();
     if (dead == 0)
         _exit(0);
@@ -693,7 +748,14 @@ static void leftovers_of_dead_processes_are_swept(void **state)
     put_file(name, "another output's");
     cli_error e;
     cli_output set[1] = {out(at("w.json"), "w")};
+    if (unnamed_here()) {
+        no_unnamed = 0;
+        assert_int_equal(cli_outputs_write(set, 1, 0, &e), 0);
+        assert_int_equal(leftovers(), 4);
+        no_unnamed = 1;
+    }
     assert_int_equal(cli_outputs_write(set, 1, 0, &e), 0);
+    no_unnamed = 0;
     assert_int_equal(leftovers(), 2);
     snprintf(name, sizeof name, "%s.zkpipe-new-%ld", at("w.json"), (long)getppid());
     expect_text(name, "a live process's");
@@ -795,6 +857,7 @@ int main(void)
         cmocka_unit_test(a_failed_rename_puts_everything_back),
         cmocka_unit_test(a_file_size_limit_is_an_error),
         cmocka_unit_test(signals_remove_the_new_files),
+        cmocka_unit_test(killed_runs_leave_nothing_behind),
         cmocka_unit_test(a_set_is_synced_only_when_durable),
         cmocka_unit_test(leftovers_of_dead_processes_are_swept),
         cmocka_unit_test(a_truncated_mapped_input_is_an_io_error),

@@ -1,4 +1,5 @@
 /* See cli_files.h. */
+#define _GNU_SOURCE /* O_TMPFILE */
 #include "cli_files.h"
 
 #include <dirent.h>
@@ -91,6 +92,10 @@ typedef struct plan {
     char dir[PATH_MAX];
     const char *base; /* in target */
     char fresh[PATH_MAX + 32], old[PATH_MAX + 32];
+    int unnamed; /* the new file is open on tmp_fd without a name (O_TMPFILE) till it is linked
+                    as `fresh` in the renames' step */
+    int tmp_fd;
+    int by_name;                  /* the new file was created as `fresh` (no O_TMPFILE there) */
     volatile sig_atomic_t staged; /* `fresh` exists */
     volatile sig_atomic_t linked; /* `old` exists */
 } plan;
@@ -475,18 +480,41 @@ int cli_write_all(int fd, const char *text, size_t len)
     return 0;
 }
 
+/* The new file in folder `dir`, without a name (a process that dies leaves nothing), or -1
+ * where the system or the file system cannot make one, or link it by /proc/self/fd later. */
+static int open_unnamed(const char *dir)
+{
+#ifdef O_TMPFILE
+    static int proc_ok = -1; /* 1: /proc/self/fd can be linked from; 0: cannot */
+    if (proc_ok < 0)
+        proc_ok = access("/proc/self/fd", X_OK) == 0;
+    if (proc_ok)
+        return open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+#else
+    (void)dir;
+#endif
+    return -1;
+}
+
 /* Each file's text into its new file, synced when the set is to be durable. */
 static int stage(plan *p, const cli_output *outs, size_t n, int durable, cli_error *e)
 {
     for (size_t i = 0; i < n; i++) {
         if (!p[i].file)
             continue;
-        step_begin();
-        unlink(p[i].fresh); /* left by an earlier process of the same id, which is gone */
-        int fd = open(p[i].fresh, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
-        p[i].staged = fd >= 0;
+        int fd = open_unnamed(p[i].dir);
         int err = errno;
-        step_end();
+        if (fd >= 0) {
+            p[i].unnamed = 1;
+            p[i].tmp_fd = fd;
+        } else {
+            step_begin();
+            unlink(p[i].fresh); /* left by an earlier process of the same id, which is gone */
+            fd = open(p[i].fresh, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+            p[i].staged = p[i].by_name = fd >= 0;
+            err = errno;
+            step_end();
+        }
         if (fd < 0)
             return refuse(e, i, err, "cannot create a file beside it");
         if (p[i].exists) { /* keep the replaced file's mode and, where allowed, its owner */
@@ -496,7 +524,7 @@ static int stage(plan *p, const cli_output *outs, size_t n, int durable, cli_err
         }
         int bad = cli_write_all(fd, outs[i].text, outs[i].len) != 0 || (durable && fsync(fd) != 0);
         err = errno;
-        if (close(fd) != 0 && !bad) {
+        if (!p[i].unnamed && close(fd) != 0 && !bad) { /* (an unnamed one: once linked) */
             bad = 1;
             err = errno;
         }
@@ -504,6 +532,35 @@ static int stage(plan *p, const cli_output *outs, size_t n, int durable, cli_err
             return refuse(e, i, err, "cannot write");
     }
     return 0;
+}
+
+/* Gives each unnamed new file its name `fresh`, to be renamed from. */
+static int name_unnamed(plan *p, size_t n, cli_error *e)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!p[i].unnamed)
+            continue;
+        char proc[64];
+        snprintf(proc, sizeof proc, "/proc/self/fd/%d", p[i].tmp_fd);
+        unlink(p[i].fresh); /* left by an earlier process of the same id, which is gone */
+        int ok = linkat(AT_FDCWD, proc, AT_FDCWD, p[i].fresh, AT_SYMLINK_FOLLOW) == 0;
+        p[i].staged = ok;
+        int err = errno;
+        int bad = close(p[i].tmp_fd) != 0;
+        p[i].unnamed = 0;
+        if (!ok || bad)
+            return refuse(e, i, ok ? errno : err, ok ? "cannot write" : "cannot name its new file");
+    }
+    return 0;
+}
+
+static void close_unnamed(plan *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i].unnamed) {
+            close(p[i].tmp_fd);
+            p[i].unnamed = 0;
+        }
 }
 
 static int write_devices(plan *p, const cli_output *outs, size_t n, cli_error *e)
@@ -561,6 +618,10 @@ static int commit(plan *p, size_t n, int durable, cli_error *e)
         if (p[i].file)
             last = i;
     step_begin();
+    if (name_unnamed(p, n, e) != 0) {
+        step_end();
+        return -1;
+    }
     for (size_t i = 0; i < n; i++) {
         if (!p[i].file || !p[i].exists || i == last)
             continue;
@@ -621,11 +682,18 @@ static int stale(const plan *p, size_t n, size_t at, const char *name)
 }
 
 /* Removes, beside each file written, the new and old files of processes that are gone: one
- * read of each folder, however many of the set's files it holds. */
+ * read of each folder where a new file was staged by name, however many of the set's files it
+ * holds. (Where the new files were unnamed till the renames, a dead process can have left
+ * files only if it died during them: not worth a read of a folder of any size each time.) */
 static void sweep(const plan *p, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         if (!first_in_folder(p, i))
+            continue;
+        int named = 0;
+        for (size_t k = i; k < n && !named; k++)
+            named = p[k].file && p[k].by_name && same_file(&p[k].dir_st, &p[i].dir_st);
+        if (!named)
             continue;
         DIR *d = opendir(p[i].dir);
         struct dirent *de;
@@ -654,6 +722,7 @@ int cli_outputs_write(const cli_output *outs, size_t n, unsigned flags, cli_erro
         step_begin();
         abandon(); /* the new files left after a failure */
         step_end();
+        close_unnamed(p, n);
         handlers_restore();
         if (rc == 0)
             sweep(p, n);

@@ -50,9 +50,12 @@ char *cli_error_text(char *buf, size_t cap, const cli_output *outs, const cli_er
 
 /*! cli_outputs_write() : writes every output of the set, or none of the files among them.
  * Where each goes, decided for all of them before anything is written:
- *   - a regular file, or a name that does not exist yet: the text goes to a new file beside
- *     it, `<name>.zkpipe-new-<pid>` (mode: the replaced file's, else 0666 less the umask),
- *     synced with CLI_OUTPUTS_DURABLE, then renamed onto the name. A symbolic link is
+ *   - a regular file, or a name that does not exist yet: the text goes to a new file in its
+ *     folder (mode: the replaced file's, else 0666 less the umask), synced with
+ *     CLI_OUTPUTS_DURABLE, then renamed onto the name. Where the system and the file system
+ *     allow it (Linux O_TMPFILE, with /proc mounted), the new file has no name till the
+ *     renames' step, which first links it as `<name>.zkpipe-new-<pid>`; elsewhere it is
+ *     created under that name. A symbolic link is
  *     followed to its final target, which is replaced, so the link stays a link.
  *   - "-", /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: written to that open
  *     descriptor; a character or block device or a FIFO: opened and written through. Nothing
@@ -73,12 +76,15 @@ char *cli_error_text(char *buf, size_t cap, const cli_output *outs, const cli_er
  * SIGVTALRM and SIGPROF remove the new files, then kill the process as they would have (a
  * signal that comes during the renames waits until they are done). The previous
  * dispositions are restored before it returns.
- * A crash that no handler sees (SIGKILL, power loss) during the renames can leave some
- * outputs new and some old: each file not yet replaced has its text in
- * `<name>.zkpipe-new-<pid>`, each one replaced (but the last) its previous text in
- * `<name>.zkpipe-old-<pid>` (rename those onto the names to finish or to undo). A later
- * successful write of the same output removes what processes that no longer exist left beside
- * it (one read of each folder written to).
+ * A crash that no handler sees (SIGKILL, power loss) before the renames leaves no file behind
+ * where the new files are unnamed; where they are named it leaves `<name>.zkpipe-new-<pid>`.
+ * One during the renames can leave some outputs new and some old: each file not yet replaced
+ * has its text in `<name>.zkpipe-new-<pid>`, each one replaced (but the last) its previous text
+ * in `<name>.zkpipe-old-<pid>` (rename those onto the names to finish or to undo). Where a new
+ * file was created under its name, a later successful write of the same output removes what
+ * processes that no longer exist left beside it (one read of its folder); where new files are
+ * unnamed, the folder is not read (its cost would grow with the folder), and what a crash
+ * during the renames left stays until removed by hand.
  * @param flags 0 or CLI_OUTPUTS_DURABLE.
  * @return 0, or -1 with *e filled in.
  * Thread safety: one set at a time in a process (the signal handlers share one record of it);
