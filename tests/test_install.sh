@@ -40,8 +40,25 @@ if [ -x "$build/tools/zkpipe-pipeline" ]; then
         [ -x "$prefix/bin/$t" ] || fail "no $t installed in bin/"
     done
     "$prefix/bin/zkpipe-pipeline" --help >/dev/null || fail "the installed zkpipe-pipeline"
+    for t in "$prefix"/bin/*; do
+        if objdump -p "$t" | grep -q 'R\(UN\)\?PATH'; then
+            fail "$t keeps a run path: $(objdump -p "$t" | grep PATH)"
+        fi
+    done
     echo "installed the tools in bin/"
 fi
+
+# No program or library built or installed has an empty entry in its run path (a leading,
+# trailing or doubled ':'): the dynamic loader reads one as the current folder, and would load
+# a libc or libm found there.
+for f in $(find "$build" "$prefix" -path '*/CMakeFiles' -prune -o -type f \( -perm -u+x -o -name '*.so*' \) -print); do
+    path=$(objdump -p "$f" 2>/dev/null | awk '$1 == "RUNPATH" || $1 == "RPATH" {print $2}')
+    case ":$path:" in
+    ::) ;;
+    *::*) fail "$f: an empty entry in its run path \"$path\"" ;;
+    esac
+done
+echo "no empty entry in any run path"
 
 # consumer.c prints "backend auto: NAME: WHY"; <program> <expected part of the line>
 backend_line() {
