@@ -120,6 +120,9 @@ static void load_point(uint64_t *p, const compose_ctx *x, const term *t)
     memcpy(p, x->bases[t->base] + (size_t)t->row * bytes, bytes);
 }
 
+/* G1 terms a multi-multiplication takes at once. */
+#define MULTI_TERMS 16
+
 /* A short column, one term at a time into *acc (a zkpipe__g1 or zkpipe__g2): coefficients 1
  * and -1 (ids 0 and 1) by an addition. */
 static void compose_short(const compose_ctx *x, size_t v, void *acc)
@@ -144,19 +147,28 @@ static void compose_short(const compose_ctx *x, size_t v, void *acc)
             c->g2_add(a, a, &q);
         }
     } else {
+        /* G1 terms with other coefficients go MULTI_TERMS at a time through the GLV
+         * multi-multiplication, which shares its doublings among them. */
         zkpipe__g1 *a = acc, q;
+        uint64_t pts[MULTI_TERMS * ZKPIPE__G1A_WORDS], k[MULTI_TERMS * L4];
+        size_t m = 0, words = c->g1a_words;
         c->g1_from_affine(a, zero);
         for (size_t i = 0; i < n; i++) {
-            load_point(p, x, &t[i]);
-            if (t[i].coeff == 1)
-                c->g1_affine_neg(p, p);
-            if (t[i].coeff <= 1) {
+            if (t[i].coeff > 1) {
+                load_point(pts + words * m, x, &t[i]);
+                c->fr_to_canonical(k + L4 * m, zkpipe__cs_coeff(x->cs, t[i].coeff));
+                m++;
+            } else {
+                load_point(p, x, &t[i]);
+                if (t[i].coeff == 1)
+                    c->g1_affine_neg(p, p);
                 c->g1_add_affine(a, a, p);
-                continue;
             }
-            c->g1_from_affine(&q, p);
-            c->g1_mul(&q, &q, zkpipe__cs_coeff(x->cs, t[i].coeff));
-            c->g1_add(a, a, &q);
+            if (m == MULTI_TERMS || (m > 0 && i + 1 == n)) {
+                c->g1_multi_mul(&q, pts, k, m);
+                c->g1_add(a, a, &q);
+                m = 0;
+            }
         }
     }
 }
