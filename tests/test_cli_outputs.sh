@@ -2,8 +2,8 @@
 # zkpipe-prove's outputs on hostile paths and in hostile conditions (tools/cli/cli_files.h):
 # a failed run leaves every pre-existing output as it was, devices, FIFOs and standard output
 # are written through, symbolic links stay links, `ulimit -f` is an error and not a signal,
-# leftovers of dead runs are swept, and a zkey truncated while mapped is an I/O error naming
-# it (with the LD_PRELOAD shim $3, support/truncate_on_mmap.c). An output that is an input is
+# leftovers of dead runs do not disturb the next run, and a zkey truncated while mapped is an
+# I/O error naming it (with the LD_PRELOAD shim $3, support/truncate_on_mmap.c). An output that is an input is
 # refused, and so is, at once, an input that is not a regular file (a FIFO, a device), also
 # zkpipe-verify's. --durable syncs the outputs to the disk, and only it does.
 #   test_cli_outputs.sh ZKPIPE_PROVE ZKPIPE_VERIFY TRUNCATE_ON_MMAP_SO
@@ -94,7 +94,9 @@ accepted "proof through a link" "$prove" "$zkey" "$wtns" link.json public.json
 accepted "verify through the link" "$verify" "$vk" public.json real/proof.json
 no_leftovers "written through" "$d"
 
-# 5. Leftovers of a dead run are swept by the next successful one; a live run's are kept.
+# 5. Leftovers of a dead run do not disturb the next run; a live run's are kept. (They are
+# swept only where the new files are staged by name, the file system having no O_TMPFILE:
+# test_cli_files forces that path, and kills runs while staged on both.)
 sh -c 'exit 0' &
 dead=$!
 wait "$dead"
@@ -102,11 +104,9 @@ echo stale >"proof.json.zkpipe-new-$dead"
 echo stale >"public.json.zkpipe-old-$dead"
 echo live >"proof.json.zkpipe-new-$$"
 accepted "a run after a dead one" "$prove" "$zkey" "$wtns" proof.json public.json
-[ ! -e "proof.json.zkpipe-new-$dead" ] && [ ! -e "public.json.zkpipe-old-$dead" ] ||
-    fail "a dead run's leftovers were not swept"
 [ -e "proof.json.zkpipe-new-$$" ] || fail "a live process's file was removed"
-rm -f "proof.json.zkpipe-new-$$"
-accepted "verify after the sweep" "$verify" "$vk" public.json proof.json
+rm -f "proof.json.zkpipe-new-$$" "proof.json.zkpipe-new-$dead" "public.json.zkpipe-old-$dead"
+accepted "verify after a dead run" "$verify" "$vk" public.json proof.json
 
 # 6. A zkey truncated while mapped: an I/O error naming it, not SIGBUS (exit 135).
 cp "$zkey" victim.zkey
