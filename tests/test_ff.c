@@ -263,6 +263,47 @@ static void pattern_bytes(uint8_t *out, size_t n, unsigned m, unsigned k)
         F##_sub_wide(u, u, t); /* 1 - (p R - 1) + p R = 2 */                                       \
         assert_true(u[0] == 2 && zkpipe__limbs_is_zero(u + 1, 2 * F##_LIMBS - 1));                 \
     }                                                                                              \
+    /* mod_inv.h's walk against limbs.h's on plain integers: small, short, full-width and          \
+     * near-p values, each taken by the fast walk (it gives up on none of them) with the same      \
+     * answer. */                                                                                  \
+    static void F##_inverse_walks(void **state)                                                    \
+    {                                                                                              \
+        (void)state;                                                                               \
+        rng_state = 19;                                                                            \
+        const uint64_t *p = F##_MODULUS;                                                           \
+        uint64_t pinv = p[0]; /* Newton: p pinv = 1 mod 2^64, then negated */                      \
+        for (int i = 0; i < 6; i++)                                                                \
+            pinv *= 2 - p[0] * pinv;                                                               \
+        pinv = 0 - pinv;                                                                           \
+        for (int it = 0; it < 4 * ITERS; it++) {                                                   \
+            uint64_t y[F##_LIMBS] = {0}, want[F##_LIMBS], got[F##_LIMBS];                          \
+            if (it < 4) {                                                                          \
+                memcpy(y, p, sizeof y); /* p - 1 .. p - 4 */                                       \
+                y[0] -= (uint64_t)it + 1;                                                          \
+            } else if (it < 70) {                                                                  \
+                unsigned bit = (unsigned)it - 6; /* 3, 5, 1, 2, 4, .. 2^62, 2^64 + 1 */            \
+                y[0] = it == 4 ? 3 : it == 5 ? 5 : UINT64_C(1) << bit;                             \
+                if (it == 69)                                                                      \
+                    y[0] = y[1] = 1;                                                               \
+            } else {                                                                               \
+                unsigned words = 1 + (unsigned)(rng_next() % F##_LIMBS);                           \
+                for (unsigned i = 0; i < words; i++)                                               \
+                    y[i] = rng_next();                                                             \
+                y[words - 1] >>= rng_next() % 64; /* lengths of every kind */                      \
+                while (!zkpipe__limbs_lt(y, p, F##_LIMBS))                                         \
+                    zkpipe__limbs_sub(y, y, p, F##_LIMBS);                                         \
+                if (zkpipe__limbs_is_zero(y, F##_LIMBS))                                           \
+                    y[0] = 1;                                                                      \
+            }                                                                                      \
+            zkpipe__mod_inv(want, y, p, F##_LIMBS);                                                \
+            assert_int_equal(zkpipe__mod_inv_fast(got, y, p, pinv, F##_LIMBS), 1);                 \
+            assert_memory_equal(got, want, sizeof got);                                            \
+            F fy, fg; /* and y (1/y) = 1 in the field */                                           \
+            assert_true(F##_from_canonical(&fy, y) && F##_from_canonical(&fg, got));               \
+            F##_mul(&fy, &fy, &fg);                                                                \
+            assert_true(F##_is_one(&fy));                                                          \
+        }                                                                                          \
+    }                                                                                              \
     static void F##_edges(void **state)                                                            \
     {                                                                                              \
         (void)state;                                                                               \
@@ -693,8 +734,9 @@ static void sparse_line_products(void **state)
 #define FIELD_CASES(F)                                                                             \
     cmocka_unit_test(F##_axioms), cmocka_unit_test(F##_mul_paths),                                 \
         cmocka_unit_test(F##_wide_paths), cmocka_unit_test(F##_edges),                             \
-        cmocka_unit_test(F##_inverse), cmocka_unit_test(F##_batch_inverse),                        \
-        cmocka_unit_test(F##_square_roots), cmocka_unit_test(F##_encodings)
+        cmocka_unit_test(F##_inverse), cmocka_unit_test(F##_inverse_walks),                        \
+        cmocka_unit_test(F##_batch_inverse), cmocka_unit_test(F##_square_roots),                   \
+        cmocka_unit_test(F##_encodings)
 
 #define TOWER_CASES(P)                                                                             \
     cmocka_unit_test(P##_fq2_axioms), cmocka_unit_test(P##_fq2_inverse),                           \

@@ -71,14 +71,16 @@ cmake --build "$tmp/hidden" >"$tmp/log" 2>&1 || {
 no_private_flags "the compile command" "$tmp/hidden/compile_commands.json"
 no_private_flags "the shared consumer's link" "$tmp/hidden/CMakeFiles/consumer_shared.dir/link.txt"
 # The loader (src/groth16/backend_plugin.h) with no variable set: the shared core finds the
-# plug-in beside itself; a static program without it says it is not available.
+# plug-in beside itself; a static program without it says it is not available, or, on a
+# machine without the CUDA driver's library, which the loader looks for first, says that.
 unset ZKPIPE_CUDA_PLUGIN
+missing="cpu: \(the CUDA backend's plug-in is not available\|no CUDA device is usable: no CUDA driver\)"
 if [ "$cuda" = ON ]; then
     backend_line "$tmp/hidden/consumer_shared" "(CUDA plug-in $plugin)"
 else
-    backend_line "$tmp/hidden/consumer_shared" "plug-in is not available.*the CPU runs the proof"
+    backend_line "$tmp/hidden/consumer_shared" "$missing.*the CPU runs the proof"
 fi
-backend_line "$tmp/hidden/consumer_static" "cpu: the CUDA backend's plug-in is not available"
+backend_line "$tmp/hidden/consumer_static" "$missing"
 ZKPIPE_CUDA_PLUGIN=$tmp/elsewhere/libzkpipe_cuda.so backend_line "$tmp/hidden/consumer_shared" \
     "cpu: the CUDA backend's plug-in is not available ($tmp/elsewhere/libzkpipe_cuda.so: .*): the CPU runs the proof"
 

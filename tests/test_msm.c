@@ -23,7 +23,8 @@
 
 #define LIMBS ZKPIPE__MSM_SCALAR_LIMBS
 /* The largest random sums checked against the naive one, G1 and G2, with --large (a slow
- * test: the naive sum dominates), without, and slowed down (a sanitizer or valgrind). */
+ * test: the naive sum dominates), without, and slowed down (a sanitizer or valgrind). --large
+ * runs only the cases whose size it sets (main). */
 #define LARGE_G1 (large ? 2000 : ZKPIPE_TEST_SANITIZED ? 128 : 255)
 #define LARGE_G2 (large ? 500 : ZKPIPE_TEST_SANITIZED ? 48 : 100)
 
@@ -328,7 +329,8 @@ static void small_sums_batch_on_lanes(void **state)
     /* Small sums, where a task takes a group of windows sharing one batch: rounds where every     \
      * point lands in the same buckets of every window (one scalar for all), boolean scalars       \
      * (all in bucket 1 of window 0), repeats and P next to -P, four scalars repeated, then        \
-     * random ones; dense and Montgomery; 1 and 2 threads; forced windows 6..9. */                 \
+     * random ones; dense and Montgomery; 1 and 2 threads; forced windows 6..9. 200 points, which  \
+     * group the windows of every plan (the assert below), 600 with --large. */                    \
     static void G##_window_groups(void **state)                                                    \
     {                                                                                              \
         enum { N = 600 };                                                                          \
@@ -339,7 +341,7 @@ static void small_sums_batch_on_lanes(void **state)
         uint64_t seed = 11;                                                                        \
         zkpipe__msm_config mont = {0, ZKPIPE__MSM_MONTGOMERY};                                     \
         G want, got;                                                                               \
-        size_t n = ZKPIPE_TEST_SANITIZED ? N / 3 : N, grouped = 0;                                 \
+        size_t n = large ? N : N / 3, grouped = 0;                                                 \
         (void)state;                                                                               \
         G##_test_points(bases, n, &seed);                                                          \
         for (int round = 0; round < 6; round++) {                                                  \
@@ -467,12 +469,14 @@ static void small_sums_batch_on_lanes(void **state)
      * every base a small multiple of the generator, each bucket one or two of them, so that a     \
      * running sum equals the next bucket (doubling) or its negation (the sum vanishes), and a     \
      * segment's total does the same with its running sum; with and without the endomorphism.      \
-     * Round 0: every base G; round 1: G and -G alternating; round 2: random in ±G, ±2G. */      \
+     * Round 0: every base G; round 1: G and -G alternating; round 2: random in ±G, ±2G. The sum \
+     * is known without an MSM: (Σ k_i·m_i)·G for the bases m_i·G, an integer of 20 bits. */   \
     static void G##_batch_reduce(void **state)                                                     \
     {                                                                                              \
         enum { N = 1000 };                                                                         \
         G##_affine *bases = (G##_affine *)alloc_or_fail(N * sizeof *bases), mult[4];               \
         uint64_t *k = (uint64_t *)alloc_or_fail(N * LIMBS * sizeof *k), seed = 8;                  \
+        static const int64_t factor[4] = {-2, -1, 1, 2};                                           \
         G jm[4], want, got;                                                                        \
         G##_affine g;                                                                              \
         (void)state;                                                                               \
@@ -489,11 +493,19 @@ static void small_sums_batch_on_lanes(void **state)
         for (size_t i = 0; i < N; i++)                                                             \
             k[i * LIMBS] = i % 511 + 1;                                                            \
         for (int round = 0; round < 3; round++) {                                                  \
-            for (size_t i = 0; i < N; i++)                                                         \
-                bases[i] = mult[round == 0   ? 2                                                   \
-                                : round == 1 ? (i % 2 ? 1 : 2)                                     \
-                                             : test_splitmix64(&seed) % 4];                        \
-            G##_reference(&want, bases, k, N);                                                     \
+            int64_t sum = 0;                                                                       \
+            for (size_t i = 0; i < N; i++) {                                                       \
+                size_t m = round == 0   ? 2                                                        \
+                           : round == 1 ? (i % 2 ? 1 : 2)                                          \
+                                        : (size_t)(test_splitmix64(&seed) % 4);                    \
+                bases[i] = mult[m];                                                                \
+                sum += factor[m] * (int64_t)k[i * LIMBS];                                          \
+            }                                                                                      \
+            uint64_t e[LIMBS] = {(uint64_t)(sum < 0 ? -sum : sum)};                                \
+            G##_from_affine(&want, &g);                                                            \
+            G##_mul_limbs(&want, &want, e, LIMBS);                                                 \
+            if (sum < 0)                                                                           \
+                G##_neg(&want, &want);                                                             \
             for (unsigned endo = 0; endo < 2; endo++) {                                            \
                 zkpipe__msm_config cfg = {10, ZKPIPE__MSM_BATCH_AFFINE |                           \
                                                   (endo ? 0u : ZKPIPE__MSM_NO_ENDO)};              \
@@ -709,7 +721,10 @@ static void small_sums_batch_on_lanes(void **state)
             G t, s;                                                                                \
             G##_TORSION(&t, &q, i);                                                                \
             const size_t at[3] = {0, N / 2, N - 1};                                                \
+            /* slowed down, each prime at one place, the places taken in turn (NPRIMES >= 3) */    \
             for (int k = 0; k < 3; k++) {                                                          \
+                if (ZKPIPE_TEST_SANITIZED && (size_t)k != i % 3)                                   \
+                    continue;                                                                      \
                 G##_affine saved = pts[at[k]];                                                     \
                 G##_from_affine(&s, &saved);                                                       \
                 G##_add(&s, &s, &t);                                                               \
@@ -810,10 +825,34 @@ static int teardown(void **state)
         cmocka_unit_test(G##_every_window), cmocka_unit_test(G##_dense_and_montgomery),            \
         cmocka_unit_test(G##_endo_split), cmocka_unit_test(G##_subgroup_batch),                    \
         cmocka_unit_test(G##_window_groups), cmocka_unit_test(G##_errors)
+#define LARGE_ENTRIES(G) cmocka_unit_test(G##_random_sums), cmocka_unit_test(G##_window_groups)
+
+/* One round of the cases: all of them, or with --large those whose size it sets (the others
+ * would repeat the plain run). */
+static int run_round(const char *name, CMFixtureFunction set_up, CMFixtureFunction tear_down)
+{
+    const struct CMUnitTest tests[] = {
+        GROUP_ENTRIES(bls12_381_g1),
+        GROUP_ENTRIES(bls12_381_g2),
+        GROUP_ENTRIES(bn254_g1),
+        GROUP_ENTRIES(bn254_g2),
+        cmocka_unit_test(small_sums_batch_on_lanes),
+    };
+    const struct CMUnitTest sized[] = {
+        LARGE_ENTRIES(bls12_381_g1),
+        LARGE_ENTRIES(bls12_381_g2),
+        LARGE_ENTRIES(bn254_g1),
+        LARGE_ENTRIES(bn254_g2),
+    };
+    if (large)
+        return cmocka_run_group_tests_name(name, sized, set_up, tear_down);
+    return cmocka_run_group_tests_name(name, tests, set_up, tear_down);
+}
 
 /* Where the CPU has AVX-512 IFMA, every group's batches run on its lanes (msm/batch_x8.h): the
  * tests run once more with the lanes switched off, so that both paths meet the same checks
- * against the naive sum and the plain MSM. */
+ * against the naive sum and the plain MSM. This round is the run that ZKPIPE_CPU_MASK=ifma
+ * would make, which tests/CMakeLists.txt therefore leaves out. */
 #if ZKPIPE__FF_X86
 static int setup_lanes_off(void **state)
 {
@@ -826,37 +865,15 @@ static int teardown_lanes_off(void **state)
     zkpipe__ff_x86_ifma = 1;
     return teardown(state);
 }
-
-#define LANES_OFF_ENTRIES(G)                                                                       \
-    cmocka_unit_test(G##_edge_cases), cmocka_unit_test(G##_random_sums),                           \
-        cmocka_unit_test(G##_batch_affine), cmocka_unit_test(G##_batch_reduce),                    \
-        cmocka_unit_test(G##_every_window), cmocka_unit_test(G##_dense_and_montgomery),            \
-        cmocka_unit_test(G##_endo_split), cmocka_unit_test(G##_subgroup_batch),                    \
-        cmocka_unit_test(G##_window_groups)
 #endif
 
 int main(int argc, char **argv)
 {
     large = argc > 1 && strcmp(argv[1], "--large") == 0;
-    const struct CMUnitTest tests[] = {
-        GROUP_ENTRIES(bls12_381_g1),
-        GROUP_ENTRIES(bls12_381_g2),
-        GROUP_ENTRIES(bn254_g1),
-        GROUP_ENTRIES(bn254_g2),
-        cmocka_unit_test(small_sums_batch_on_lanes),
-    };
-    int failed = cmocka_run_group_tests(tests, setup, teardown);
+    int failed = run_round("test_msm", setup, teardown);
 #if ZKPIPE__FF_X86
-    if (zkpipe__ff_x86_ifma) { /* else one path only, which the first round took */
-        const struct CMUnitTest lanes_off[] = {
-            LANES_OFF_ENTRIES(bls12_381_g1),
-            LANES_OFF_ENTRIES(bls12_381_g2),
-            LANES_OFF_ENTRIES(bn254_g1),
-            LANES_OFF_ENTRIES(bn254_g2),
-        };
-        failed += cmocka_run_group_tests_name("IFMA lanes off", lanes_off, setup_lanes_off,
-                                              teardown_lanes_off);
-    }
+    if (zkpipe__ff_x86_ifma) /* else one path only, which the first round took */
+        failed += run_round("IFMA lanes off", setup_lanes_off, teardown_lanes_off);
 #endif
     return failed;
 }

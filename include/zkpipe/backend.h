@@ -34,7 +34,9 @@ ZKPIPE_API zkpipe_status zkpipe_backend_parse(zkpipe_backend *out, const char *n
 /*! zkpipe_backend_resolve() : the backend a request runs on. CPU stays CPU; CUDA and AUTO
  * become CUDA when the CUDA plug-in is there and a device is usable; otherwise AUTO becomes
  * CPU and CUDA is an error. The first AUTO or CUDA request of the process loads the plug-in
- * and probes for a device; every later one gets the same answer.
+ * and probes for a device (unless the plug-in is searched for and the CUDA driver's library,
+ * libcuda.so.1, cannot be loaded: then no device can be usable and the plug-in is not
+ * loaded); every later one gets the same answer.
  * @param out receives ZKPIPE_BACKEND_CPU or ZKPIPE_BACKEND_CUDA; untouched on error.
  * @param why NULL, or receives a one-line reason for the choice (for a log line), valid for
  *        the rest of the process: the plug-in not available (and why), refused (another

@@ -56,7 +56,20 @@
 #define ZKPIPE_FF_FP_H
 
 #include "limbs.h"
+#include "mod_inv.h"
 #include "mont_x86.h"
+
+/* F_inv's walk: mod_inv.h's on the host (falling back to limbs.h's where it gives up), limbs.h's
+ * in device code. */
+#if defined(__CUDA_ARCH__)
+#define ZKPIPE__FP_MOD_INV(r, a, p, pinv, n) zkpipe__mod_inv(r, a, p, n)
+#else
+#define ZKPIPE__FP_MOD_INV(r, a, p, pinv, n)                                                       \
+    do {                                                                                           \
+        if (!zkpipe__mod_inv_fast(r, a, p, pinv, n))                                               \
+            zkpipe__mod_inv(r, a, p, n);                                                           \
+    } while (0)
+#endif
 
 /* Square-and-multiply exponentiation for any type T with T_set_one, T_sqr and T_mul: defines
  * T_pow(r, a, exp, nlimbs), r = a^exp for an exponent of nlimbs little-endian limbs. */
@@ -262,7 +275,7 @@
             return 0;                                                                              \
         }                                                                                          \
         /* a holds aR; 1/(aR) = a^-1 R^-1, and a Montgomery product with R^3 restores a^-1 R */    \
-        zkpipe__mod_inv(t, a->l, p, C##_LIMBS);                                                    \
+        ZKPIPE__FP_MOD_INV(t, a->l, p, C##_INV, C##_LIMBS);                                        \
         zkpipe__mont_mul(r->l, t, r3, p, C##_INV, C##_LIMBS);                                      \
         return 1;                                                                                  \
     }                                                                                              \

@@ -19,6 +19,9 @@
 #error "the build names the plug-in's file (ZKPIPE_CUDA_PLUGIN_FILE)"
 #endif
 
+/* The CUDA driver's library as the CUDA runtime loads it (Linux). */
+#define CUDA_DRIVER_FILE "libcuda.so.1"
+
 /* Defined only in a program that links the plug-in's static library (zkpipe::cuda_static,
  * whose link options pull it in). Hidden, so that the shared core never binds it to a symbol
  * of another object. */
@@ -68,18 +71,21 @@ static zkpipe__plugin_entry_fn *open_plugin(const char *path, char *err, size_t 
     return entry;
 }
 
-/* The entry point by the search order of backend_plugin.h; `from` receives where it came
- * from, `err` why there is none. */
-static zkpipe__plugin_entry_fn *find_plugin(char *from, size_t from_cap, char *err, size_t cap)
+/* Where the plug-in is, by the search order of backend_plugin.h: *entry when it is linked in,
+ * else its path (or bare name) in `from`; 1 when the driver gate below applies (steps 3 and 4:
+ * $ZKPIPE_CUDA_PLUGIN names a file the caller chose, which is loaded whatever it is). */
+static int locate_plugin(zkpipe__plugin_entry_fn **entry, char *from, size_t from_cap)
 {
+    *entry = NULL;
     if (zkpipe__cuda_plugin_entry != NULL) {
         snprintf(from, from_cap, "linked in");
-        return zkpipe__cuda_plugin_entry;
+        *entry = zkpipe__cuda_plugin_entry;
+        return 0;
     }
     const char *env = secure_getenv("ZKPIPE_CUDA_PLUGIN");
     if (env != NULL && env[0] != '\0') {
         snprintf(from, from_cap, "%s", env);
-        return open_plugin(env, err, cap);
+        return 0;
     }
     /* Beside the core: the folder of the object that holds this file's data. */
     Dl_info info;
@@ -89,16 +95,42 @@ static zkpipe__plugin_entry_fn *find_plugin(char *from, size_t from_cap, char *e
         int n = snprintf(from, from_cap, "%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname,
                          ZKPIPE_CUDA_PLUGIN_FILE);
         if (n > 0 && (size_t)n < from_cap && access(from, F_OK) == 0)
-            return open_plugin(from, err, cap);
+            return 1;
     }
     snprintf(from, from_cap, "%s", ZKPIPE_CUDA_PLUGIN_FILE);
-    return open_plugin(ZKPIPE_CUDA_PLUGIN_FILE, err, cap);
+    return 1;
+}
+
+/* Whether the CUDA driver's library can be loaded; dlerror's reason in err when not. The
+ * plug-in's CUDA runtime finds every device through it, loading it by this name through the
+ * dynamic linker's search, and the plug-in has no run path of its own, so a search from here
+ * (the core's run path, if any, added) finds it wherever that one would: when this one fails,
+ * no device can be usable, and loading the plug-in (megabytes of kernels, the C++ library,
+ * their relocations, milliseconds of a small proof's run) only to be told so is skipped. When
+ * it is found it stays loaded, as the runtime would keep it. */
+static int driver_present(char *err, size_t cap)
+{
+    if (dlopen(CUDA_DRIVER_FILE, RTLD_LAZY | RTLD_LOCAL) != NULL)
+        return 1;
+    const char *e = dlerror();
+    snprintf(err, cap, "%s", e != NULL ? e : CUDA_DRIVER_FILE);
+    return 0;
 }
 
 static void load(void)
 {
     char from[PATH_MAX], err[PATH_MAX + 128] = "";
-    zkpipe__plugin_entry_fn *entry = find_plugin(from, sizeof from, err, sizeof err);
+    zkpipe__plugin_entry_fn *entry;
+    if (locate_plugin(&entry, from, sizeof from) && !driver_present(err, sizeof err)) {
+        say(why_cuda, "no CUDA device is usable: no CUDA driver (%s) (CUDA plug-in %s)", err, from);
+        say(why_auto,
+            "no CUDA device is usable: no CUDA driver (%s): the CPU runs the proof "
+            "(CUDA plug-in %s)",
+            err, from);
+        return;
+    }
+    if (entry == NULL)
+        entry = open_plugin(from, err, sizeof err);
     if (entry == NULL) {
         say(why_cuda, "the CUDA backend's plug-in is not available (%s)", err);
         say(why_auto, "%s: the CPU runs the proof", why_cuda);

@@ -11,6 +11,9 @@
  *      folder, where the install puts it);
  *   4. that name through the dynamic linker's search (LD_LIBRARY_PATH, the program's run path,
  *      the system's folders).
+ * Before steps 3 and 4 it loads the CUDA driver's library (libcuda.so.1) by name: where there
+ * is none, no device can be usable, and the plug-in is not loaded at all (the answer says no
+ * driver); a run on a machine without a GPU then pays for one failed search only.
  * The plug-in links nothing of zkpipe (it may be loaded into a program whose zkpipe is linked
  * statically): what it needs of the core, the ledger calls that charge device memory, comes
  * in a table from the core. Its backend table is internal (groth16/prove.h), so a plug-in

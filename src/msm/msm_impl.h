@@ -372,49 +372,68 @@ static void bucket_sum(XYZZ *sum, batch_ws *ws, size_t nbuckets)
     GOP(xyzz_add)(sum, sum, &twins);
 }
 
-/* The point waiting for its bucket (see accumulate). */
+/* The additions waiting for their buckets (see accumulate): a ring of PENDING. */
+#define PENDING 8
 typedef struct pending {
-    point_ref p;
-    size_t bucket;
-    int neg, any; /* any 0: none */
+    point_ref p[PENDING];
+    uint32_t bucket[PENDING];
+    unsigned char neg[PENDING];
+    unsigned head, count;
 } pending;
 
-/* Schedules bucket off + |d| - 1 += sign(d) p after the pending addition: the bucket is
- * prefetched now and added to one point later. d 0 with p.x NULL flushes the pending one. */
+/* bucket b += ±p, now: batched, or straight into the twin without batching. */
+static void bucket_add(batch_ws *ws, size_t b, point_ref p, int neg)
+{
+    if (ws->cap)
+        batch_add(ws, b, p, neg);
+    else
+        twin_add(ws, b, p, neg);
+}
+
+/* Schedules bucket off + |d| - 1 += sign(d) p after the PENDING additions before it: the bucket
+ * is prefetched now and added PENDING points later. A zero digit adds nothing. */
 static void push(batch_ws *ws, pending *pend, point_ref p, int d, size_t off)
 {
+    if (d == 0)
+        return;
     size_t b = off + (size_t)(d > 0 ? d : -d) - 1;
-    if (d != 0) {
-        const char *next =
-            ws->cap ? (const char *)&ws->abuckets[b] : (const char *)&ws->xbuckets[b];
-        size_t bytes = ws->cap ? sizeof(AFFINE) : sizeof(XYZZ);
-        for (size_t line = 0; line < bytes; line += 64)
-            __builtin_prefetch(next + line, 1);
-    } else if (p.x != NULL) {
-        return; /* a zero digit adds nothing */
+    const char *next = ws->cap ? (const char *)&ws->abuckets[b] : (const char *)&ws->xbuckets[b];
+    size_t bytes = ws->cap ? sizeof(AFFINE) : sizeof(XYZZ);
+    for (size_t line = 0; line < bytes; line += 64)
+        __builtin_prefetch(next + line, 1);
+    unsigned at = pend->head;
+    if (pend->count == PENDING) {
+        bucket_add(ws, pend->bucket[at], pend->p[at], pend->neg[at]);
+        pend->head = (at + 1) % PENDING;
+    } else {
+        at = (at + pend->count++) % PENDING;
     }
-    if (pend->any) {
-        if (ws->cap)
-            batch_add(ws, pend->bucket, pend->p, pend->neg);
-        else
-            twin_add(ws, pend->bucket, pend->p, pend->neg);
+    pend->p[at] = p;
+    pend->bucket[at] = (uint32_t)b;
+    pend->neg[at] = d < 0;
+}
+
+/* The additions still waiting, in order. */
+static void flush(batch_ws *ws, pending *pend)
+{
+    for (; pend->count > 0; pend->count--) {
+        unsigned at = pend->head;
+        bucket_add(ws, pend->bucket[at], pend->p[at], pend->neg[at]);
+        pend->head = (at + 1) % PENDING;
     }
-    pend->p = p;
-    pend->bucket = b;
-    pend->neg = d < 0;
-    pend->any = d != 0;
 }
 
 /* Adds each point of variables [v0, v1) (bases from index `base`) into the bucket of its
  * digit in each window of [w0, w1), window w's buckets 2^(c-1) (w - w0) on (with the
  * endomorphism, P and phi(P) with the digits of k1 and k2): batched when ws->cap > 0, else
- * straight into the XYZZ buckets. The buckets outgrow the L2 cache at large windows, so each
- * addition waits one point while its bucket is prefetched. */
+ * straight into the XYZZ buckets. The buckets outgrow the L1 and L2 caches at large windows, so
+ * each addition waits PENDING points while its bucket is prefetched (one point was too short a
+ * wait: the loads of the bucket in batch_schedule stalled). */
 static void accumulate(const task_ctx *ctx, batch_ws *ws, unsigned w0, unsigned w1, size_t v0,
                        size_t v1, size_t base)
 {
-    pending pend = {{NULL, NULL}, 0, 0, 0};
-    point_ref none = {NULL, NULL};
+    pending pend;
+    pend.head = pend.count = 0;
     unsigned c = ctx->plan.window;
     size_t per = (size_t)1 << (c - 1);
     for (size_t v = v0; v < v1; v++) {
@@ -442,7 +461,7 @@ static void accumulate(const task_ctx *ctx, batch_ws *ws, unsigned w0, unsigned 
                 push(ws, &pend, ref, booth_digit(k, w, c, LIMBS), per * (w - w0));
         }
     }
-    push(ws, &pend, none, 0, 0);
+    flush(ws, &pend);
     batch_drain(ws);
 }
 

@@ -65,8 +65,8 @@ static void subgroup_tasks(void *arg, size_t begin, size_t end, unsigned worker)
         size_t v0 = ctx->n / parts * part + ctx->n % parts * part / parts;
         size_t v1 = ctx->n / parts * (part + 1) + ctx->n % parts * (part + 1) / parts;
         size_t nbuckets = ((size_t)1 << bits) - 1;
-        pending pend = {{NULL, NULL}, 0, 0, 0};
-        point_ref none = {NULL, NULL};
+        pending pend;
+        pend.head = pend.count = 0;
         memset(ws.state, 0, nbuckets);
         ws.cap = ctx->plan.batch < nbuckets / 4 ? ctx->plan.batch : nbuckets / 4;
         if (ws.cap < ZKPIPE__MSM_MIN_BATCH)
@@ -86,7 +86,7 @@ static void subgroup_tasks(void *arg, size_t begin, size_t end, unsigned worker)
             if (!GOP(affine_is_infinity)(p))
                 push(&ws, &pend, ref, d, 0);
         }
-        push(&ws, &pend, none, 0, 0);
+        flush(&ws, &pend);
         batch_drain(&ws);
         /* every bucket into its XYZZ twin, then the fold */
         for (size_t b = 0; b < nbuckets; b++) {
