@@ -160,6 +160,8 @@ typedef struct zkpipe__curve_ops {
     /* Jacobian arithmetic (affine arguments in the layout above). mul: k Montgomery Fr. */
     void (*g1_from_affine)(zkpipe__g1 *out, const uint64_t *affine);
     void (*g1_to_affine)(uint64_t *affine, const zkpipe__g1 *p);
+    /* affine[i] = p[i] for i < n (packed): to_affine at a fraction of the inversions. */
+    void (*g1_batch_to_affine)(uint64_t *affine, const zkpipe__g1 *p, size_t n);
     void (*g1_add)(zkpipe__g1 *out, const zkpipe__g1 *a, const zkpipe__g1 *b);
     void (*g1_add_affine)(zkpipe__g1 *out, const zkpipe__g1 *a, const uint64_t *b);
     void (*g1_mul)(zkpipe__g1 *out, const zkpipe__g1 *p, const uint64_t *k);
@@ -168,6 +170,7 @@ typedef struct zkpipe__curve_ops {
     void (*g1_multi_mul)(zkpipe__g1 *out, const uint64_t *affine, const uint64_t *k, size_t n);
     void (*g2_from_affine)(zkpipe__g2 *out, const uint64_t *affine);
     void (*g2_to_affine)(uint64_t *affine, const zkpipe__g2 *p);
+    void (*g2_batch_to_affine)(uint64_t *affine, const zkpipe__g2 *p, size_t n);
     void (*g2_add)(zkpipe__g2 *out, const zkpipe__g2 *a, const zkpipe__g2 *b);
     void (*g2_add_affine)(zkpipe__g2 *out, const zkpipe__g2 *a, const uint64_t *b);
     void (*g2_mul)(zkpipe__g2 *out, const zkpipe__g2 *p, const uint64_t *k);

@@ -424,6 +424,10 @@ static int g2_in_subgroup(const uint64_t *affine)
     return G2F(is_in_subgroup)(&p);
 }
 
+/* Points normalised with one inversion in batch_to_affine: the inversion's cost spread over
+ * this many, within a few kB of stack. */
+#define CO_BATCH 64
+
 /* The Jacobian entries of one group. */
 #define CO_GROUP_OPS(g, G, GA, J)                                                                  \
     static void g##_from_affine(J *out, const uint64_t *affine)                                    \
@@ -441,6 +445,19 @@ static int g2_in_subgroup(const uint64_t *affine)
         LOAD(G, x, p->w);                                                                          \
         CO_CAT(G, _to_affine)(&a, &x);                                                             \
         STORE(affine, GA, a);                                                                      \
+    }                                                                                              \
+    /* In runs of CO_BATCH points: one inversion a run, the Jacobian layout of J not G's. */       \
+    static void g##_batch_to_affine(uint64_t *affine, const J *p, size_t n)                        \
+    {                                                                                              \
+        G x[CO_BATCH];                                                                             \
+        GA a[CO_BATCH];                                                                            \
+        for (size_t i0 = 0; i0 < n; i0 += CO_BATCH) {                                              \
+            size_t len = n - i0 < CO_BATCH ? n - i0 : CO_BATCH;                                    \
+            for (size_t i = 0; i < len; i++)                                                       \
+                LOAD(G, x[i], p[i0 + i].w);                                                        \
+            CO_CAT(G, _batch_to_affine)(a, x, len);                                                \
+            memcpy(affine + (sizeof(GA) / 8) * i0, a, len * sizeof(GA));                           \
+        }                                                                                          \
     }                                                                                              \
     static void g##_add(J *out, const J *a, const J *b)                                            \
     {                                                                                              \
@@ -646,12 +663,14 @@ const zkpipe__curve_ops CO_CAT(zkpipe__curve_ops_, CO_C) = {
     .g2_affine_neg = g2_affine_neg,
     .g1_from_affine = g1_from_affine,
     .g1_to_affine = g1_to_affine,
+    .g1_batch_to_affine = g1_batch_to_affine,
     .g1_add = g1_add,
     .g1_add_affine = g1_add_affine,
     .g1_mul = g1_mul,
     .g1_multi_mul = g1_multi_mul,
     .g2_from_affine = g2_from_affine,
     .g2_to_affine = g2_to_affine,
+    .g2_batch_to_affine = g2_batch_to_affine,
     .g2_add = g2_add,
     .g2_add_affine = g2_add_affine,
     .g2_mul = g2_mul,

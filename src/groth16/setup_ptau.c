@@ -120,56 +120,90 @@ static void load_point(uint64_t *p, const compose_ctx *x, const term *t)
     memcpy(p, x->bases[t->base] + (size_t)t->row * bytes, bytes);
 }
 
-/* A short column, one term at a time: coefficients 1 and -1 (ids 0 and 1) by an addition. */
-static void compose_short(const compose_ctx *x, size_t v, uint64_t *out)
+/* G1 terms a multi-multiplication takes at once. */
+#define MULTI_TERMS 16
+
+/* A short column, one term at a time into *acc (a zkpipe__g1 or zkpipe__g2): coefficients 1
+ * and -1 (ids 0 and 1) by an addition. */
+static void compose_short(const compose_ctx *x, size_t v, void *acc)
 {
     const zkpipe__curve_ops *c = x->cs->ops;
     const term *t = x->cols->terms + x->cols->start[v];
     size_t n = x->cols->start[v + 1] - x->cols->start[v];
     uint64_t p[ZKPIPE__G2A_WORDS], zero[ZKPIPE__G2A_WORDS] = {0};
     if (x->g2) {
-        zkpipe__g2 acc, q;
-        c->g2_from_affine(&acc, zero);
+        zkpipe__g2 *a = acc, q;
+        c->g2_from_affine(a, zero);
         for (size_t i = 0; i < n; i++) {
             load_point(p, x, &t[i]);
             if (t[i].coeff == 1)
                 c->g2_affine_neg(p, p);
             if (t[i].coeff <= 1) {
-                c->g2_add_affine(&acc, &acc, p);
+                c->g2_add_affine(a, a, p);
                 continue;
             }
             c->g2_from_affine(&q, p);
             c->g2_mul(&q, &q, zkpipe__cs_coeff(x->cs, t[i].coeff));
-            c->g2_add(&acc, &acc, &q);
+            c->g2_add(a, a, &q);
         }
-        c->g2_to_affine(out, &acc);
     } else {
-        zkpipe__g1 acc, q;
-        c->g1_from_affine(&acc, zero);
+        /* G1 terms with other coefficients go MULTI_TERMS at a time through the GLV
+         * multi-multiplication, which shares its doublings among them. */
+        zkpipe__g1 *a = acc, q;
+        uint64_t pts[MULTI_TERMS * ZKPIPE__G1A_WORDS], k[MULTI_TERMS * L4];
+        size_t m = 0, words = c->g1a_words;
+        c->g1_from_affine(a, zero);
         for (size_t i = 0; i < n; i++) {
-            load_point(p, x, &t[i]);
-            if (t[i].coeff == 1)
-                c->g1_affine_neg(p, p);
-            if (t[i].coeff <= 1) {
-                c->g1_add_affine(&acc, &acc, p);
-                continue;
+            if (t[i].coeff > 1) {
+                load_point(pts + words * m, x, &t[i]);
+                c->fr_to_canonical(k + L4 * m, zkpipe__cs_coeff(x->cs, t[i].coeff));
+                m++;
+            } else {
+                load_point(p, x, &t[i]);
+                if (t[i].coeff == 1)
+                    c->g1_affine_neg(p, p);
+                c->g1_add_affine(a, a, p);
             }
-            c->g1_from_affine(&q, p);
-            c->g1_mul(&q, &q, zkpipe__cs_coeff(x->cs, t[i].coeff));
-            c->g1_add(&acc, &acc, &q);
+            if (m == MULTI_TERMS || (m > 0 && i + 1 == n)) {
+                c->g1_multi_mul(&q, pts, k, m);
+                c->g1_add(a, a, &q);
+                m = 0;
+            }
         }
-        c->g1_to_affine(out, &acc);
     }
 }
 
+/* Short columns are normalised this many at a time, with one inversion: per column, the
+ * inversion would cost more than its few additions. */
+#define NORMALISE_BATCH 64
+
+/* The short columns among [begin, end) of v - first into x->out, in batches; the long ones
+ * are left for compose_long. */
 static void compose_chunk(void *arg, size_t begin, size_t end, unsigned worker)
 {
     const compose_ctx *x = arg;
-    size_t words = x->g2 ? x->cs->ops->g2a_words : x->cs->ops->g1a_words;
+    const zkpipe__curve_ops *c = x->cs->ops;
+    size_t words = x->g2 ? c->g2a_words : c->g1a_words;
+    zkpipe__g1 j1[NORMALISE_BATCH];
+    zkpipe__g2 j2[NORMALISE_BATCH];
+    uint64_t aff[NORMALISE_BATCH * ZKPIPE__G2A_WORDS];
+    size_t at[NORMALISE_BATCH], k = 0;
     (void)worker;
-    for (size_t v = x->first + begin; v < x->first + end; v++)
-        if (x->cols->start[v + 1] - x->cols->start[v] <= LONG_COLUMN)
-            compose_short(x, v, x->out + words * (v - x->first));
+    for (size_t v = x->first + begin; v < x->first + end; v++) {
+        if (x->cols->start[v + 1] - x->cols->start[v] <= LONG_COLUMN) {
+            compose_short(x, v, x->g2 ? (void *)&j2[k] : (void *)&j1[k]);
+            at[k++] = v - x->first;
+        }
+        if (k == NORMALISE_BATCH || (k > 0 && v + 1 == x->first + end)) {
+            if (x->g2)
+                c->g2_batch_to_affine(aff, j2, k);
+            else
+                c->g1_batch_to_affine(aff, j1, k);
+            for (size_t i = 0; i < k; i++)
+                memcpy(x->out + words * at[i], aff + words * i, 8 * words);
+            k = 0;
+        }
+    }
 }
 
 /* A long column through the MSM: its points gathered, its coefficients as scalars. */
@@ -258,21 +292,60 @@ static size_t hash_h_count(size_t n)
     return (n - 1 + chunk - 1) / chunk * chunk;
 }
 
-static void hash_h(zkpipe__blake2b *h, const zkpipe__curve_ops *c, const uint8_t *tau_g1, size_t n)
+/* Points [begin, end) of a run of hash_h's H query: (tau^(i+n) - tau^i) G1 for i from
+ * first + begin, into out + begin, normalised in batches. */
+typedef struct h_query_ctx {
+    const zkpipe__curve_ops *c;
+    const uint8_t *tau_g1;
+    size_t n, first;
+    uint64_t *out;
+} h_query_ctx;
+
+static void h_query_chunk(void *arg, size_t begin, size_t end, unsigned worker)
 {
-    size_t count = hash_h_count(n), bytes = 8 * c->g1a_words;
-    hash_count(h, n - 1);
-    for (size_t i = 0; i < count; i++) {
-        uint64_t p[ZKPIPE__G1A_WORDS], q[ZKPIPE__G1A_WORDS];
-        zkpipe__g1 acc;
-        memcpy(p, tau_g1 + (i + n) * bytes, bytes);
-        memcpy(q, tau_g1 + i * bytes, bytes);
-        c->g1_affine_neg(q, q);
-        c->g1_from_affine(&acc, p);
-        c->g1_add_affine(&acc, &acc, q);
-        c->g1_to_affine(p, &acc);
-        hash_points(h, c, p, 1, 0);
+    const h_query_ctx *x = arg;
+    const zkpipe__curve_ops *c = x->c;
+    size_t bytes = 8 * c->g1a_words;
+    zkpipe__g1 acc[NORMALISE_BATCH];
+    (void)worker;
+    for (size_t i0 = begin; i0 < end; i0 += NORMALISE_BATCH) {
+        size_t len = end - i0 < NORMALISE_BATCH ? end - i0 : NORMALISE_BATCH;
+        for (size_t k = 0; k < len; k++) {
+            size_t i = x->first + i0 + k;
+            uint64_t p[ZKPIPE__G1A_WORDS], q[ZKPIPE__G1A_WORDS];
+            memcpy(p, x->tau_g1 + (i + x->n) * bytes, bytes);
+            memcpy(q, x->tau_g1 + i * bytes, bytes);
+            c->g1_affine_neg(q, q);
+            c->g1_from_affine(&acc[k], p);
+            c->g1_add_affine(&acc[k], &acc[k], q);
+        }
+        c->g1_batch_to_affine(x->out + c->g1a_words * i0, acc, len);
     }
+}
+
+/* Hashed a run of H_RUN points at a time: the points computed on the pool, then hashed in
+ * order, within a bounded buffer. */
+#define H_RUN ((size_t)1 << 14)
+
+static zkpipe_status hash_h(zkpipe__blake2b *h, const zkpipe__curve_ops *c, const uint8_t *tau_g1,
+                            size_t n, zkpipe_pool *pool, const zkpipe_allocator *a)
+{
+    size_t count = hash_h_count(n);
+    size_t run = count < H_RUN ? count : H_RUN;
+    uint64_t *buf = zkpipe__alloc(a, (run > 0 ? run : 1) * 8 * c->g1a_words, 64);
+    if (buf == NULL)
+        return ZKPIPE_ENOMEM;
+    hash_count(h, n - 1);
+    zkpipe_status st = ZKPIPE_OK;
+    for (size_t first = 0; first < count && st == ZKPIPE_OK; first += run) {
+        size_t len = count - first < run ? count - first : run;
+        h_query_ctx x = {c, tau_g1, n, first, buf};
+        st = zkpipe_pool_parallel_for(pool, len, 1024, h_query_chunk, &x);
+        if (st == ZKPIPE_OK)
+            hash_points(h, c, buf, len, 0);
+    }
+    zkpipe__free(a, buf);
+    return st;
 }
 
 zkpipe_status zkpipe_groth16_setup_zkey_ptau(zkpipe_groth16_pk **out_pk, zkpipe_groth16_vk **out_vk,
@@ -365,7 +438,8 @@ zkpipe_status zkpipe_groth16_setup_zkey_ptau(zkpipe_groth16_pk **out_pk, zkpipe_
     hash_points(&h, c, g2, 1, 1);
     hash_count(&h, ni);
     hash_points(&h, c, vk->ic, ni, 0);
-    hash_h(&h, c, pt->tau_g1, n);
+    if ((st = hash_h(&h, c, pt->tau_g1, n, pool, a)) != ZKPIPE_OK)
+        goto done;
     hash_count(&h, nv - ni);
     hash_points(&h, c, pk->l, nv - ni, 0);
     hash_count(&h, nv);
