@@ -925,6 +925,25 @@ static void unaligned_sections_are_copied_and_accounted(void **state)
     zkpipe_wtns_destroy(w);
     assert_int_equal(zkpipe_acct_snapshot(acct, &snap), ZKPIPE_OK);
     assert_int_equal(snap.live_bytes, 0);
+    /* A point off the curve in a section that is copied as it is checked: named as in place,
+     * and the copy given back with the failed open. */
+    const zkpipe__curve_ops *c = zkpipe__curve_ops_for(ZKPIPE_CURVE_BLS12_381);
+    size_t g1 = 2 * 8 * c->fq_limbs, g2 = 2 * g1;
+    static const unsigned ids[5] = {5, 6, 7, 8, 9};
+    for (int k = 0; k < 5; k++) {
+        size_t at = section_at(&f.zkey, ids[k]) + (ids[k] == 7 ? g2 : g1) + 9; /* point 1 */
+        char want[64];
+        snprintf(want, sizeof want, "section %u: point 1 is not on the curve", ids[k]);
+        zk[4 + at] ^= 0x10;
+        z = NULL;
+        assert_int_equal(zkpipe_zkey_open_mem(&z, d, sizeof d, zk + 4, f.zkey.len, &opts),
+                         ZKPIPE_ENOTONCURVE);
+        assert_null(z);
+        assert_non_null(strstr(d, want));
+        zk[4 + at] ^= 0x10;
+    }
+    assert_int_equal(zkpipe_acct_snapshot(acct, &snap), ZKPIPE_OK);
+    assert_int_equal(snap.live_bytes, 0);
     free(zk);
     free(wt);
     tiny_free(&f);

@@ -128,9 +128,12 @@ typedef struct zkpipe__curve_ops {
 
     /* Points. check_points: n packed points (G1, or G2 with g2) at p, any alignment: canonical
      * coordinates, on the curve, and (subgroup) in the prime-order subgroup; ZKPIPE_OK, or the
-     * first problem (ZKPIPE_ENONCANONICAL, _ENOTONCURVE, _ENOTINSUBGROUP) with *bad its index. */
-    zkpipe_status (*check_points)(size_t *bad, const uint8_t *p, size_t n, int g2, int subgroup,
-                                  zkpipe_pool *pool);
+     * first problem (ZKPIPE_ENONCANONICAL, _ENOTONCURVE, _ENOTINSUBGROUP) with *bad its index.
+     * With `copy` (NULL: none), the n points are also copied there, each range by the thread
+     * that checks it and then checked in the copy, so that a reader's aligned copy of a section
+     * costs no pass of its own over the file; on an error the copy's contents are unspecified. */
+    zkpipe_status (*check_points)(size_t *bad, const uint8_t *p, uint8_t *copy, size_t n, int g2,
+                                  int subgroup, zkpipe_pool *pool);
     /* *all = 1 when the packed points of the nseg arrays p[s] (n[s] points each, 8-byte aligned,
      * already checked on the curve; nseg <= ZKPIPE__MSM_SUBGROUP_SEGMENTS) are all in the
      * subgroup, else 0: msm.h's batched check (zkpipe__msm_*_subgroup_check_segments) with the

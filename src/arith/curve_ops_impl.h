@@ -280,19 +280,29 @@ static zkpipe_status check_one(const uint8_t *p, int g2, int subgroup)
 
 typedef struct check_ctx {
     const uint8_t *p;
+    uint8_t *copy; /* or NULL */
     size_t stride;
     int g2, subgroup;
     atomic_size_t bad; /* the lowest bad index found so far */
 } check_ctx;
 
+/* Points copied at a time before they are checked in the copy: a few pages, still in the
+ * cache when checked. */
+#define CHECK_COPY_POINTS 64
+
 static void check_range(void *arg, size_t begin, size_t end, unsigned worker)
 {
     check_ctx *ctx = (check_ctx *)arg;
     (void)worker;
+    const uint8_t *from = ctx->copy != NULL ? ctx->copy : ctx->p;
     for (size_t i = begin; i < end; i++) {
         if (i >= atomic_load_explicit(&ctx->bad, memory_order_relaxed))
             return;
-        if (check_one(ctx->p + i * ctx->stride, ctx->g2, ctx->subgroup) == ZKPIPE_OK)
+        if (ctx->copy != NULL && (i - begin) % CHECK_COPY_POINTS == 0) {
+            size_t k = end - i < CHECK_COPY_POINTS ? end - i : CHECK_COPY_POINTS;
+            memcpy(ctx->copy + i * ctx->stride, ctx->p + i * ctx->stride, k * ctx->stride);
+        }
+        if (check_one(from + i * ctx->stride, ctx->g2, ctx->subgroup) == ZKPIPE_OK)
             continue;
         size_t cur = atomic_load(&ctx->bad);
         while (i < cur && !atomic_compare_exchange_weak(&ctx->bad, &cur, i)) {
@@ -301,10 +311,10 @@ static void check_range(void *arg, size_t begin, size_t end, unsigned worker)
     }
 }
 
-static zkpipe_status check_points(size_t *bad, const uint8_t *p, size_t n, int g2, int subgroup,
-                                  zkpipe_pool *pool)
+static zkpipe_status check_points(size_t *bad, const uint8_t *p, uint8_t *copy, size_t n, int g2,
+                                  int subgroup, zkpipe_pool *pool)
 {
-    check_ctx ctx = {p, (g2 ? G2_WORDS : G1_WORDS) * sizeof(uint64_t), g2, subgroup, n};
+    check_ctx ctx = {p, copy, (g2 ? G2_WORDS : G1_WORDS) * sizeof(uint64_t), g2, subgroup, n};
     zkpipe_pool_parallel_for(pool, n, 256, check_range, &ctx);
     *bad = atomic_load(&ctx.bad);
     return *bad < n ? check_one(p + *bad * ctx.stride, g2, subgroup) : ZKPIPE_OK;

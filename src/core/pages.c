@@ -1,4 +1,5 @@
-/* core/pages.h: MADV_DONTNEED over the whole pages of a range of a read-only file mapping. */
+/* core/pages.h: MADV_DONTNEED over the whole pages of a range of a read-only file mapping, and
+ * MADV_HUGEPAGE over a fresh anonymous block. */
 #define _DEFAULT_SOURCE /* madvise */
 #include <stdint.h>
 #include <sys/mman.h>
@@ -16,4 +17,17 @@ void zkpipe__pages_drop(const void *map, size_t map_len, const void *p, size_t l
     uintptr_t first = (a + page - 1) & ~(page - 1), end = (a + len) & ~(page - 1);
     if (end > first)
         (void)madvise((void *)first, end - first, MADV_DONTNEED);
+}
+
+void zkpipe__pages_huge(void *p, size_t len)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    uintptr_t a = (uintptr_t)p, first = (a + huge - 1) & ~(huge - 1), end = (a + len) & ~(huge - 1);
+    if (p != NULL && end > first)
+        (void)madvise((void *)first, end - first, MADV_HUGEPAGE);
+#else
+    (void)p;
+    (void)len;
+#endif
 }

@@ -9,7 +9,7 @@ zkpipe_status zkpipe__g16_key_validate(zkpipe__g16_bad_point *bad, const zkpipe_
 {
     const zkpipe__curve_ops *c = pk->c;
     bad->query = ZKPIPE__G16_Q_IC;
-    zkpipe_status st = c->check_points(&bad->index, (const uint8_t *)ic, num_ic, 0, 1, pool);
+    zkpipe_status st = c->check_points(&bad->index, (const uint8_t *)ic, NULL, num_ic, 0, 1, pool);
     if (st != ZKPIPE_OK || pk->subgroup_unchecked)
         return st;
     /* The four G1 queries first, so that their batch takes them as they stand here, then B2,
@@ -32,7 +32,7 @@ zkpipe_status zkpipe__g16_key_validate(zkpipe__g16_bad_point *bad, const zkpipe_
         if (all[g2])
             continue;
         bad->query = order[s];
-        st = c->check_points(&bad->index, (const uint8_t *)pts[i], n[i], g2, 1, pool);
+        st = c->check_points(&bad->index, (const uint8_t *)pts[i], NULL, n[i], g2, 1, pool);
         if (st != ZKPIPE_OK)
             return st;
     }

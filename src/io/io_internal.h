@@ -69,6 +69,14 @@ int zkpipe__io_resident(uint64_t *out, const zkpipe__io_src *src);
  * lies in it (core/pages.h); a no-op otherwise. */
 void zkpipe__io_drop(const zkpipe__io_src *src, const void *p, size_t bytes);
 
+/* The aligned copy of [p, p + bytes) a reader needs when p is not 8-byte aligned: *out an
+ * accounted buffer of `bytes` bytes, 64-byte aligned, that the source owns from now on (freed by
+ * zkpipe__io_src_close) and the caller fills; NULL when p is aligned (or bytes is 0) and the
+ * caller reads p in place. ZKPIPE_OK, or ENOMEM, ELIMIT (more than ZKPIPE__IO_MAX_COPIES), or
+ * the ledger's refusal, with *out NULL. */
+zkpipe_status zkpipe__io_copy_slot(uint8_t **out, zkpipe__io_src *src, const uint8_t *p,
+                                   size_t bytes);
+
 /* `p` itself when 8-byte aligned, else an accounted aligned copy of `bytes` bytes. Either way
  * the mapped pages under p are given back (zkpipe__io_drop): callers call it once they have
  * checked the bytes, and the next reader faults them in from the page cache. */

@@ -92,7 +92,7 @@ static zkpipe_status points(const uint8_t **out, const zkpipe_ptau *p, char *det
 {
     size_t bytes = 8 * (g2 ? p->curve->g2a_words : p->curve->g1a_words), bad;
     const uint8_t *s = p->src.data + p->src.off[id] + first * bytes;
-    zkpipe_status st = p->curve->check_points(&bad, s, (size_t)n, g2, 0, pool);
+    zkpipe_status st = p->curve->check_points(&bad, s, NULL, (size_t)n, g2, 0, pool);
     if (st != ZKPIPE_OK)
         return zkpipe__fail(detail, cap, st, "section %u: point %llu %s", (unsigned)id,
                             (unsigned long long)(first + bad),

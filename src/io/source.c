@@ -231,16 +231,15 @@ void zkpipe__io_drop(const zkpipe__io_src *src, const void *p, size_t bytes)
     zkpipe__pages_drop(src->mapped ? src->data : NULL, src->len, p, bytes);
 }
 
-static zkpipe_status io_aligned(const void **out, zkpipe__io_src *src, const uint8_t *p,
-                                size_t bytes)
+zkpipe_status zkpipe__io_copy_slot(uint8_t **out, zkpipe__io_src *src, const uint8_t *p,
+                                   size_t bytes)
 {
-    if ((uintptr_t)p % sizeof(uint64_t) == 0 || bytes == 0) {
-        *out = p;
+    *out = NULL;
+    if ((uintptr_t)p % sizeof(uint64_t) == 0 || bytes == 0)
         return ZKPIPE_OK;
-    }
     if (src->ncopies == ZKPIPE__IO_MAX_COPIES)
         return ZKPIPE_ELIMIT;
-    void *copy = zkpipe__alloc(&src->allocator, bytes, 64);
+    uint8_t *copy = (uint8_t *)zkpipe__alloc(&src->allocator, bytes, 64);
     if (copy == NULL)
         return ZKPIPE_ENOMEM;
     zkpipe_ledger *ledger = src_ledger(src);
@@ -253,7 +252,7 @@ static zkpipe_status io_aligned(const void **out, zkpipe__io_src *src, const uin
         if (ledger == src->outer)
             src->charged += bytes;
     }
-    memcpy(copy, p, bytes);
+    zkpipe__pages_huge(copy, bytes); /* written whole next: 2 MiB faults, not 4 KiB ones */
     src->copies[src->ncopies] = copy;
     src->copy_bytes[src->ncopies++] = bytes;
     *out = copy;
@@ -265,8 +264,12 @@ zkpipe_status zkpipe__io_aligned(const void **out, zkpipe__io_src *src, const ui
 {
     /* The caller's checks read every byte just now. A copy is the mapped bytes' last reader;
      * otherwise the next reader (the prover) faults them back in from the page cache. */
-    zkpipe_status st = io_aligned(out, src, p, bytes);
+    uint8_t *copy;
+    zkpipe_status st = zkpipe__io_copy_slot(&copy, src, p, bytes);
+    if (copy != NULL)
+        memcpy(copy, p, bytes);
     zkpipe__io_drop(src, p, bytes);
+    *out = copy != NULL ? (const void *)copy : (const void *)p;
     return st;
 }
 

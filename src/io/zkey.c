@@ -31,24 +31,28 @@ static const char *point_problem(zkpipe_status st)
 }
 
 /* Checks n points of section `id` (canonical, on the curve: the subgroup is the key
- * validation's) and hands out the (aligned) section. */
+ * validation's) and hands out the section, aligned: in place, or the copy the check makes as it
+ * reads (snarkjs's B1 and C sections are not 8-byte aligned). Either way the mapped pages are
+ * given back once read; the prover faults them in again from the page cache. */
 static zkpipe_status points(const uint64_t **out, zkpipe_zkey *z, char *detail, size_t cap,
                             uint32_t id, size_t n, int g2, const zkpipe_io_options *opts)
 {
     size_t bytes = n * 8 * (g2 ? z->curve->g2a_words : z->curve->g1a_words);
     const uint8_t *p;
-    const void *aligned;
+    uint8_t *copy;
     size_t bad;
     zkpipe_status st = zkpipe__io_section(&p, NULL, &z->src, detail, cap, id, bytes);
     if (st != ZKPIPE_OK)
         return st;
-    if ((st = z->curve->check_points(&bad, p, n, g2, 0, opts->pool)) != ZKPIPE_OK)
-        return zkpipe__fail(detail, cap, st, "section %u: point %zu %s", (unsigned)id, bad,
-                            point_problem(st));
-    if ((st = zkpipe__io_aligned(&aligned, &z->src, p, bytes)) != ZKPIPE_OK)
+    if ((st = zkpipe__io_copy_slot(&copy, &z->src, p, bytes)) != ZKPIPE_OK)
         return zkpipe__fail(detail, cap, st, "cannot copy section %u: %s", (unsigned)id,
                             zkpipe_status_str(st));
-    *out = (const uint64_t *)aligned;
+    st = z->curve->check_points(&bad, p, copy, n, g2, 0, opts->pool);
+    zkpipe__io_drop(&z->src, p, bytes);
+    if (st != ZKPIPE_OK)
+        return zkpipe__fail(detail, cap, st, "section %u: point %zu %s", (unsigned)id, bad,
+                            point_problem(st));
+    *out = (const uint64_t *)(copy != NULL ? (const void *)copy : (const void *)p);
     return ZKPIPE_OK;
 }
 
@@ -125,7 +129,7 @@ static zkpipe_status header(zkpipe_zkey *z, char *detail, size_t cap)
     uint64_t *store = z->header_points;
     for (int k = 0; k < 6; k++) {
         size_t bytes = is_g2[k] ? g2 : g1, bad;
-        if ((st = z->curve->check_points(&bad, h + off, 1, is_g2[k], 1, NULL)) != ZKPIPE_OK)
+        if ((st = z->curve->check_points(&bad, h + off, NULL, 1, is_g2[k], 1, NULL)) != ZKPIPE_OK)
             return zkpipe__fail(detail, cap, st, "section 2: %s %s", names[k], point_problem(st));
         memcpy(store, h + off, bytes);
         *dst[k] = store;
@@ -212,7 +216,7 @@ static zkpipe_status parse(void *reader, char *detail, size_t cap, const zkpipe_
     pk->map_len = z->src.mapped ? z->src.len : 0;
     if ((st = validate(z, detail, cap, opts)) != ZKPIPE_OK)
         return st;
-    /* Every section has been read once and given back as it went (zkpipe__io_aligned); the
+    /* Every section has been read once and given back as it went (points()); the
      * key's batched subgroup check read the query sections together again. */
     zkpipe__io_drop(&z->src, z->src.data, z->src.len);
     for (size_t k = 0; k < z->src.ncopies; k++)
