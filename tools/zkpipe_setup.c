@@ -4,8 +4,9 @@
  *                <circuit.zkey>
  *
  * --ptau FILE: from a phase-2-prepared snarkjs powers of tau, the zkey `snarkjs groth16 setup`
- * writes, byte for byte (zkpipe_groth16_setup_zkey_ptau): before any contribution, so not for
- * production until `snarkjs zkey contribute` or `beacon`, exactly as snarkjs's.
+ * writes, byte for byte but one known case (zkpipe_groth16_setup_zkey_ptau says which): before
+ * any contribution, so not for production until `snarkjs zkey contribute` or `beacon`, exactly
+ * as snarkjs's.
  * --insecure-seed N: the toxic waste derived from the integer N (zkpipe/groth16.h's
  * zkpipe_groth16_setup_zkey_insecure). Anyone who knows N can forge proofs for the key: it is
  * for tests and benchmarks only, says so on stderr every time, and the zkey carries a
