@@ -14,15 +14,22 @@ field() {
     echo "$v"
 }
 
-run() { # run MODE: prints the last stdout line of a small run
+run() { # run MODE CONSUMER_MS: prints the last stdout line of a small run
     out=$("$bin" --producers 4 --permits 2 --capacity 2 --items 16 --buf-mib 1 \
-        --consumer-ms 50 --report-ms 50 --json "--release=$1" 2>/dev/null) ||
+        --consumer-ms "$2" --report-ms 50 --json "--release=$1" 2>/dev/null) ||
         fail "--release=$1 exited with $?"
     printf '%s\n' "$out" | tail -n 1
 }
 
-for mode in delivery early; do
-    json=$(run "$mode")
+# Early release exceeds the bound when producers fill buffers faster than the consumer takes
+# them; on a machine loaded many times over a producer can get less than one 50 ms wait, so
+# the consumer slows (50, 200, 800 ms) until a run exceeds it. Every run is checked in full.
+for run_of in delivery:50 early:50 early:200 early:800; do
+    mode=${run_of%%:*} ms=${run_of#*:}
+    if [ "$mode" = early ] && [ "${exceeded:-0}" -eq 1 ]; then
+        break
+    fi
+    json=$(run "$mode" "$ms")
     echo "$json"
     case $json in *"\"release\":\"$mode\""*) ;; *) fail "release is not $mode: $json" ;; esac
     [ "$(field items "$json")" -eq 16 ] || fail "$mode: not all items were received"
@@ -37,10 +44,12 @@ for mode in delivery early; do
         # In flight plus the one buffer the single consumer holds, 1 MiB each.
         [ "$(field peak_accounted_bytes "$json")" -le $(((bound + 1) * 1048576)) ] ||
             fail "delivery: more bytes accounted than the bound allows"
-    else
-        [ "$peak" -gt "$bound" ] || fail "early: peak_in_flight $peak did not exceed $bound"
+    elif [ "$peak" -gt "$bound" ]; then
+        exceeded=1
     fi
 done
+[ "${exceeded:-0}" -eq 1 ] ||
+    fail "early: peak_in_flight $peak did not exceed $bound with an 800 ms consumer"
 
 # Flags: --help succeeds, anything malformed prints usage on stderr and exits 2.
 help=$("$bin" --help) || fail "--help: exit $?"
