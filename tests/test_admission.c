@@ -290,9 +290,10 @@ static void budget_is_conserved_under_traffic(void **state)
     zkpipe_engine *e;
     assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_OK);
     assert_int_equal(snapshot_watch_start(&w), 0);
-    enum { JOBS = ZKPIPE_TEST_SANITIZED ? 60 : 400, PER_JOB = 6 };
-    zkpipe_job *job[JOBS];
-    for (size_t j = 0; j < JOBS; j++) {
+    enum { MAX_JOBS = 400, PER_JOB = 6 };
+    const size_t jobs = ZKPIPE_TEST_SANITIZED ? 60 : MAX_JOBS;
+    zkpipe_job *job[MAX_JOBS];
+    for (size_t j = 0; j < jobs; j++) {
         zkpipe_partition parts[PER_JOB];
         for (size_t i = 0; i < PER_JOB; i++)
             parts[i] = (zkpipe_partition){&profile_ops, &p[(j + i) % STRESS_SOURCES], {0, 0}};
@@ -301,7 +302,7 @@ static void budget_is_conserved_under_traffic(void **state)
             zkpipe_job_cancel(job[j]);
     }
     zkpipe_engine_drain(e);
-    for (size_t j = 0; j < JOBS; j++)
+    for (size_t j = 0; j < jobs; j++)
         zkpipe_job_destroy(job[j]);
     snapshot_watch_stop(&w);
     zkpipe_engine_counters c;
@@ -461,18 +462,19 @@ static void any_estimate_keeps_the_budget_within_one_shortfall(void **state)
     (void)state;
     zkpipe_acct *acct;
     assert_int_equal(zkpipe_acct_create(NULL, &acct), ZKPIPE_OK);
-    enum { JOBS = ZKPIPE_TEST_SANITIZED ? 40 : 200, PER_JOB = 8 };
+    enum { MAX_JOBS = 200, PER_JOB = 8 };
+    const size_t jobs = ZKPIPE_TEST_SANITIZED ? 40 : MAX_JOBS;
     const uint64_t budget = 1 << 16;
     zkpipe_engine_config cfg = config(acct, budget);
     cfg.synth_workers = 6;
     cfg.permits = 6;
     cfg.capacity = 1;
     cfg.prover_workers = 4;
-    static wild parts[JOBS * PER_JOB];
+    static wild parts[MAX_JOBS * PER_JOB];
     static const char sources[WILD_SOURCES] = {0};
     atomic_long failures = 0;
     uint64_t rng = 0x9e3779b97f4a7c15u, shortfall = 0;
-    for (size_t i = 0; i < JOBS * PER_JOB; i++) {
+    for (size_t i = 0; i < jobs * PER_JOB; i++) {
         /* Half share a few sources (their sizes are learned), half are each their own (never
          * learned before they end: every one of them is admitted on its estimate). */
         const void *key = i % 2 ? (const void *)&sources[i % WILD_SOURCES] : &parts[i];
@@ -481,8 +483,8 @@ static void any_estimate_keeps_the_budget_within_one_shortfall(void **state)
     }
     zkpipe_engine *e;
     assert_int_equal(zkpipe_engine_create(&e, &cfg), ZKPIPE_OK);
-    zkpipe_job *job[JOBS];
-    for (size_t j = 0; j < JOBS; j++) {
+    zkpipe_job *job[MAX_JOBS];
+    for (size_t j = 0; j < jobs; j++) {
         zkpipe_partition pp[PER_JOB];
         for (size_t i = 0; i < PER_JOB; i++)
             pp[i] = (zkpipe_partition){&wild_ops, &parts[j * PER_JOB + i], {0, 0}};
@@ -491,7 +493,7 @@ static void any_estimate_keeps_the_budget_within_one_shortfall(void **state)
             zkpipe_job_cancel(job[j]);
     }
     zkpipe_engine_counters c;
-    for (size_t j = 0; j < JOBS; j++) {
+    for (size_t j = 0; j < jobs; j++) {
         zkpipe_status st = zkpipe_job_wait_timed(job[j], (uint64_t)6 * PATIENCE_MS * 1000000);
         if (st != ZKPIPE_OK) {
             zkpipe_engine_stats(e, &c);
@@ -511,7 +513,7 @@ static void any_estimate_keeps_the_budget_within_one_shortfall(void **state)
     zkpipe_engine_drain(e);
     assert_int_equal(zkpipe_engine_stats(e, &c), ZKPIPE_OK);
     assert_int_equal(c.budget_available, budget);
-    assert_int_equal(c.proved + c.canceled, JOBS * PER_JOB);
+    assert_int_equal(c.proved + c.canceled, jobs * PER_JOB);
     assert_int_equal(c.failed, 0);
     assert_true(c.budget_overdraft_peak_bytes <= shortfall);
     zkpipe_engine_destroy(e);

@@ -293,9 +293,10 @@ static void auto_mode_under_traffic(void **state)
     snapshot_watch w = {
         .acct = acct, .byte_limit = budget, .e = r.e, .max_permits = cfg.synth_workers};
     assert_int_equal(snapshot_watch_start(&w), 0);
-    enum { JOBS = ZKPIPE_TEST_SANITIZED ? 30 : 80, PER_JOB = 6 };
-    zkpipe_job *job[JOBS];
-    for (size_t j = 0; j < JOBS; j++) {
+    enum { MAX_JOBS = 80, PER_JOB = 6 };
+    const size_t jobs = ZKPIPE_TEST_SANITIZED ? 30 : MAX_JOBS;
+    zkpipe_job *job[MAX_JOBS];
+    for (size_t j = 0; j < jobs; j++) {
         zkpipe_partition parts[PER_JOB];
         for (size_t i = 0; i < PER_JOB; i++)
             parts[i] = (zkpipe_partition){&rig_ops, &r, {0, 0}};
@@ -304,14 +305,14 @@ static void auto_mode_under_traffic(void **state)
             zkpipe_job_cancel(job[j]);
     }
     zkpipe_engine_drain(r.e);
-    for (size_t j = 0; j < JOBS; j++)
+    for (size_t j = 0; j < jobs; j++)
         zkpipe_job_destroy(job[j]);
     snapshot_watch_stop(&w);
     zkpipe_engine_counters c;
     assert_int_equal(zkpipe_engine_stats(r.e, &c), ZKPIPE_OK);
     assert_int_equal(c.budget_available, budget);
     assert_int_equal(c.permits_available, c.permits_admitted);
-    assert_int_equal(c.proved + c.canceled, (uint64_t)JOBS * PER_JOB);
+    assert_int_equal(c.proved + c.canceled, (uint64_t)jobs * PER_JOB);
     assert_int_equal(c.failed, 0);
     assert_int_equal(c.over_reservation_events, 0);
     zkpipe_engine_destroy(r.e);
