@@ -31,7 +31,7 @@ typedef struct wasm_field {
 } wasm_field;
 
 /* f1m_add: the n-limb sum, less q when it carried out or is q or more, wrapping mod 2^(64 n). */
-static void w_add(const wasm_field *f, uint64_t *r, const uint64_t *x, const uint64_t *y)
+ZKPIPE__FF_INLINE void w_add(const wasm_field *f, uint64_t *r, const uint64_t *x, const uint64_t *y)
 {
     uint64_t carry = zkpipe__limbs_add(r, x, y, f->n);
     if (carry || !zkpipe__limbs_lt(r, f->q, f->n))
@@ -39,7 +39,7 @@ static void w_add(const wasm_field *f, uint64_t *r, const uint64_t *x, const uin
 }
 
 /* f1m_sub: the n-limb difference, plus q (mod 2^(64 n)) when it borrowed. */
-static void w_sub(const wasm_field *f, uint64_t *r, const uint64_t *x, const uint64_t *y)
+ZKPIPE__FF_INLINE void w_sub(const wasm_field *f, uint64_t *r, const uint64_t *x, const uint64_t *y)
 {
     if (zkpipe__limbs_sub(r, x, y, f->n))
         zkpipe__limbs_add(r, r, f->q, f->n);
@@ -48,7 +48,7 @@ static void w_sub(const wasm_field *f, uint64_t *r, const uint64_t *x, const uin
 /* f1m_mul and f1m_square: (x y + m q) / 2^(64 n) exactly, m the Montgomery multiplier that
  * makes it exact (what the wasm's 32-bit column-wise loop computes, its carries kept in full),
  * then less q once when that is q or more (it is below 2^(64 n) + q). r may alias x or y. */
-static void w_mul(const wasm_field *f, uint64_t *r, const uint64_t *x, const uint64_t *y)
+ZKPIPE__FF_INLINE void w_mul(const wasm_field *f, uint64_t *r, const uint64_t *x, const uint64_t *y)
 {
     int n = f->n;
     uint64_t t[2 * N_MAX + 1];
@@ -69,21 +69,22 @@ static void w_mul(const wasm_field *f, uint64_t *r, const uint64_t *x, const uin
 }
 
 /* The residue of an n-limb integer, for the hand-over to zkpipe's normalisation. */
-static void reduce(const wasm_field *f, uint64_t *r)
+ZKPIPE__FF_INLINE void reduce(const wasm_field *f, uint64_t *r)
 {
     while (!zkpipe__limbs_lt(r, f->q, f->n))
         zkpipe__limbs_sub(r, r, f->q, f->n);
 }
 
-static int is_zero_affine(const uint64_t *p, int n)
+ZKPIPE__FF_INLINE int is_zero_affine(const uint64_t *p, int n)
 {
     return zkpipe__limbs_is_zero(p, n) && zkpipe__limbs_is_zero(p + n, n);
 }
 
-void zkpipe__snarkjs_sub_affine(zkpipe__g1 *out, const zkpipe__curve_ops *c, const uint64_t *p1,
-                                const uint64_t *p2)
+/* The body for n limbs; inlined into one function per curve so that n is a constant there, as
+ * limbs.h's unrolled loops need. */
+ZKPIPE__FF_INLINE void sub_affine(zkpipe__g1 *out, const zkpipe__curve_ops *c, const uint64_t *p1,
+                                  const uint64_t *p2, int n)
 {
-    int n = (int)c->fq_limbs;
     wasm_field fd = {c->q, 0, n};
     const wasm_field *f = &fd;
     /* -q^-1 mod 2^64 by Newton's iteration: q0 is its own inverse mod 8, and each step doubles
@@ -147,4 +148,25 @@ void zkpipe__snarkjs_sub_affine(zkpipe__g1 *out, const zkpipe__curve_ops *c, con
     memcpy(out->w, x3, 8 * (size_t)n);
     memcpy(out->w + n, y3, 8 * (size_t)n);
     memcpy(out->w + 2 * n, z3, 8 * (size_t)n);
+}
+
+static void sub_affine_4(zkpipe__g1 *out, const zkpipe__curve_ops *c, const uint64_t *p1,
+                         const uint64_t *p2)
+{
+    sub_affine(out, c, p1, p2, 4);
+}
+
+static void sub_affine_6(zkpipe__g1 *out, const zkpipe__curve_ops *c, const uint64_t *p1,
+                         const uint64_t *p2)
+{
+    sub_affine(out, c, p1, p2, 6);
+}
+
+void zkpipe__snarkjs_sub_affine(zkpipe__g1 *out, const zkpipe__curve_ops *c, const uint64_t *p1,
+                                const uint64_t *p2)
+{
+    if (c->fq_limbs == 4)
+        sub_affine_4(out, c, p1, p2);
+    else
+        sub_affine_6(out, c, p1, p2);
 }
