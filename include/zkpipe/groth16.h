@@ -138,10 +138,11 @@ typedef struct zkpipe_groth16_ptau {
 /*! zkpipe_groth16_setup_zkey_ptau() : the keys snarkjs's `groth16 setup` makes for cs from a
  * prepared powers of tau, in a zkey's layout with its circuit hash, so that zkpipe_zkey_write
  * writes the file snarkjs writes (before any contribution: delta = 1; not for production until
- * a contribution, as with snarkjs). One known exception: where pt's power is cs's level and
- * the domain is 2^15 or more, snarkjs's circuit hash takes a point read past the ptau's tauG1
- * section, and this one differs from it there (the points are the same). cs is the r1cs loaded
- * with zkpipe_r1cs_load, terms in the file's order.
+ * a contribution, as with snarkjs). Where pt's power is cs's level and the domain is 2^15 or
+ * more, snarkjs's circuit hash takes a point read past the ptau's tauG1 section (pt->tau_g1
+ * must then hold the file's bytes from there on, as zkpipe_ptau_points gives them), and this
+ * one takes the same, computed as snarkjs computes it. cs is the r1cs loaded with
+ * zkpipe_r1cs_load, terms in the file's order.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL pointer, allocator incomplete), ZKPIPE_EMISMATCH
  *         (pt is for another curve or level than cs needs, or holds too few powers),
  *         ZKPIPE_ETOOBIG (as zkpipe_groth16_setup_zkey_insecure), ZKPIPE_ENOMEM. On error

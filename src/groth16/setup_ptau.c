@@ -15,6 +15,7 @@
  * wire of a real circuit holds every constant). */
 #include <string.h>
 
+#include "arith/snarkjs_sub_affine.h"
 #include "core/alloc_internal.h"
 #include "core/blake2b.h"
 #include "core/bytes.h"
@@ -285,7 +286,9 @@ static void hash_count(zkpipe__blake2b *h, size_t n)
 
 /* The H part of the hash is not the H section: snarkjs hashes (tau^(i+n) - tau^i) G1, the
  * bellman H query, in chunks of 2^14 points, the last chunk full length too (its loop reads
- * min(n - 1, 2^14) points per chunk), so this many are hashed, reaching tau^(count - 1 + n). */
+ * min(n - 1, 2^14) points per chunk), so this many are hashed, reaching tau^(count - 1 + n):
+ * from n = 2^15 on, tau^(2n - 1), one past the 2n - 1 of a ptau of the circuit's power
+ * (arith/snarkjs_sub_affine.c). */
 static size_t hash_h_count(size_t n)
 {
     size_t chunk = n - 1 < ((size_t)1 << 14) ? n - 1 : (size_t)1 << 14;
@@ -315,6 +318,13 @@ static void h_query_chunk(void *arg, size_t begin, size_t end, unsigned worker)
             uint64_t p[ZKPIPE__G1A_WORDS], q[ZKPIPE__G1A_WORDS];
             memcpy(p, x->tau_g1 + (i + x->n) * bytes, bytes);
             memcpy(q, x->tau_g1 + i * bytes, bytes);
+            if (i + x->n >= 2 * x->n - 1) {
+                /* Past the 2n - 1 points zkpipe_ptau_points checked: at the ceremony's own
+                 * power, bytes after tauG1, which snarkjs's wasm does not treat as residues.
+                 * Its arithmetic is followed there (and gives p - q for a valid p). */
+                zkpipe__snarkjs_sub_affine(&acc[k], c, p, q);
+                continue;
+            }
             c->g1_affine_neg(q, q);
             c->g1_from_affine(&acc[k], p);
             c->g1_add_affine(&acc[k], &acc[k], q);
