@@ -9,6 +9,7 @@
 
 #include "core/alloc_internal.h"
 #include "core/clock_internal.h"
+#include "core/kept_alloc.h"
 #include "fail_alloc.h"
 #include "zkpipe/zkpipe.h"
 
@@ -87,6 +88,52 @@ static void fail_alloc_fails_exactly_once(void **state)
     assert_int_equal(atomic_load(&fa.live), 0);
 }
 
+/* The kept-block allocator: a block freed is kept and handed out again while it fits; a larger
+ * request replaces it, one made while it is out goes to the base; a failed replacement leaves
+ * nothing held; release gives it back. */
+static void kept_allocator_reuses_one_block(void **state)
+{
+    (void)state;
+    fail_alloc fa;
+    fail_alloc_init(&fa, -1);
+    zkpipe__kept k = {.base = fa.allocator, .min_size = 1000};
+    zkpipe_allocator a = zkpipe__kept_allocator(&k);
+    unsigned char *p = zkpipe__alloc(&a, 10, 64);
+    assert_non_null(p);
+    assert_int_equal((uintptr_t)p % 64, 0);
+    memset(p, 1, 1000);                            /* min_size bytes, whatever the request */
+    unsigned char *q = zkpipe__alloc(&a, 500, 64); /* the block is out: from the base */
+    assert_non_null(q);
+    assert_ptr_not_equal(p, q);
+    assert_int_equal(atomic_load(&fa.live), 2);
+    zkpipe__free(&a, q);
+    zkpipe__free(&a, p);
+    assert_int_equal(atomic_load(&fa.live), 1); /* kept */
+    assert_ptr_equal(zkpipe__alloc(&a, 1000, 32), p);
+    zkpipe__free(&a, p);
+    unsigned char *wide = zkpipe__alloc(&a, 100, 256); /* a wider alignment: a new block */
+    assert_non_null(wide);
+    assert_int_equal((uintptr_t)wide % 256, 0);
+    assert_int_equal(atomic_load(&fa.live), 1);
+    zkpipe__free(&a, wide);
+    unsigned char *big = zkpipe__alloc(&a, 5000, 64); /* larger: replaced */
+    assert_non_null(big);
+    memset(big, 2, 5000);
+    assert_int_equal(atomic_load(&fa.live), 1);
+    zkpipe__free(&a, big);
+    fail_alloc_init(&fa, 0);
+    atomic_store(&fa.live, 1);
+    assert_null(zkpipe__alloc(&a, 6000, 64)); /* the replacement fails */
+    assert_int_equal(atomic_load(&fa.live), 0);
+    assert_null(k.block);
+    zkpipe__kept_release(&k); /* nothing held: a no-op */
+    fail_alloc_init(&fa, -1);
+    assert_non_null(p = zkpipe__alloc(&a, 10, 64));
+    zkpipe__free(&a, p);
+    zkpipe__kept_release(&k);
+    assert_int_equal(atomic_load(&fa.live), 0);
+}
+
 static void timespec_add_carries_and_holds_any_timeout(void **state)
 {
     (void)state;
@@ -150,6 +197,7 @@ int main(void)
         cmocka_unit_test(default_allocator_aligns),
         cmocka_unit_test(incomplete_allocator_is_rejected),
         cmocka_unit_test(fail_alloc_fails_exactly_once),
+        cmocka_unit_test(kept_allocator_reuses_one_block),
         cmocka_unit_test(timespec_add_carries_and_holds_any_timeout),
         cmocka_unit_test(backend_names_parse_and_resolve),
     };

@@ -1,11 +1,15 @@
 #!/bin/sh
-# zkpipe-setup --ptau at n = 2^15 from a ptau of power 15, against snarkjs, on both curves: the
-# zkey is snarkjs's `groth16 setup` file byte for byte, and `snarkjs zkey verify` accepts it.
+# zkpipe-setup --ptau at n = 2^15 from a ptau of power 15, against snarkjs, on BN254: the zkey
+# is snarkjs's `groth16 setup` file byte for byte, and `snarkjs zkey verify` accepts it.
 # There snarkjs's circuit hash takes one point read past the end of the ptau's tauG1 section
 # (src/arith/snarkjs_sub_affine.c), which test_setup.sh's small sizes never reach.
 # The ptau comes from zkpipe-test-seeded-ptau (snarkjs's own prepare phase2 would take tens of
 # CPU minutes at this power); zkey verify checks its Lagrange sections against its powers.
-# Without node and snarkjs the test is skipped. Labelled slow: minutes of snarkjs.
+# BLS12-381 is left to test_snarkjs_sub_affine's vectors: the bytes read past its tauG1 are the
+# same for every ptau of a power (the next section's header and the G2 generator), and on them
+# arithmetic on residues (zkpipe before the fix) happens to give snarkjs's result, so a run there
+# (four times BN254's snarkjs time) could not tell the fix from its absence.
+# Without node and snarkjs the test is skipped. Labelled slow: a minute or more of snarkjs.
 #   test_setup_overrun.sh EXPORT SETUP SEEDED_PTAU
 set -eu
 [ $# -eq 3 ] || { echo "usage: test_setup_overrun.sh EXPORT SETUP SEEDED_PTAU" >&2; exit 2; }
@@ -23,7 +27,7 @@ sj() { # snarkjs ARGS...: fails on a nonzero exit or an [ERROR] line (it exits 0
         { fail "snarkjs $*: $(cat "$tmp/sj.out")"; return 1; }
 }
 
-for curve in bn254 bls12-381; do
+for curve in bn254; do
     accepted "seeded ptau $curve" "$seeded_ptau" "$curve" 15 3 "$curve.ptau"
     accepted "export 2^15 $curve" "$export_circuit" --curve "$curve" --log-constraints 15 \
         c.r1cs c.wtns

@@ -193,11 +193,12 @@ ZKPIPE_API size_t zkpipe_groth16_pk_sizeof(const zkpipe_groth16_pk *pk);
  *        a/b/c, input, aux and density; the prover moves the ledger to ZKPIPE_STAGE_PROVING,
  *        computes h in a's buffer (charged as ZKPIPE_KIND_H instead of ZKPIPE_KIND_ABC),
  *        releases b and c as soon as h exists and h as soon as its MSM is done,
- *        charges its working memory (NTT domain, MSM scratch; each block with a header of 16
- *        bytes or its alignment) as ZKPIPE_KIND_WORKSPACE while it exists, moves to
- *        ZKPIPE_STAGE_FINALIZE to assemble the proof and releases everything before
- *        returning. The ledger stays open (in FINALIZE on success, else in the stage it
- *        had reached) and the caller closes it; everything this call charged is released.
+ *        charges its working memory (NTT domain, MSM scratch: on the CPU one block the MSMs
+ *        share from the first to the last; each block with a header of 16 bytes or its
+ *        alignment) as ZKPIPE_KIND_WORKSPACE while it exists, moves to ZKPIPE_STAGE_FINALIZE
+ *        to assemble the proof and releases everything before returning. The ledger stays
+ *        open (in FINALIZE on success, else in the stage it had reached) and the caller closes
+ *        it; everything this call charged is released.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (NULL pk, cs or out; a closed ledger),
  *         ZKPIPE_ESTATE (shape mode), ZKPIPE_EMISMATCH (cs is over another curve or has other
  *         counts or another A/B density than the key's circuit), ZKPIPE_EUNSATISFIED,
@@ -236,8 +237,9 @@ ZKPIPE_API zkpipe_status zkpipe_groth16_prove(zkpipe_groth16_proof *out, size_t 
  *        3 buffers of 32 n bytes), moves the ledger to ZKPIPE_STAGE_PROVING, computes h in a's
  *        buffer (charged as ZKPIPE_KIND_H instead, b and c released as soon as it exists, h
  *        as soon as its MSM is done),
- *        charges its working memory (NTT domain, MSM scratch; each block with a header of 16
- *        bytes or its alignment) as ZKPIPE_KIND_WORKSPACE while it exists (on CUDA, device
+ *        charges its working memory (NTT domain, MSM scratch: on the CPU one block the MSMs
+ *        share from the first to the last; each block with a header of 16 bytes or its
+ *        alignment) as ZKPIPE_KIND_WORKSPACE while it exists (on CUDA, device
  *        memory as ZKPIPE_KIND_DEVICE), moves to ZKPIPE_STAGE_FINALIZE to assemble the proof
  *        and releases everything it charged before returning; the caller closes it.
  * @return ZKPIPE_OK, ZKPIPE_EINVAL (a NULL argument, a closed ledger, an unknown backend),

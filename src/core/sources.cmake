@@ -2,6 +2,7 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/status.c
     ${CMAKE_CURRENT_LIST_DIR}/version.c
     ${CMAKE_CURRENT_LIST_DIR}/alloc.c
+    ${CMAKE_CURRENT_LIST_DIR}/kept_alloc.c
     ${CMAKE_CURRENT_LIST_DIR}/clock.c
     ${CMAKE_CURRENT_LIST_DIR}/pool.c
     ${CMAKE_CURRENT_LIST_DIR}/backend.c

@@ -7,6 +7,7 @@
 #include "core/alloc_internal.h"
 #include "core/clock_internal.h"
 #include "core/detail.h"
+#include "core/kept_alloc.h"
 #include "core/pages.h"
 #include "groth16/prove.h"
 
@@ -247,9 +248,10 @@ static void h_free(uint64_t *h, const zkpipe__synth_result *res)
 
 /* Step 3: every MSM, G2 beside the backend when it has none; h freed (and *h set to NULL) as
  * soon as the H MSM is done, so the G2 MSM's scratch never sits on top of it. */
-static zkpipe_status msms(sums *o, const zkpipe_groth16_pk *pk, const zkpipe__synth_result *res,
-                          const assignment *z, uint64_t **h, const zkpipe__g16_prove_args *args,
-                          zkpipe_groth16_timings *t, const zkpipe_allocator *work)
+static zkpipe_status msms_with(sums *o, const zkpipe_groth16_pk *pk,
+                               const zkpipe__synth_result *res, const assignment *z, uint64_t **h,
+                               const zkpipe__g16_prove_args *args, zkpipe_groth16_timings *t,
+                               const zkpipe_allocator *work)
 {
     const zkpipe__curve_ops *c = pk->c;
     const zkpipe__g16_backend *be = args->backend;
@@ -303,6 +305,27 @@ static zkpipe_status msms(sums *o, const zkpipe_groth16_pk *pk, const zkpipe__sy
     t->msm_b2 = job.secs;
     o->B = job.out;
     return st != ZKPIPE_OK ? st : job.st;
+}
+
+/* msms_with, the sums' scratch on the CPU backend one kept block (core/kept_alloc.h): they run
+ * one after another on this thread, and each faulted its fresh scratch in (a few MiB at 2^16
+ * constraints) where the block now stays mapped from the first G1 sum to the G2 sum. It is
+ * charged for all that time, as large as the largest G1 sum's scratch (the most that
+ * zkpipe__g16_prove_peak_bytes counts for them), and given back to `work` for a larger G2
+ * scratch; other backends allocate as before. */
+static zkpipe_status msms(sums *o, const zkpipe_groth16_pk *pk, const zkpipe__synth_result *res,
+                          const assignment *z, uint64_t **h, const zkpipe__g16_prove_args *args,
+                          zkpipe_groth16_timings *t, const zkpipe_allocator *work)
+{
+    if (args->backend != &zkpipe__g16_backend_cpu)
+        return msms_with(o, pk, res, z, h, args, t, work);
+    uint64_t g1, g2;
+    msm_scratch(pk, zkpipe_pool_threads(args->pool), &g1, &g2);
+    zkpipe__kept kept = {.base = *work, .min_size = sane(g1) < SIZE_MAX ? (size_t)g1 : 0};
+    zkpipe_allocator scratch = zkpipe__kept_allocator(&kept);
+    zkpipe_status st = msms_with(o, pk, res, z, h, args, t, &scratch);
+    zkpipe__kept_release(&kept);
+    return st;
 }
 
 /* Describes a failure of the backend's in the detail line. */
