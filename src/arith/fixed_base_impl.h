@@ -9,7 +9,7 @@
  * The window table holds d 2^(w j) G for the ceil(256 / w) window positions j and digits
  * 0 < d < 2^w, so a multiplication is ceil(256 / w) mixed additions and no doubling, and each
  * chunk of results is normalised with one inversion. The table costs about 2^w / w additions
- * per bit and each scalar 1 / w, so w grows with n (fb_window_bits): 8 bits from some
+ * per bit and each scalar 1 / w, so w grows with n (zkpipe__fb_window): 8 bits from about a
  * thousand scalars on, down to 1 bit (a doubling chain) for one scalar, where a fixed 8-bit
  * table would build 8,160 points to multiply a handful. Table and scratch (the table's points
  * in Jacobian form, or FB_CHUNK per pool thread when that is more) are one block, freed before
