@@ -176,8 +176,9 @@ typedef struct zkpipe__curve_ops {
     void (*g2_mul)(zkpipe__g2 *out, const zkpipe__g2 *p, const uint64_t *k);
 
     /* Fixed-base batch multiplication of the generator (the setup's): out[i] = k[i] G for n
-     * Montgomery scalars, packed affine points, on `pool`. Allocates its window table and
-     * scratch (a few MB) through `allocator`; ZKPIPE_OK or ZKPIPE_ENOMEM. */
+     * Montgomery scalars, packed affine points, on `pool`. Allocates its window table, sized by
+     * n (arith/fixed_base_impl.h: up to 8,160 points), and scratch through `allocator`;
+     * ZKPIPE_OK or ZKPIPE_ENOMEM. */
     zkpipe_status (*g1_generator_mul)(uint64_t *out, const uint64_t *k, size_t n, zkpipe_pool *pool,
                                       const zkpipe_allocator *allocator);
     zkpipe_status (*g2_generator_mul)(uint64_t *out, const uint64_t *k, size_t n, zkpipe_pool *pool,
