@@ -64,56 +64,37 @@ static int checked(size_t i, size_t n)
     return i < 3 || i + 1 == n || i % step == 0;
 }
 
-static void g1_case(const zkpipe__curve_ops *c, zkpipe_pool *pool, size_t n, uint64_t *seed)
-{
-    const size_t w = c->g1a_words;
-    uint64_t one[4], g[ZKPIPE__G1A_WORDS], want[ZKPIPE__G1A_WORDS];
-    c->fr_from_u64(one, 1);
-    /* 1 G: the one window's first table entry, the generator itself. */
-    assert_int_equal(c->g1_generator_mul(g, one, 1, NULL, heap()), ZKPIPE_OK);
-    zkpipe__g1 base, p;
-    c->g1_from_affine(&base, g);
-    uint64_t *k = scalars(c, n, seed);
-    uint64_t *out = malloc((n ? n : 1) * w * sizeof *out);
-    assert_non_null(out);
-    assert_int_equal(c->g1_generator_mul(out, k, n, pool, heap()), ZKPIPE_OK);
-    for (size_t i = 0; i < n; i++) {
-        if (!checked(i, n))
-            continue;
-        c->g1_mul(&p, &base, k + 4 * i);
-        c->g1_to_affine(want, &p);
-        if (memcmp(want, out + i * w, w * sizeof *out) != 0)
-            fail_msg("%s G1: n %zu (%u-bit windows), scalar %zu differs", c->snarkjs_name, n,
-                     zkpipe__fb_window(n).bits, i);
+/* g1_case and g2_case: n scalars times the generator of group g (g1 or g2, of point type T and
+ * W affine words), checked against g_mul of the generator. */
+#define GROUP_CASE(g, T, W)                                                                        \
+    static void g##_case(const zkpipe__curve_ops *c, zkpipe_pool *pool, size_t n, uint64_t *seed)  \
+    {                                                                                              \
+        const size_t w = c->g##a_words;                                                            \
+        uint64_t one[4], gen[W], want[W];                                                          \
+        c->fr_from_u64(one, 1);                                                                    \
+        /* 1 G: the one window's first table entry, the generator itself. */                       \
+        assert_int_equal(c->g##_generator_mul(gen, one, 1, NULL, heap()), ZKPIPE_OK);              \
+        T base, p;                                                                                 \
+        c->g##_from_affine(&base, gen);                                                            \
+        uint64_t *k = scalars(c, n, seed);                                                         \
+        uint64_t *out = malloc((n ? n : 1) * w * sizeof *out);                                     \
+        assert_non_null(out);                                                                      \
+        assert_int_equal(c->g##_generator_mul(out, k, n, pool, heap()), ZKPIPE_OK);                \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            if (!checked(i, n))                                                                    \
+                continue;                                                                          \
+            c->g##_mul(&p, &base, k + 4 * i);                                                      \
+            c->g##_to_affine(want, &p);                                                            \
+            if (memcmp(want, out + i * w, w * sizeof *out) != 0)                                   \
+                fail_msg("%s %s: n %zu (%u-bit windows), scalar %zu differs", c->snarkjs_name, #g, \
+                         n, zkpipe__fb_window(n).bits, i);                                         \
+        }                                                                                          \
+        free(out);                                                                                 \
+        free(k);                                                                                   \
     }
-    free(out);
-    free(k);
-}
 
-static void g2_case(const zkpipe__curve_ops *c, zkpipe_pool *pool, size_t n, uint64_t *seed)
-{
-    const size_t w = c->g2a_words;
-    uint64_t one[4], g[ZKPIPE__G2A_WORDS], want[ZKPIPE__G2A_WORDS];
-    c->fr_from_u64(one, 1);
-    assert_int_equal(c->g2_generator_mul(g, one, 1, NULL, heap()), ZKPIPE_OK);
-    zkpipe__g2 base, p;
-    c->g2_from_affine(&base, g);
-    uint64_t *k = scalars(c, n, seed);
-    uint64_t *out = malloc((n ? n : 1) * w * sizeof *out);
-    assert_non_null(out);
-    assert_int_equal(c->g2_generator_mul(out, k, n, pool, heap()), ZKPIPE_OK);
-    for (size_t i = 0; i < n; i++) {
-        if (!checked(i, n))
-            continue;
-        c->g2_mul(&p, &base, k + 4 * i);
-        c->g2_to_affine(want, &p);
-        if (memcmp(want, out + i * w, w * sizeof *out) != 0)
-            fail_msg("%s G2: n %zu (%u-bit windows), scalar %zu differs", c->snarkjs_name, n,
-                     zkpipe__fb_window(n).bits, i);
-    }
-    free(out);
-    free(k);
-}
+GROUP_CASE(g1, zkpipe__g1, ZKPIPE__G1A_WORDS)
+GROUP_CASE(g2, zkpipe__g2, ZKPIPE__G2A_WORDS)
 
 /* Every width is picked by one of `counts`, and the widths grow with n. */
 static void window_widths(void **state)
