@@ -461,6 +461,14 @@ static void memory_outside_the_ledgers_shows(void **state)
         test_skip("no resident set size from /proc on this system");
         return;
     }
+    /* Under valgrind the resident set is its allocator's, which keeps what the program frees
+     * (the first run's 48 MiB, the charged run's after its release): the charged run then
+     * showed 48 MiB outside the ledgers in some runs. Natively and under the sanitizers the
+     * case runs. */
+    if (test_wrapped()) {
+        test_skip("under a wrapper (valgrind) the resident set is the wrapper's allocator's");
+        return;
+    }
     assert_true(rss > 0);
     lines l = {PTHREAD_MUTEX_INITIALIZER, 0, 0};
     uint64_t hidden = unaccounted_peak(48 * MIB, 0, &l);
