@@ -3,6 +3,8 @@
 #include "ec/bls12_381_g1.h"
 #include "ec/bls12_381_g2.h"
 #include "ec/bls12_381_pairing.h"
+#include "ff/bls12_381_fq2_x8.h"
+#include "ff/bls12_381_fq_x8.h"
 
 #define CO_C bls12_381
 #define CO_CURVE ZKPIPE_CURVE_BLS12_381

@@ -3,6 +3,8 @@
 #include "ec/bn254_g1.h"
 #include "ec/bn254_g2.h"
 #include "ec/bn254_pairing.h"
+#include "ff/bn254_fq2_x8.h"
+#include "ff/bn254_fq_x8.h"
 
 #define CO_C bn254
 #define CO_CURVE ZKPIPE_CURVE_BN254

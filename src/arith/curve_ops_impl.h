@@ -286,15 +286,123 @@ typedef struct check_ctx {
     atomic_size_t bad; /* the lowest bad index found so far */
 } check_ctx;
 
+#if ZKPIPE__FF_X86
+#define FQ2 CO_CAT(CO_C, _fq2)
+#define FQX8F(op) CO_CAT(FQ, _x8_##op)
+#define FQ2X8F(op) CO_CAT(FQ2, _x8_##op)
+
+/* Bit i set when lane i of a and b are equal (both fully reduced). */
+ZKPIPE__X8_TARGET static unsigned lanes_equal(const CO_CAT(FQ, _x8) * a, const CO_CAT(FQ, _x8) * b)
+{
+    __mmask8 m = 0xff;
+    for (int j = 0; j < (int)(sizeof a->l / sizeof a->l[0]); j++)
+        m &= _mm512_cmpeq_epi64_mask(a->l[j], b->l[j]);
+    return m;
+}
+
+/* The on-curve test of 8 points with canonical coordinates (aligned copies) on the IFMA lanes:
+ * bit i set when y_i^2 = x_i^3 + b. A point at infinity (stored as zeros) is not (check_one
+ * says the last word on every lane that fails). R-form values times R'-form ones (fp_x8.h):
+ * y y' and x x' x' are the R-forms of y^2 and x^3, below 2 p, compared after a reduction. */
+ZKPIPE__X8_TARGET static unsigned g1_on_curve_x8(const G1A *pt)
+{
+    const FQ *x[8], *y[8], *b[8];
+    FQ coeff;
+    G1F(b)(&coeff);
+    for (int i = 0; i < 8; i++)
+        x[i] = &pt[i].x, y[i] = &pt[i].y, b[i] = &coeff;
+    CO_CAT(FQ, _x8) X, Xs, Y, Ys, B, lhs, rhs;
+    FQX8F(load)(&X, x, 0);
+    FQX8F(load)(&Xs, x, 1);
+    FQX8F(load)(&Y, y, 0);
+    FQX8F(load)(&Ys, y, 1);
+    FQX8F(load)(&B, b, 0);
+    FQX8F(mul)(&lhs, &Y, &Ys);
+    FQX8F(mul)(&rhs, &X, &Xs);
+    FQX8F(mul)(&rhs, &rhs, &Xs);
+    FQX8F(add)(&rhs, &rhs, &B);
+    FQX8F(reduce4)(&lhs, &lhs);
+    FQX8F(reduce4)(&rhs, &rhs);
+    return lanes_equal(&lhs, &rhs);
+}
+
+/* The same on G2's twist: y^2 by the squaring (fully reduced), x^3 as x^2 x' (below 2 p). */
+ZKPIPE__X8_TARGET static unsigned g2_on_curve_x8(const G2A *pt)
+{
+    const FQ2 *x[8], *y[8], *b[8];
+    FQ2 coeff;
+    G2F(b)(&coeff);
+    for (int i = 0; i < 8; i++)
+        x[i] = &pt[i].x, y[i] = &pt[i].y, b[i] = &coeff;
+    CO_CAT(FQ2, _x8) X, Xs, Y, Ys, B, lhs, rhs;
+    FQ2X8F(load)(&X, x, 0);
+    FQ2X8F(load)(&Xs, x, 1);
+    FQ2X8F(load)(&Y, y, 0);
+    FQ2X8F(load)(&Ys, y, 1);
+    FQ2X8F(load)(&B, b, 0);
+    FQ2X8F(sqr)(&lhs, &Y, &Ys);
+    FQ2X8F(sqr)(&rhs, &X, &Xs);
+    FQ2X8F(mul)(&rhs, &rhs, &Xs);
+    FQX8F(add)(&rhs.c0, &rhs.c0, &B.c0);
+    FQX8F(add)(&rhs.c1, &rhs.c1, &B.c1);
+    FQ2X8F(reduce4)(&rhs, &rhs);
+    return lanes_equal(&lhs.c0, &rhs.c0) & lanes_equal(&lhs.c1, &rhs.c1);
+}
+
+_Static_assert(sizeof(G1A) == G1_WORDS * sizeof(uint64_t), "packed G1 points");
+_Static_assert(sizeof(G2A) == G2_WORDS * sizeof(uint64_t), "packed G2 points");
+
+/* Points [i, i + 8) of the range checked on the lanes (canonical coordinates and the curve,
+ * not the subgroup); returns 8 when all pass, else the offset of the first that check_one
+ * refuses, or 8 when the lanes' refusals were points at infinity (which check_one accepts). */
+static unsigned check_eight(const uint8_t *from, size_t stride, int g2)
+{
+    uint64_t w[8 * G2_WORDS];
+    size_t words = g2 ? G2_WORDS : G1_WORDS;
+    memcpy(w, from, 8 * stride);
+    unsigned canonical = 0;
+    for (unsigned i = 0; i < 8; i++) {
+        int ok = 1;
+        for (size_t c = 0; c < words / FQ_LIMBS; c++)
+            ok &= zkpipe__limbs_below(w + i * words + c * FQ_LIMBS, CO_CAT(FQ, _MODULUS), FQ_LIMBS);
+        canonical |= (unsigned)ok << i;
+    }
+    unsigned on = 0;
+    if (canonical == 0xff && g2) {
+        G2A pt[8];
+        memcpy(pt, w, sizeof pt);
+        on = g2_on_curve_x8(pt);
+    } else if (canonical == 0xff) {
+        G1A pt[8];
+        memcpy(pt, w, sizeof pt);
+        on = g1_on_curve_x8(pt);
+    }
+    for (unsigned i = 0; i < 8; i++)
+        if (!(on >> i & 1) && check_one(from + i * stride, g2, 0) != ZKPIPE_OK)
+            return i;
+    return 8;
+}
+#undef FQ2
+#undef FQX8F
+#undef FQ2X8F
+#endif
+
 /* Points copied at a time before they are checked in the copy: a few pages, still in the
  * cache when checked. */
 #define CHECK_COPY_POINTS 64
+#if ZKPIPE__FF_X86
+_Static_assert(CHECK_COPY_POINTS % 8 == 0, "lane groups inside copy blocks");
+#endif
 
 static void check_range(void *arg, size_t begin, size_t end, unsigned worker)
 {
     check_ctx *ctx = (check_ctx *)arg;
     (void)worker;
     const uint8_t *from = ctx->copy != NULL ? ctx->copy : ctx->p;
+#if ZKPIPE__FF_X86
+    /* Eight at a time on the lanes where there are; the subgroup check has no lane form. */
+    int lanes = zkpipe__ff_x86_ifma && !ctx->subgroup;
+#endif
     for (size_t i = begin; i < end; i++) {
         if (i >= atomic_load_explicit(&ctx->bad, memory_order_relaxed))
             return;
@@ -302,8 +410,22 @@ static void check_range(void *arg, size_t begin, size_t end, unsigned worker)
             size_t k = end - i < CHECK_COPY_POINTS ? end - i : CHECK_COPY_POINTS;
             memcpy(ctx->copy + i * ctx->stride, ctx->p + i * ctx->stride, k * ctx->stride);
         }
+#if ZKPIPE__FF_X86
+        /* Groups of 8 from `begin` never straddle a copy block (CHECK_COPY_POINTS is 64). */
+        if (lanes && (i - begin) % 8 == 0 && end - i >= 8) {
+            unsigned off = check_eight(from + i * ctx->stride, ctx->stride, ctx->g2);
+            if (off == 8) {
+                i += 7;
+                continue;
+            }
+            i += off;
+        } else if (check_one(from + i * ctx->stride, ctx->g2, ctx->subgroup) == ZKPIPE_OK) {
+            continue;
+        }
+#else
         if (check_one(from + i * ctx->stride, ctx->g2, ctx->subgroup) == ZKPIPE_OK)
             continue;
+#endif
         size_t cur = atomic_load(&ctx->bad);
         while (i < cur && !atomic_compare_exchange_weak(&ctx->bad, &cur, i)) {
         }
