@@ -254,6 +254,15 @@ static size_t fr_accumulate_entries(uint64_t *out_a, uint64_t *out_b, const uint
 
 /* ---- points ---- */
 
+/* 1 when the `coords` coordinates at w (FQ_LIMBS words each) are all below q. */
+static int coords_canonical(const uint64_t *w, size_t coords)
+{
+    for (size_t i = 0; i < coords; i++)
+        if (!zkpipe__limbs_below(w + i * FQ_LIMBS, CO_CAT(FQ, _MODULUS), FQ_LIMBS))
+            return 0;
+    return 1;
+}
+
 /* One packed point (any alignment): coordinates below q, on the curve, and in the subgroup
  * when `subgroup`. */
 static zkpipe_status check_one(const uint8_t *p, int g2, int subgroup)
@@ -261,9 +270,8 @@ static zkpipe_status check_one(const uint8_t *p, int g2, int subgroup)
     uint64_t w[G2_WORDS];
     size_t coords = g2 ? 4 : 2;
     memcpy(w, p, coords * FQ_LIMBS * sizeof(uint64_t));
-    for (size_t i = 0; i < coords; i++)
-        if (!zkpipe__limbs_below(w + i * FQ_LIMBS, CO_CAT(FQ, _MODULUS), FQ_LIMBS))
-            return ZKPIPE_ENONCANONICAL;
+    if (!coords_canonical(w, coords))
+        return ZKPIPE_ENONCANONICAL;
     if (g2) {
         G2A pt;
         LOAD(G2A, pt, w);
@@ -357,26 +365,17 @@ _Static_assert(sizeof(G2A) == G2_WORDS * sizeof(uint64_t), "packed G2 points");
  * refuses, or 8 when the lanes' refusals were points at infinity (which check_one accepts). */
 static unsigned check_eight(const uint8_t *from, size_t stride, int g2)
 {
-    uint64_t w[8 * G2_WORDS];
+    union {
+        uint64_t w[8 * G2_WORDS];
+        G1A g1a[8];
+        G2A g2a[8];
+    } pt;
     size_t words = g2 ? G2_WORDS : G1_WORDS;
-    memcpy(w, from, 8 * stride);
-    unsigned canonical = 0;
-    for (unsigned i = 0; i < 8; i++) {
-        int ok = 1;
-        for (size_t c = 0; c < words / FQ_LIMBS; c++)
-            ok &= zkpipe__limbs_below(w + i * words + c * FQ_LIMBS, CO_CAT(FQ, _MODULUS), FQ_LIMBS);
-        canonical |= (unsigned)ok << i;
-    }
-    unsigned on = 0;
-    if (canonical == 0xff && g2) {
-        G2A pt[8];
-        memcpy(pt, w, sizeof pt);
-        on = g2_on_curve_x8(pt);
-    } else if (canonical == 0xff) {
-        G1A pt[8];
-        memcpy(pt, w, sizeof pt);
-        on = g1_on_curve_x8(pt);
-    }
+    memcpy(&pt, from, 8 * stride);
+    int canonical = 1;
+    for (unsigned i = 0; i < 8; i++)
+        canonical &= coords_canonical(pt.w + i * words, words / FQ_LIMBS);
+    unsigned on = !canonical ? 0 : g2 ? g2_on_curve_x8(pt.g2a) : g1_on_curve_x8(pt.g1a);
     for (unsigned i = 0; i < 8; i++)
         if (!(on >> i & 1) && check_one(from + i * stride, g2, 0) != ZKPIPE_OK)
             return i;
