@@ -14,11 +14,35 @@
 #include "ff/fp_x8.h"
 
 #if ZKPIPE__FF_X86
-#include <cpuid.h>
-
 int zkpipe__ff_x86_adx;
 int zkpipe__ff_x86_ifma;
 
+#if defined(__has_include)
+#if __has_include(<sys/platform/x86.h>)
+#define ZKPIPE__CPU_GLIBC 1
+#endif
+#endif
+
+#ifdef ZKPIPE__CPU_GLIBC
+#include <sys/platform/x86.h>
+
+/* glibc (2.33 on) probed the CPU as the process started, and marks a feature active only when
+ * the OS also saves its registers (XCR0, for AVX-512). Reading that record runs no cpuid: a
+ * virtual machine traps each one to its hypervisor, and the six here cost about 40 us of every
+ * process's start on a cloud VM, a percent of a small proof. A hypervisor or an emulator such
+ * as valgrind that hides a feature hides it from glibc as well; glibc's tunable
+ * glibc.cpu.hwcaps=-AVX512F turns the lanes off too. */
+static unsigned detect(void)
+{
+    unsigned found = 0;
+    if (CPU_FEATURE_ACTIVE(BMI2) && CPU_FEATURE_ACTIVE(ADX))
+        found |= ZKPIPE_CPU_ADX;
+    if (CPU_FEATURE_ACTIVE(AVX512F) && CPU_FEATURE_ACTIVE(AVX512_IFMA))
+        found |= ZKPIPE_CPU_IFMA;
+    return found;
+}
+#else
+#include <cpuid.h>
 /* XCR0's state components that AVX-512 code needs the OS to save: SSE, AVX, the opmask
  * registers, the upper halves of zmm0-15 and zmm16-31. */
 #define XCR0_AVX512 0xe6u
@@ -49,6 +73,7 @@ static unsigned detect(void)
         found |= ZKPIPE_CPU_IFMA;
     return found;
 }
+#endif
 #else
 static unsigned detect(void)
 {
