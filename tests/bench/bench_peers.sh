@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # zkpipe-prove side by side with the provers it is measured against, in one run (not run by
 # ctest): every comparison alternates its two commands RUNS times (A B A B ...), takes the
 # ratio A/B pair by pair, and prints the medians (min-max of the ratios beside them) and the
@@ -14,8 +14,11 @@
 # Environment: RUNS (default 5), THREADS for both provers (default 2; rapidsnark through
 # OMP_NUM_THREADS), SNARKJS (default node tests/interop/node_modules/.bin/snarkjs; BLS12-381
 # is skipped when it is missing), SKIP (words: chain16 masked small bls). Times are whole
-# processes, start-up and file writing included, wall clock from `date +%s%N`. Every proof of
-# the last run of each command is checked with zkpipe-verify.
+# processes, start-up and file writing included, wall clock from bash's $EPOCHREALTIME read just
+# before and after each (a `date` process on either side would add about a millisecond of its own
+# to both, which pulls a small circuit's ratio toward 1); environment settings are the shell's
+# own assignments, not an `env` process in front of one side. Every proof of the last run of each
+# command is checked with zkpipe-verify.
 set -eu
 build=$1 rapidsnark=$2 bench=$3
 shift 3
@@ -33,17 +36,16 @@ if [ $# -eq 0 ]; then
     done
 fi
 
-now_ns() { date +%s%N; }
-
 # one_run TAG DIR SIDE: runs side A or B of the current comparison on DIR, appends its wall
-# seconds to $tmp/TAG.SIDE. The commands are in $cmd_a and $cmd_b (eval'd: env assignments).
+# time in microseconds to $tmp/TAG.SIDE. The commands are in $cmd_a and $cmd_b (eval'd: env assignments).
 one_run() {
     eval "cmd=\$cmd_$3"
-    t0=$(now_ns)
+    local t0 t1
+    t0=${EPOCHREALTIME//[!0-9]/} # microseconds: the value always has six decimals
     eval "$cmd" "\"$2/circuit.zkey\"" "\"$2/witness.wtns\"" "\"$tmp/$1.$3.proof.json\"" \
         "\"$tmp/$1.$3.public.json\"" >/dev/null 2>"$tmp/err" || return 1
-    t1=$(now_ns)
-    echo "$(((t1 - t0) / 1000))" >>"$tmp/$1.$3"
+    t1=${EPOCHREALTIME//[!0-9]/}
+    echo "$((t1 - t0))" >>"$tmp/$1.$3"
 }
 
 # compare TAG LABEL DIR GOAL_RATIO: alternates $cmd_a and $cmd_b on DIR, prints the line.
@@ -90,7 +92,7 @@ has() { case " $skip " in *" $1 "*) return 1 ;; esac; return 0; }
 printf "%s, %s threads, %s pairs per line, medians (ratio: A/B pair by pair, min-max)\n" \
     "$(date -u +%Y-%m-%dT%H:%MZ)" "$threads" "$runs"
 printf "%-50s %10s %10s\n" "A / B" "A" "B"
-rs="env OMP_NUM_THREADS=$threads $rapidsnark"
+rs="OMP_NUM_THREADS=$threads $rapidsnark"
 zk="$prove --threads $threads"
 cmd_b=$rs
 if has chain16; then
@@ -98,7 +100,7 @@ if has chain16; then
     compare c16 "BN254 chain16: zkpipe / rapidsnark" "$bench/bn128-chain16" 0.20
 fi
 if has masked; then
-    cmd_a="env ZKPIPE_CPU_MASK=ifma $zk"
+    cmd_a="ZKPIPE_CPU_MASK=ifma $zk"
     compare c16m "BN254 chain16: zkpipe (ifma masked) / rapidsnark" "$bench/bn128-chain16" 0.40
 fi
 if has small; then
