@@ -429,6 +429,8 @@ TORSION_TESTS(bn254_g2, bn254_fq2, bn254_fr)
 
 MULTI_MUL_TESTS(bls12_381_g1, bls12_381_fr, ZKPIPE__BLS12_381_GLV_LAMBDA)
 MULTI_MUL_TESTS(bn254_g1, bn254_fr, ZKPIPE__BN254_GLV_LAMBDA)
+MULTI_MUL_TESTS(bls12_381_g2, bls12_381_fr, ZKPIPE__BLS12_381_GLV_LAMBDA)
+MULTI_MUL_TESTS(bn254_g2, bn254_fr, ZKPIPE__BN254_GLV_LAMBDA)
 
 #define GROUP_CASES(G)                                                                             \
     cmocka_unit_test(G##_group_laws), cmocka_unit_test(G##_scalar_mul),                            \
@@ -479,6 +481,8 @@ int main(void)
         cmocka_unit_test(bn254_g2_torsion),
         cmocka_unit_test(bls12_381_g1_multi_mul_matches),
         cmocka_unit_test(bn254_g1_multi_mul_matches),
+        cmocka_unit_test(bls12_381_g2_multi_mul_matches),
+        cmocka_unit_test(bn254_g2_multi_mul_matches),
         cmocka_unit_test(zcash_zero_coordinates_are_not_infinity),
         cmocka_unit_test(bn254_twist_coefficient),
     };

@@ -174,6 +174,8 @@ typedef struct zkpipe__curve_ops {
     void (*g2_add)(zkpipe__g2 *out, const zkpipe__g2 *a, const zkpipe__g2 *b);
     void (*g2_add_affine)(zkpipe__g2 *out, const zkpipe__g2 *a, const uint64_t *b);
     void (*g2_mul)(zkpipe__g2 *out, const zkpipe__g2 *p, const uint64_t *k);
+    /* g1_multi_mul over G2 (the same split: phi acts on G2 by the same lambda). */
+    void (*g2_multi_mul)(zkpipe__g2 *out, const uint64_t *affine, const uint64_t *k, size_t n);
 
     /* Fixed-base batch multiplication of the generator (the setup's): out[i] = k[i] G for n
      * Montgomery scalars, packed affine points, on `pool`. Allocates its window table, sized by

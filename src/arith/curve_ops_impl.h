@@ -617,6 +617,13 @@ static void g1_multi_mul(zkpipe__g1 *out, const uint64_t *affine, const uint64_t
     STORE(out->w, G1, x);
 }
 
+static void g2_multi_mul(zkpipe__g2 *out, const uint64_t *affine, const uint64_t *k, size_t n)
+{
+    G2 x;
+    G2F(multi_mul)(&x, (const G2A *)affine, k, n);
+    STORE(out->w, G2, x);
+}
+
 static void g1_affine_neg(uint64_t *out, const uint64_t *affine)
 {
     G1A p;
@@ -795,6 +802,7 @@ const zkpipe__curve_ops CO_CAT(zkpipe__curve_ops_, CO_C) = {
     .g2_add = g2_add,
     .g2_add_affine = g2_add_affine,
     .g2_mul = g2_mul,
+    .g2_multi_mul = g2_multi_mul,
     .g1_generator_mul = g1_generator_mul,
     .g2_generator_mul = g2_generator_mul,
     .g2_prepared_bytes = sizeof(G2P),

@@ -1,4 +1,6 @@
 #include "ec/bls12_381_g2.h"
+#include "ec/glv.h"
+#include "ec/multi_mul.h"
 
 #include "ec/bls12_381_g1.h" /* BLS12_381_X_ABS */
 
@@ -46,6 +48,7 @@ void bls12_381_g2_generator(bls12_381_g2_affine *out)
 ZKPIPE__EC_DEFINE_GROUP(bls12_381_g2, bls12_381_fq2, bls12_381_fr)
 
 ZKPIPE__EC_DEFINE_MUL_U64(bls12_381_g2)
+ZKPIPE__EC_DEFINE_MULTI_MUL(bls12_381_g2, bls12_381_glv_split, bls12_381_g2_endo)
 
 /* Scott (2021, as for G1): a point on the twist is in G2 exactly when psi(P) = x·P, where psi
  * is the untwist-Frobenius-twist endomorphism psi(x, y) = (conj(x) c1, conj(y) c2) with

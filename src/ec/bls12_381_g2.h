@@ -31,6 +31,9 @@ ZKPIPE_HD void bls12_381_g2_endo(bls12_381_g2_affine *r, const bls12_381_g2_affi
 ZKPIPE_EXTERN_C_BEGIN
 
 ZKPIPE__EC_DECLARE_GROUP(bls12_381_g2, bls12_381_fq2, bls12_381_fr)
+/* ec/multi_mul.h: r = sum k_i p_i for n subgroup points and canonical scalars below r. */
+void bls12_381_g2_multi_mul(bls12_381_g2 *r, const bls12_381_g2_affine *p, const uint64_t *k,
+                            size_t n);
 
 /* The zcash/IETF encodings, as for G1 (bls12_381_g1.h) with each Fq2 coordinate written as
  * c1 ‖ c0 and the sign taken from y.c1, or from y.c0 when y.c1 = 0: compressed x, 96 bytes;

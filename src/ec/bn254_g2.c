@@ -1,4 +1,6 @@
 #include "ec/bn254_g2.h"
+#include "ec/glv.h"
+#include "ec/multi_mul.h"
 
 /* b' = 3 / (9 + u), the D-type twist: (27 - 3u) / 82. A constant, since every on-curve check
  * asks for it (an inversion each measured 8% of zkpipe-prove's CPU time, in the zkey's checks). */
@@ -52,6 +54,7 @@ void bn254_g2_generator(bn254_g2_affine *out)
 
 ZKPIPE__EC_DEFINE_GROUP(bn254_g2, bn254_fq2, bn254_fr)
 ZKPIPE__EC_DEFINE_MUL_U64(bn254_g2)
+ZKPIPE__EC_DEFINE_MULTI_MUL(bn254_g2, bn254_glv_split, bn254_g2_endo)
 
 /* psi(x, y) = (conj(x) cx, conj(y) cy), the untwist-Frobenius-twist endomorphism, on Jacobian
  * coordinates: conj(z) keeps z's role, as conj is a field automorphism. */

@@ -30,6 +30,8 @@ ZKPIPE_HD void bn254_g2_endo(bn254_g2_affine *r, const bn254_g2_affine *p)
 ZKPIPE_EXTERN_C_BEGIN
 
 ZKPIPE__EC_DECLARE_GROUP(bn254_g2, bn254_fq2, bn254_fr)
+/* ec/multi_mul.h: r = sum k_i p_i for n subgroup points and canonical scalars below r. */
+void bn254_g2_multi_mul(bn254_g2 *r, const bn254_g2_affine *p, const uint64_t *k, size_t n);
 
 /* The EIP-197 encoding (Ethereum pairing precompile): x.c1 ‖ x.c0 ‖ y.c1 ‖ y.c0, 32 bytes
  * each, big-endian, no flags; the point at infinity is 128 zero bytes. Decoding returns

@@ -29,6 +29,7 @@
 #define bls12_381_g2_is_on_curve zkpipe__bls12_381_g2_is_on_curve
 #define bls12_381_g2_mul zkpipe__bls12_381_g2_mul
 #define bls12_381_g2_mul_limbs zkpipe__bls12_381_g2_mul_limbs
+#define bls12_381_g2_multi_mul zkpipe__bls12_381_g2_multi_mul
 #define bls12_381_g2_prepare zkpipe__bls12_381_g2_prepare
 #define bls12_381_g2_rhs zkpipe__bls12_381_g2_rhs
 #define bls12_381_g2_to_compressed zkpipe__bls12_381_g2_to_compressed
@@ -60,6 +61,7 @@
 #define bn254_g2_is_on_curve zkpipe__bn254_g2_is_on_curve
 #define bn254_g2_mul zkpipe__bn254_g2_mul
 #define bn254_g2_mul_limbs zkpipe__bn254_g2_mul_limbs
+#define bn254_g2_multi_mul zkpipe__bn254_g2_multi_mul
 #define bn254_g2_prepare zkpipe__bn254_g2_prepare
 #define bn254_g2_rhs zkpipe__bn254_g2_rhs
 #define bn254_g2_to_uncompressed zkpipe__bn254_g2_to_uncompressed

@@ -160,28 +160,28 @@ typedef struct sums {
     zkpipe__g2 B;
 } sums;
 
-/* The proof's points from the sums and r, s, written to `proof` (step 4). The G1 products go
+/* The proof's points from the sums and r, s, written to `proof` (step 4). The products go
  * through the interleaved multi_mul (ec/multi_mul.h: the endomorphism split, shared doublings),
- * a third of a plain multiplication's work each: r delta and s delta alone, then
- * s A + r B1 - rs delta as one sum over the three points, made affine first (A is anyway). */
+ * a third of a plain multiplication's work each: r delta and s delta alone (s delta in G2 too),
+ * then s A + r B1 - rs delta as one sum over the three points, made affine first (A is
+ * anyway). */
 static void blind(uint8_t *proof, const zkpipe_groth16_pk *pk, sums *o, const uint64_t *r,
                   const uint64_t *s, uint64_t *pa, uint64_t *pb, uint64_t *pc)
 {
     const zkpipe__curve_ops *c = pk->c;
     zkpipe__g1 t, C;
-    zkpipe__g2 d2, t2;
+    zkpipe__g2 t2;
     uint64_t rs[ZKPIPE__FR_LIMBS], k[3 * ZKPIPE__FR_LIMBS], pts[3 * ZKPIPE__G1A_WORDS];
     const size_t w = c->g1a_words;
     c->fr_mul(rs, r, s);
     c->fr_to_canonical(k, s);
     c->fr_to_canonical(k + ZKPIPE__FR_LIMBS, r);
     c->fr_to_canonical(k + 2 * ZKPIPE__FR_LIMBS, rs);
-    c->g2_from_affine(&d2, pk->delta2);
     c->g1_add_affine(&o->A, &o->A, pk->alpha1);
     c->g1_multi_mul(&t, pk->delta1, k + ZKPIPE__FR_LIMBS, 1);
     c->g1_add(&o->A, &o->A, &t);
     c->g2_add_affine(&o->B, &o->B, pk->beta2);
-    c->g2_mul(&t2, &d2, s);
+    c->g2_multi_mul(&t2, pk->delta2, k, 1);
     c->g2_add(&o->B, &o->B, &t2);
     c->g1_add_affine(&o->B1, &o->B1, pk->beta1);
     c->g1_multi_mul(&t, pk->delta1, k, 1);
