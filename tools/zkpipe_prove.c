@@ -42,6 +42,7 @@
 #include "cli_mapped.h"
 #include "cli_memory.h"
 #include "cli_progress.h"
+#include "cli_zkey.h"
 #include "zkpipe/io.h"
 #include "zkpipe/zkpipe.h"
 
@@ -256,26 +257,6 @@ static int check_r1cs(run *r, const options *o, char *detail)
     return 0;
 }
 
-/* proof.json and public.json into malloc'd strings (the writers' two-call pattern). */
-static zkpipe_status render(run *r, const zkpipe_groth16_proof *proof, const zkpipe_scalar *pub,
-                            size_t npub)
-{
-    size_t plen, qlen;
-    zkpipe_status st = zkpipe_snarkjs_proof_write(NULL, 0, &plen, proof);
-    if (st == ZKPIPE_OK)
-        st = zkpipe_snarkjs_public_write(NULL, 0, &qlen, pub, npub);
-    if (st != ZKPIPE_OK)
-        return st;
-    r->proof_json = malloc(plen + 1);
-    r->public_json = malloc(qlen + 1);
-    if (r->proof_json == NULL || r->public_json == NULL)
-        return ZKPIPE_ENOMEM;
-    st = zkpipe_snarkjs_proof_write(r->proof_json, plen + 1, &plen, proof);
-    if (st == ZKPIPE_OK)
-        st = zkpipe_snarkjs_public_write(r->public_json, qlen + 1, &qlen, pub, npub);
-    return st;
-}
-
 static zkpipe_status write_metrics(run *r, const zkpipe_groth16_timings *t, double open_s,
                                    double check_s)
 {
@@ -434,7 +415,10 @@ int main(int argc, char **argv)
     zkpipe_scalar *pub = calloc(zi.num_public + 1u, sizeof *pub);
     for (size_t i = 0; pub != NULL && i < zi.num_public; i++)
         zkpipe_wtns_get(&pub[i], r.wtns, i + 1);
-    st = pub == NULL ? ZKPIPE_ENOMEM : render(&r, &proof, pub, zi.num_public);
+    size_t plen = 0, qlen = 0;
+    st = pub == NULL ? ZKPIPE_ENOMEM
+                     : cli_proof_render(&r.proof_json, &plen, &r.public_json, &qlen, &proof, pub,
+                                        zi.num_public);
     free(pub);
     if (st == ZKPIPE_OK && o.metrics != NULL)
         st = write_metrics(&r, &t, open_s, check_s);

@@ -55,9 +55,14 @@ zkpipe_status cli_proof_render(char **proof_json, size_t *plen, char **public_js
                                size_t num_public)
 {
     *public_json = NULL;
-    zkpipe_status st = (*proof_json = malloc(4096)) != NULL ? ZKPIPE_OK : ZKPIPE_ENOMEM;
+    /* One call into a buffer that fits either curve's proof (about 1.2 KB for BLS12-381):
+     * the writer decodes the proof's points, a G2 subgroup check among them, on each call. */
+    enum { PROOF_JSON_CAP = 4096 };
+    zkpipe_status st = (*proof_json = malloc(PROOF_JSON_CAP)) != NULL ? ZKPIPE_OK : ZKPIPE_ENOMEM;
     if (st == ZKPIPE_OK)
-        st = zkpipe_snarkjs_proof_write(*proof_json, 4096, plen, proof);
+        st = zkpipe_snarkjs_proof_write(*proof_json, PROOF_JSON_CAP, plen, proof);
+    if (st == ZKPIPE_OK && *plen >= PROOF_JSON_CAP)
+        st = ZKPIPE_ETOOBIG;
     if (st == ZKPIPE_OK)
         st = zkpipe_snarkjs_public_write(NULL, 0, qlen, pub, num_public);
     if (st == ZKPIPE_OK && (*public_json = malloc(*qlen + 1)) == NULL)

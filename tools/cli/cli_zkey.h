@@ -33,7 +33,8 @@ int cli_output_path(char *out, size_t cap, const char *dir, const char *name, co
 
 /*! cli_proof_render() : the proof and its public signals as snarkjs's JSON, each in a buffer of
  * its own (malloc: the caller frees both) of *plen and *qlen bytes. @return ZKPIPE_OK, or
- * ZKPIPE_ENOMEM or the writers' error, with both set to NULL. */
+ * ZKPIPE_ENOMEM, ZKPIPE_ETOOBIG (a proof's JSON over 4 KB, which no curve's reaches) or the
+ * writers' error, with both set to NULL. */
 zkpipe_status cli_proof_render(char **proof_json, size_t *plen, char **public_json, size_t *qlen,
                                const zkpipe_groth16_proof *proof, const zkpipe_scalar *pub,
                                size_t num_public);
