@@ -20,8 +20,8 @@
 
 /* The resident bytes of the mapping that starts at map, from /proc/self/smaps. The kernel counts
  * them by walking that mapping's page tables, so the figure is exact; the process-wide RssFile of
- * /proc/self/status is not (per-CPU counters, read without folding: off by up to 64 pages per
- * CPU, which failed this test once on a CI host). */
+ * /proc/self/status is not (since Linux 6.2 per-CPU counters, read without folding them: off by
+ * up to a counter batch per CPU), and a 64-page tolerance on it failed once on a CI host. */
 static uint64_t rss_of_mapping(const void *map)
 {
     FILE *f = fopen("/proc/self/smaps", "r");

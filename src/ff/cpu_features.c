@@ -28,9 +28,9 @@ int zkpipe__ff_x86_ifma;
 
 /* glibc (2.33 on) probed the CPU as the process started, and marks a feature active only when
  * the OS also saves its registers (XCR0, for AVX-512). Reading that record runs no cpuid: a
- * virtual machine traps each one to its hypervisor, and the six here cost about 40 us of every
- * process's start on a cloud VM, a percent of a small proof. A hypervisor or an emulator such
- * as valgrind that hides a feature hides it from glibc as well; glibc's tunable
+ * virtual machine traps each one to its hypervisor, and the six of the code below cost about
+ * 40 us of every process's start on a cloud VM, a percent of a small proof. A hypervisor or an
+ * emulator such as valgrind that hides a feature hides it from glibc as well; glibc's tunable
  * glibc.cpu.hwcaps=-AVX512F turns the lanes off too. */
 static unsigned detect(void)
 {

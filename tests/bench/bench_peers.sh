@@ -37,7 +37,8 @@ if [ $# -eq 0 ]; then
 fi
 
 # one_run TAG DIR SIDE: runs side A or B of the current comparison on DIR, appends its wall
-# time in microseconds to $tmp/TAG.SIDE. The commands are in $cmd_a and $cmd_b (eval'd: env assignments).
+# time in microseconds to $tmp/TAG.SIDE. The commands are in $cmd_a and $cmd_b (eval'd: env
+# assignments).
 one_run() {
     eval "cmd=\$cmd_$3"
     local t0 t1

@@ -55,7 +55,7 @@ zkpipe_status cli_proof_render(char **proof_json, size_t *plen, char **public_js
                                size_t num_public)
 {
     *public_json = NULL;
-    /* One call into a buffer that fits either curve's proof (about 1.2 KB for BLS12-381):
+    /* One call into a buffer that fits either curve's proof (1.1 KB for BLS12-381):
      * the writer decodes the proof's points, a G2 subgroup check among them, on each call. */
     enum { PROOF_JSON_CAP = 4096 };
     zkpipe_status st = (*proof_json = malloc(PROOF_JSON_CAP)) != NULL ? ZKPIPE_OK : ZKPIPE_ENOMEM;
