@@ -241,6 +241,17 @@ static inline void butterflies(FE *lo, FE *hi, const FE *w, size_t k, size_t sto
         butterfly(&lo[k], &hi[k], &w[k]);
 }
 
+/* Whether butterflies() runs [0, stop) on the lanes whole (stop a power of two). */
+static inline bool lanes_take(size_t stop)
+{
+#ifdef NTT_X8
+    return stop >= 8 && zkpipe__ff_x86_ifma;
+#else
+    (void)stop;
+    return false;
+#endif
+}
+
 /* Runs the group's stages on sub-transforms [first, first + row) of the span at `a`. A task
  * that takes every sub-transform (row = stride, first = 0) runs each stage's k over [0, m) in
  * one piece, which the lanes take eight at a time. */
@@ -254,7 +265,10 @@ static void run_group(FE *a, const FE *twiddles, size_t stride, size_t span, siz
             FE *lo = a + g, *hi = a + g + m;
             for (size_t k0 = 0; k0 < m; k0 += step) {
                 size_t k = k0 + first, stop = k + run;
-                if (k == 0) { /* w^0 = 1: one multiplication per group and stage saved */
+                /* w^0 = 1: one multiplication per group and stage saved, but only where the
+                 * lanes do not take the butterflies from k = 0 (then the seven after it would
+                 * run one by one: on a domain of 2^17, 7/8 n scalar butterflies a transform) */
+                if (k == 0 && !lanes_take(stop)) {
                     FE t = hi[0];
                     FOP(sub)(&hi[0], &lo[0], &t);
                     FOP(add)(&lo[0], &lo[0], &t);
