@@ -5,5 +5,6 @@
 #if ZKPIPE__FF_X86
 #include "poly/ntt_x8.h"
 #define NTT_X8 zkpipe__ntt_bn254_fr_butterflies_x8
+#define NTT_X8_FIRST3 zkpipe__ntt_bn254_fr_first3_x8
 #endif
 #include "poly/ntt_impl.h"

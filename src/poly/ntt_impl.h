@@ -258,7 +258,16 @@ static inline bool lanes_take(size_t stop)
 static void run_group(FE *a, const FE *twiddles, size_t stride, size_t span, size_t first,
                       size_t row)
 {
-    for (size_t m = stride; m < span; m *= 2) {
+    size_t m = stride;
+#ifdef NTT_X8_FIRST3
+    /* The first three stages, whose runs of butterflies are shorter than the lanes, eight
+     * sub-transforms at a time across the lanes instead. */
+    if (stride == 1 && span >= 64 && zkpipe__ff_x86_ifma) {
+        NTT_X8_FIRST3(a, span, twiddles + 3);
+        m = 8;
+    }
+#endif
+    for (; m < span; m *= 2) {
         const FE *w = twiddles + m - 1;
         size_t step = row == stride ? m : stride, run = row == stride ? m : row;
         for (size_t g = 0; g < span; g += 2 * m) {

@@ -16,6 +16,13 @@
 void zkpipe__ntt_bls12_381_fr_butterflies_x8(bls12_381_fr *lo, bls12_381_fr *hi,
                                              const bls12_381_fr *w, size_t n);
 void zkpipe__ntt_bn254_fr_butterflies_x8(bn254_fr *lo, bn254_fr *hi, const bn254_fr *w, size_t n);
+/* The first three radix-2 stages (half-sizes 1, 2 and 4) of every 8-element sub-transform of
+ * a[0..n), n a multiple of 64, in place: the DIT stages of ntt_impl.h on bit-reversed input,
+ * w8 = (1, w, w^2, w^3) for w a primitive 8th root of unity (the half-size-4 stage's twiddles),
+ * reduced inputs and outputs. Eight sub-transforms at a time, one per lane. Needs AVX-512F and
+ * IFMA. */
+void zkpipe__ntt_bls12_381_fr_first3_x8(bls12_381_fr *a, size_t n, const bls12_381_fr *w8);
+void zkpipe__ntt_bn254_fr_first3_x8(bn254_fr *a, size_t n, const bn254_fr *w8);
 #endif
 
 #endif

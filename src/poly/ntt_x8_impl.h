@@ -38,3 +38,45 @@ ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__ntt_, X8_F), _butterflies_x8)(X8_F 
         FX(store)(oy, &b, 8);
     }
 }
+
+/* One radix-2 butterfly on lanes: (x, y) = (x + y w, x - y w), w in R'-form below 2^S r. */
+ZKPIPE__X8_INLINE void X8_CAT(X8_F, _x8_butterfly)(X8_LANES *x, X8_LANES *y, const X8_LANES *w)
+{
+    X8_LANES t;
+    FX(mul)(&t, y, w);
+    FX(sub)(y, x, &t, 2);
+    FX(reduce4)(y, y);
+    FX(add)(x, x, &t);
+    FX(reduce4)(x, x);
+}
+
+ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__ntt_, X8_F), _first3_x8)(X8_F *a, size_t n,
+                                                                      const X8_F *w8)
+{
+    X8_LANES v[8], w[4];
+    for (int j = 0; j < 4; j++) { /* w8^j in every lane */
+        const X8_F *tw[8];
+        for (int i = 0; i < 8; i++)
+            tw[i] = &w8[j];
+        FX(load)(&w[j], tw, 1);
+    }
+    for (size_t b = 0; b < n; b += 64) {
+        /* lane i holds block i of eight elements; vector j its element j */
+        X8_F *e[8][8];
+        for (int j = 0; j < 8; j++) {
+            for (int i = 0; i < 8; i++)
+                e[j][i] = &a[b + 8 * (size_t)i + (size_t)j];
+            FX(load)(&v[j], (const X8_F *const *)e[j], 0);
+        }
+        for (int j = 0; j < 8; j += 2) /* half-size 1: w = 1 */
+            X8_CAT(X8_F, _x8_butterfly)(&v[j], &v[j + 1], &w[0]);
+        for (int j = 0; j < 8; j += 4) { /* half-size 2: w4^k = w8^(2k) */
+            X8_CAT(X8_F, _x8_butterfly)(&v[j], &v[j + 2], &w[0]);
+            X8_CAT(X8_F, _x8_butterfly)(&v[j + 1], &v[j + 3], &w[2]);
+        }
+        for (int k = 0; k < 4; k++) /* half-size 4: w8^k */
+            X8_CAT(X8_F, _x8_butterfly)(&v[k], &v[k + 4], &w[k]);
+        for (int j = 0; j < 8; j++)
+            FX(store)(e[j], &v[j], 8);
+    }
+}
