@@ -7,7 +7,10 @@
  * of b consecutive stages starting at half-size M splits into independent sub-transforms of
  * 2^b elements at stride M; each task runs a whole group on a few neighbouring
  * sub-transforms (ROW of them, so each row read is contiguous) before moving on, which keeps
- * its working set in cache and touches the whole array once per group, not once per stage. */
+ * its working set in cache and touches the whole array once per group, not once per stage.
+ * On the IFMA lanes (the .c file defines NTT_X8 and NTT_X8_FIRST3 on x86-64) a stage's runs of
+ * eight or more butterflies go eight at a time, and the first three stages, whose runs are
+ * shorter, go to a radix-8 kernel that takes eight sub-transforms at a time (ntt_x8.h). */
 #include <stdbool.h>
 
 #include "core/alloc_internal.h"
