@@ -230,7 +230,10 @@ static inline void butterfly(FE *x, FE *y, const FE *w)
 }
 
 /* Butterflies k in [k, stop) of one stage: where the CPU has the IFMA lanes (NTT_X8, defined by
- * the .c file on x86-64), eight at a time, the rest one by one. */
+ * the .c file on x86-64), eight at a time, the rest one by one. Butterfly 0 (w^0 = 1) saves
+ * its multiplication when it is left to the scalar loop; the lanes take it with the seven
+ * after it, which would otherwise all run one by one (on a domain of 2^17, 7/8 n scalar
+ * butterflies a transform). */
 static inline void butterflies(FE *lo, FE *hi, const FE *w, size_t k, size_t stop)
 {
 #ifdef NTT_X8
@@ -240,19 +243,14 @@ static inline void butterflies(FE *lo, FE *hi, const FE *w, size_t k, size_t sto
         k += lanes;
     }
 #endif
+    if (k == 0 && stop > 0) {
+        FE t = hi[0];
+        FOP(sub)(&hi[0], &lo[0], &t);
+        FOP(add)(&lo[0], &lo[0], &t);
+        k = 1;
+    }
     for (; k < stop; k++)
         butterfly(&lo[k], &hi[k], &w[k]);
-}
-
-/* Whether butterflies() runs [0, stop) on the lanes whole (stop a power of two). */
-static inline bool lanes_take(size_t stop)
-{
-#ifdef NTT_X8
-    return stop >= 8 && zkpipe__ff_x86_ifma;
-#else
-    (void)stop;
-    return false;
-#endif
 }
 
 /* Runs the group's stages on sub-transforms [first, first + row) of the span at `a`. A task
@@ -277,15 +275,6 @@ static void run_group(FE *a, const FE *twiddles, size_t stride, size_t span, siz
             FE *lo = a + g, *hi = a + g + m;
             for (size_t k0 = 0; k0 < m; k0 += step) {
                 size_t k = k0 + first, stop = k + run;
-                /* w^0 = 1: one multiplication per group and stage saved, but only where the
-                 * lanes do not take the butterflies from k = 0 (then the seven after it would
-                 * run one by one: on a domain of 2^17, 7/8 n scalar butterflies a transform) */
-                if (k == 0 && !lanes_take(stop)) {
-                    FE t = hi[0];
-                    FOP(sub)(&hi[0], &lo[0], &t);
-                    FOP(add)(&lo[0], &lo[0], &t);
-                    k = 1;
-                }
                 butterflies(lo, hi, w, k, stop);
             }
         }

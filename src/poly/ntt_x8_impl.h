@@ -1,6 +1,7 @@
-/* The 8-lane NTT butterfly, written once for both scalar fields: a .c file defines X8_F (the
+/* The 8-lane NTT butterflies, written once for both scalar fields: a .c file defines X8_F (the
  * field, whose F_x8 lanes ntt_x8.h includes) and includes this file, which defines
- * zkpipe__ntt_<X8_F>_butterflies_x8.
+ * zkpipe__ntt_<X8_F>_butterflies_x8 and zkpipe__ntt_<X8_F>_first3_x8, both on one lane
+ * butterfly.
  *
  * Each group of eight consecutive butterflies is loaded into lanes, the twiddles shifted into
  * the lanes' Montgomery form (fp_x8.h), so that t = hi w comes out in fp.h's form and no value
@@ -14,31 +15,6 @@
 #define X8_LANES X8_CAT(X8_F, _x8)
 #define FX(op) X8_CAT(X8_F, _x8_##op)
 
-ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__ntt_, X8_F), _butterflies_x8)(X8_F *lo, X8_F *hi,
-                                                                           const X8_F *w, size_t n)
-{
-    for (size_t k = 0; k < n; k += 8) {
-        const X8_F *x[8], *y[8], *tw[8];
-        X8_F *ox[8], *oy[8];
-        X8_LANES a, b, s, t;
-        for (int i = 0; i < 8; i++) {
-            x[i] = ox[i] = &lo[k + (size_t)i];
-            y[i] = oy[i] = &hi[k + (size_t)i];
-            tw[i] = &w[k + (size_t)i];
-        }
-        FX(load)(&a, x, 0);
-        FX(load)(&b, y, 0);
-        FX(load)(&t, tw, 1);
-        FX(mul)(&t, &b, &t);
-        FX(add)(&s, &a, &t);
-        FX(reduce4)(&s, &s);
-        FX(sub)(&b, &a, &t, 2);
-        FX(reduce4)(&b, &b);
-        FX(store)(ox, &s, 8);
-        FX(store)(oy, &b, 8);
-    }
-}
-
 /* One radix-2 butterfly on lanes: (x, y) = (x + y w, x - y w), w in R'-form below 2^S r. */
 ZKPIPE__X8_INLINE void X8_CAT(X8_F, _x8_butterfly)(X8_LANES *x, X8_LANES *y, const X8_LANES *w)
 {
@@ -48,6 +24,27 @@ ZKPIPE__X8_INLINE void X8_CAT(X8_F, _x8_butterfly)(X8_LANES *x, X8_LANES *y, con
     FX(reduce4)(y, y);
     FX(add)(x, x, &t);
     FX(reduce4)(x, x);
+}
+
+ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__ntt_, X8_F), _butterflies_x8)(X8_F *lo, X8_F *hi,
+                                                                           const X8_F *w, size_t n)
+{
+    for (size_t k = 0; k < n; k += 8) {
+        const X8_F *x[8], *y[8], *tw[8];
+        X8_F *ox[8], *oy[8];
+        X8_LANES a, b, t;
+        for (int i = 0; i < 8; i++) {
+            x[i] = ox[i] = &lo[k + (size_t)i];
+            y[i] = oy[i] = &hi[k + (size_t)i];
+            tw[i] = &w[k + (size_t)i];
+        }
+        FX(load)(&a, x, 0);
+        FX(load)(&b, y, 0);
+        FX(load)(&t, tw, 1);
+        X8_CAT(X8_F, _x8_butterfly)(&a, &b, &t);
+        FX(store)(ox, &a, 8);
+        FX(store)(oy, &b, 8);
+    }
 }
 
 ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__ntt_, X8_F), _first3_x8)(X8_F *a, size_t n,
