@@ -415,10 +415,9 @@ int main(int argc, char **argv)
     zkpipe_scalar *pub = calloc(zi.num_public + 1u, sizeof *pub);
     for (size_t i = 0; pub != NULL && i < zi.num_public; i++)
         zkpipe_wtns_get(&pub[i], r.wtns, i + 1);
-    size_t plen = 0, qlen = 0;
     st = pub == NULL ? ZKPIPE_ENOMEM
-                     : cli_proof_render(&r.proof_json, &plen, &r.public_json, &qlen, &proof, pub,
-                                        zi.num_public);
+                     : cli_proof_render(&r.proof_json, &outs[2].len, &r.public_json, &outs[1].len,
+                                        &proof, pub, zi.num_public);
     free(pub);
     if (st == ZKPIPE_OK && o.metrics != NULL)
         st = write_metrics(&r, &t, open_s, check_s);
@@ -427,10 +426,9 @@ int main(int argc, char **argv)
         goto out;
     }
     outs[0].text = r.metrics_json;
+    outs[0].len = r.metrics_json != NULL ? strlen(r.metrics_json) : 0;
     outs[1].text = r.public_json;
     outs[2].text = r.proof_json;
-    for (size_t i = 0; i < 3; i++)
-        outs[i].len = outs[i].text != NULL ? strlen(outs[i].text) : 0;
     if (cli_outputs_write(set, nset, o.durable ? CLI_OUTPUTS_DURABLE : 0, &oe) != 0) {
         output_failed(set, &oe);
         goto out;
