@@ -21,6 +21,10 @@
 #    the test lets it go) for longer than --claim-idle-ms: the job's hold is renewed meanwhile
 #    (its idle time on the server drops), so no other node could take it over; the zkey let go,
 #    the job ends with its error (the file is not a zkey).
+# 6. A job the node held when its connection broke, finished after the new connection's read of
+#    its own pending entries listed it but before the taker came to it (held up by the entry
+#    before it, whose zkey opens slowly): it is not taken and proved again; each job has one
+#    result.
 # Skips (exit 77) with one line when redis-server is not installed or the binaries were built
 # without hiredis ("-" for $1 and $2).
 set -eu
@@ -270,6 +274,53 @@ kill -TERM "$stuck"
 wait_exit "$stuck" 600 "the stuck node"
 [ "$status" -eq 0 ] || fail "the stuck node: exit $status: $(cat "$tmp/stuck.err")"
 echo "a taker stuck opening a zkey: the job's hold renewed $renewals times meanwhile"
+
+# ---- 6. A job finished since the history read that listed it: not proved twice ----
+# Two gates of the delay shim: "prove" holds every witness's mapping (the engine's, so the job e
+# stays held), "open" the zkey of circuit fac (opened by the taker, so it stays in take(x)).
+cp "$fixtures/bn128/factors/circuit.zkey" "$tmp/gated.zkey"
+deliveries_of() { rcli XPENDING race zkpipe "$1" "$1" 1 | sed -n 4p; }
+rcli XGROUP CREATE race zkpipe 0 MKSTREAM >/dev/null
+x=$(redis-cli -h 127.0.0.1 -p "$port" --raw -x XADD race '*' id x circuit fac wtns \
+    <"$fixtures/bn128/factors/witness.wtns")
+rcli XREADGROUP GROUP zkpipe other COUNT 1 STREAMS race '>' >/dev/null # x: another's job
+node_args="--claim-idle-ms 60000 --report-ms 0 --prover-threads 1 --json --circuit mul=$d/circuit.zkey"
+node_env="LD_PRELOAD=$delay_shim ZKPIPE_TEST_DELAY_ON_MMAP_SUFFIX=(deleted)"
+node_env="$node_env ZKPIPE_TEST_DELAY_ON_MMAP_UNTIL=$tmp/prove"
+node_env="$node_env ZKPIPE_TEST_DELAY_ON_MMAP_SUFFIX2=/gated.zkey"
+node_env="$node_env ZKPIPE_TEST_DELAY_ON_MMAP_UNTIL2=$tmp/open"
+node_start redis://127.0.0.1:$port/race racer --synth-workers 4 --permits 4 \
+    --circuit fac="$tmp/gated.zkey"
+node_env=
+racer=$node
+wait_until 300 reading || fail "the racer never waits for jobs"
+# x becomes the racer's without the racer knowing (a job it held in an earlier life)
+rcli XCLAIM race zkpipe racer 0 "$x" JUSTID >/dev/null
+e=$(redis-cli -h 127.0.0.1 -p "$port" --raw -x XADD race '*' id e circuit mul wtns <"$d/witness.wtns")
+wait_until 300 test "$(pending_of racer race)" -eq 2 || fail "the racer never took e"
+[ "$(deliveries_of "$e")" -eq 1 ] || fail "e delivered $(deliveries_of "$e") times"
+dx=$(deliveries_of "$x")
+wait_until 300 reading || fail "the racer does not read again"
+kill_reader() {
+    id_=$(rcli CLIENT LIST | awk '/ flags=b .* cmd=xreadgroup / {sub("id=", "", $1); print $1}')
+    [ -n "$id_" ] && rcli CLIENT KILL ID "$id_" >/dev/null
+}
+kill_reader || fail "no connection of the racer's to close"
+# The new connection reads the racer's own pending entries: x (it stays in take(x), the zkey
+# gated), then e (held: its witness gated)
+listed() { [ "$(deliveries_of "$x")" -gt "$dx" ] && [ "$(deliveries_of "$e")" -eq 2 ]; }
+wait_until 300 listed || fail "the new connection never read x and e: $(deliveries_of "$x") $(deliveries_of "$e")"
+: >"$tmp/prove"
+wait_until 300 jobs_in race:results 1 || fail "e never ended"
+: >"$tmp/open"
+wait_until 300 jobs_in race:results 2 || fail "x never ended"
+kill -TERM "$racer"
+wait_exit "$racer" 600 "the racer"
+[ "$status" -eq 0 ] || fail "the racer: exit $status: $(cat "$tmp/racer.err")"
+json=$(tail -n 1 "$tmp/racer.out")
+[ "$(rcli XLEN race:results)" -eq 2 ] && [ "$(field proved "$json")" -eq 2 ] ||
+    fail "a job proved twice: $(rcli XLEN race:results) results; $json"
+echo "a job finished after the history read that listed it: taken once"
 redis_stop
 skips_done
 echo "PASS"

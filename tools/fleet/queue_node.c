@@ -302,14 +302,21 @@ static uint64_t reply_count(redisReply *r)
 /* How many times this entry was delivered, from XPENDING (`delivered` when known: a new
  * entry's 1), plus, for an entry a node requeued, those of the entries before it: counted by
  * the nodes in STREAM:deliveries (queue_node.h), never by a field of the job. A new entry
- * read by XREADGROUP costs no command (the taker's reads go on while Redis is slow). */
+ * read by XREADGROUP costs no command (the taker's reads go on while Redis is slow).
+ *
+ * An entry from this consumer's history or from XAUTOCLAIM (delivered 0) is asked for as this
+ * consumer's: 0 when it is not pending to it now, or when that cannot be told (Redis lost).
+ * The reply listing it may predate the finisher's ACK of a job this node held then and has
+ * finished since, so that the held list no longer names it; taken again, it would be proved
+ * twice. Asked after the held list said "not mine", XPENDING answers after any such ACK
+ * (the finisher lets go of a job only once its transition was sent). An entry left out this
+ * way, and still pending, comes back in the next history read or XAUTOCLAIM. */
 static uint64_t entry_deliveries(queue_link *l, node *n, const char *entry, uint64_t delivered,
                                  int requeued)
 {
     if (delivered == 0) {
-        delivered = 1;
-        redisReply *r =
-            queue_link_cmdv(l, "XPENDING", n->stream, n->group, entry, entry, "1", NULL);
+        redisReply *r = queue_link_cmdv(l, "XPENDING", n->stream, n->group, entry, entry, "1",
+                                        n->consumer, NULL);
         if (r != NULL && r->type == REDIS_REPLY_ARRAY && r->elements == 1 &&
             r->element[0]->type == REDIS_REPLY_ARRAY && r->element[0]->elements == 4 &&
             r->element[0]->element[3]->type == REDIS_REPLY_INTEGER &&
@@ -317,6 +324,8 @@ static uint64_t entry_deliveries(queue_link *l, node *n, const char *entry, uint
             delivered = (uint64_t)r->element[0]->element[3]->integer;
         if (r != NULL)
             freeReplyObject(r);
+        if (delivered == 0)
+            return 0;
     }
     if (!requeued)
         return delivered;
@@ -386,6 +395,10 @@ static void take(node *n, queue_link *l, const redisReply *e, uint64_t delivered
     char why[ZKPIPE_DETAIL_MAX + 128];
     int parsed = job_fields(n, j, e->element[1], why, sizeof why);
     j->deliveries = entry_deliveries(l, n, entry, delivered, j->f.requeued);
+    if (j->deliveries == 0) { /* no longer this node's (entry_deliveries) */
+        job_free(j);
+        return;
+    }
     j->kind = JOB_ENGINE;
     pthread_mutex_lock(&n->lock);
     int stopping = n->stop != 0; /* delivered by a read sent before the stop */

@@ -80,15 +80,18 @@
  *
  * Redis lost: the node keeps proving what it holds, retries with backoff, and says so in one line
  * (and one when Redis is back). A group gone with a server restarted without persistence is
- * created again. SIGTERM or SIGINT: take no more jobs, finish those held (giving up on the
- * ACKs after --claim-idle-ms without Redis: those jobs stay pending for other nodes), exit; a
- * job delivered after the signal (by a read sent before it) is handed back at once, requeued
- * untouched without counting that delivery. A second one: exit now, leaving every job not yet
- * acknowledged pending for other nodes, which take them over after --claim-idle-ms; a thread
- * still blocked 300 ms later (a worker reading a slow file, a command to a stopped Redis) is
- * not waited for: the process ends there, with status 0, its summary printed (every job held
- * counted as left pending) but not its final --metrics (an output being written may leave its
- * .zkpipe-new- file, removed by the next run that writes it).
+ * created again. On each new connection the node first reads its own pending entries (jobs
+ * it held in an earlier life under the same --consumer, or whose outcome it could not send);
+ * one it does not hold is taken only once XPENDING says it is still this node's, so that a job
+ * finished between that read and its take is not proved again. SIGTERM or SIGINT: take no more
+ * jobs, finish those held (giving up on the ACKs after --claim-idle-ms without Redis: those jobs
+ * stay pending for other nodes), exit; a job delivered after the signal (by a read sent before it)
+ * is handed back at once, requeued untouched without counting that delivery. A second one: exit
+ * now, leaving every job not yet acknowledged pending for other nodes, which take them over after
+ * --claim-idle-ms; a thread still blocked 300 ms later (a worker reading a slow file, a command to
+ * a stopped Redis) is not waited for: the process ends there, with status 0, its summary printed
+ * (every job held counted as left pending) but not its final --metrics (an output being written may
+ * leave its .zkpipe-new- file, removed by the next run that writes it).
  *
  * Inputs changed under the node: a zkey or witness truncated (or whose storage fails) while
  * mapped raises SIGBUS in the thread reading it; the node leaves it to the library
