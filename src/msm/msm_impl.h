@@ -391,7 +391,9 @@ static void bucket_add(batch_ws *ws, size_t b, point_ref p, int neg)
 }
 
 /* Schedules bucket off + |d| - 1 += sign(d) p after the PENDING additions before it: the bucket
- * is prefetched now and added PENDING points later. A zero digit adds nothing. */
+ * is prefetched now and added PENDING points later. So is p's x: for the image phi(P) it lies
+ * apart from P (ctx->images), and nothing reads it before the addition does (the loads of it
+ * in batch_schedule stalled). A zero digit adds nothing. */
 static void push(batch_ws *ws, pending *pend, point_ref p, int d, size_t off)
 {
     if (d == 0)
@@ -401,6 +403,7 @@ static void push(batch_ws *ws, pending *pend, point_ref p, int d, size_t off)
     size_t bytes = ws->cap ? sizeof(AFFINE) : sizeof(XYZZ);
     for (size_t line = 0; line < bytes; line += 64)
         __builtin_prefetch(next + line, 1);
+    __builtin_prefetch(p.x, 0);
     unsigned at = pend->head;
     if (pend->count == PENDING) {
         bucket_add(ws, pend->bucket[at], pend->p[at], pend->neg[at]);
