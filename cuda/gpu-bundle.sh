@@ -30,7 +30,7 @@ fi
 build=${1:-build-gpu}
 programs=(tests/test_cuda tests/test_cuda_host tests/test_io tests/test_plugin
           tests/bench/bench_cuda tools/zkpipe-prove tools/zkpipe-setup
-          tools/zkpipe-export-circuit tools/zkpipe-verify)
+          tools/zkpipe-export-circuit tools/zkpipe-verify tools/zkpipe-pipeline)
 
 rm -rf "$build"
 cmake -S . -B "$build" -DCMAKE_BUILD_TYPE=Release -DZKPIPE_CUDA=ON \

@@ -6,13 +6,17 @@
 #   2. the bundle's libraries on the search path (BUILD/bundle-lib), every program resolved
 #      and the C library checked against the newest version the bundle asks for;
 #   3. the GPU tests: test_cuda (the kernels against the CPU, both curves: NTT, coset NTT, h,
-#      G1 MSM with random, zero, one and equal scalars), the kernels' host test,
+#      G1 MSM with random, zero, one and equal scalars, up to 2^22 with
+#      ZKPIPE_TEST_CUDA_LOG=22), the kernels' host test,
 #      test_plugin_present (the shared plug-in loaded and its device chosen) and test_io (a zkey
 #      proof on CUDA, through the loaded plug-in, equal to the CPU's for the same r and s);
 #      then every interop fixture (tests/interop/fixtures: snarkjs's zkeys and witnesses) proved
 #      with --backend cuda and its proof checked by zkpipe-verify against snarkjs's key;
-#   4. bench_cuda: G1 MSM 2^20, 2^22, 2^24, NTT 2^20 .. 2^24, a 2^20-row proof on both backends;
-#   5. circuits made here (zkpipe-export-circuit, zkpipe-setup --insecure-seed): 2^16 rows on
+#   4. the engine: zkpipe-pipeline (synthesis workers, the narrow waist, prover workers) on
+#      2^18-row partitions under a 256 MiB byte budget, CUDA provers then CPU ones, every proof
+#      verified, the accounting's figures as JSON;
+#   5. bench_cuda: G1 MSM 2^20, 2^22, 2^24, NTT 2^20 .. 2^24, a 2^20-row proof on both backends;
+#   6. circuits made here (zkpipe-export-circuit, zkpipe-setup --insecure-seed): 2^16 rows on
 #      both curves and 2^20 on BN254, each proved by zkpipe-prove on the CPU and on CUDA, three
 #      runs each (its own check against the verifying key passes before a proof is written).
 # Each step has its own time limit and a failure does not stop the next; the whole fits in 5
@@ -59,13 +63,14 @@ missing=$(ldd "$build"/tests/test_cuda "$build"/tests/test_io "$build"/tools/zkp
 
 step "tests"
 if command -v ctest >/dev/null 2>&1; then
-    timeout 150 ctest --test-dir "$build" -R '^test_cuda|^test_io$|^test_plugin_present$' \
+    ZKPIPE_TEST_CUDA_LOG=22 timeout 200 ctest --test-dir "$build" \
+        -R '^test_cuda|^test_io$|^test_plugin_present$' \
         --output-on-failure 2>&1 | tee -a "$report" || say "GPU TESTS FAILED (output above)"
 else # the same programs as ctest would run them
     for t in test_cuda test_cuda_host test_io "test_plugin present"; do
         # shellcheck disable=SC2086 # "test_plugin present": a program and its argument
         (cd "$build/tests" && unset ZKPIPE_CUDA_PLUGIN && ZKPIPE_SOURCE_DIR=$root \
-            timeout 150 ./$t) >>"$report" 2>&1
+            ZKPIPE_TEST_CUDA_LOG=22 timeout 200 ./$t) >>"$report" 2>&1
         say "$t: exit $?"
     done
 fi
@@ -84,6 +89,17 @@ for d in tests/interop/fixtures/*/*/; do
     fi
     rm -rf "$out"
 done
+
+step "the engine with CUDA provers, then CPU ones, under a byte budget"
+for backend in cuda cpu; do
+    timeout 60 "$build/tools/zkpipe-pipeline" --backend "$backend" --log-constraints 18 \
+        --jobs 2 --partitions 4 --synth-workers 4 --permits 4 --prover-workers 2 \
+        --budget-mib 256 --json >"$build/pipeline.log" 2>&1
+    st=$?
+    say "zkpipe-pipeline --backend $backend (exit $st): $(tail -n 1 "$build/pipeline.log")"
+    [ "$st" -eq 0 ] || tail -n 5 "$build/pipeline.log" | tee -a "$report"
+done
+rm -f "$build/pipeline.log"
 
 step "bench_cuda (median ms of 3 after a warm-up; wall time of each launcher call)"
 timeout 100 "$build/tests/bench/bench_cuda" 3 24 24 20 2>&1 | tee -a "$report" ||

@@ -1,7 +1,9 @@
 /* The CUDA backend against the CPU, bit for bit: NTTs (every kind, both fields, several sizes)
  * and the quotient, G1 MSMs (N = 0 and 1, zero scalars, points at infinity, density,
  * Montgomery and plain scalars, both curves) and whole proofs with given r and s; device
- * memory is charged to the ledger and all of it released.
+ * memory is charged to the ledger and all of it released. With ZKPIPE_TEST_CUDA_LOG=L set
+ * (cuda/gpu-check.sh sets 22) it goes on to 2^L elements: every NTT kind and the quotient on
+ * both fields, G1 MSMs with random, zero, one and all-equal scalars on both curves.
  *
  * Without a usable device it checks that the launchers fail cleanly (ZKPIPE_EDEVICE with
  * CUDA's message, nothing left charged) and exits 77, which ctest reports as skipped. */
@@ -45,6 +47,28 @@ static uint64_t device_peak(void)
     return snap.stage[ZKPIPE_STAGE_QUEUED].kind[ZKPIPE_KIND_DEVICE].peak_bytes;
 }
 
+/* The CPU's side of the comparisons runs on this pool (NULL: on the calling thread); main
+ * makes one for the large sizes. */
+static zkpipe_pool *cpu_pool;
+
+/* ZKPIPE_TEST_CUDA_LOG=L (17 to 24) adds the NTTs, the quotient and G1 MSMs of 2^L elements on
+ * both curves (random and all-equal scalars), each against the CPU on every core: the device
+ * check's sizes, too large and slow for the CPU side of a plain run. 0 when unset; a value out
+ * of range fails the run rather than testing less than asked. */
+static unsigned large_log(void)
+{
+    const char *s = getenv("ZKPIPE_TEST_CUDA_LOG");
+    char *end;
+    if (s == NULL || *s == '\0')
+        return 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (*end != '\0' || v < 17 || v > 24) {
+        print_error("ZKPIPE_TEST_CUDA_LOG=%s: not a size from 17 to 24\n", s);
+        exit(1);
+    }
+    return (unsigned)v;
+}
+
 #define FIELD_CASES(F)                                                                             \
     static void F##_random(F *v, size_t n, uint64_t *seed)                                         \
     {                                                                                              \
@@ -54,73 +78,80 @@ static uint64_t device_peak(void)
             assert_true(F##_from_canonical(&v[i], limbs));                                         \
         }                                                                                          \
     }                                                                                              \
+    /* Every NTT kind and the quotient on 2^log random elements, against the CPU. */               \
+    static void F##_ntt_case(unsigned log, uint64_t seed)                                          \
+    {                                                                                              \
+        F g;                                                                                       \
+        F##_from_u64(&g, 5);                                                                       \
+        size_t n = (size_t)1 << log;                                                               \
+        zkpipe__##F##_domain *d;                                                                   \
+        F *x = alloc_or_fail(n * sizeof(F)), *y = alloc_or_fail(n * sizeof(F));                    \
+        assert_int_equal(zkpipe__##F##_domain_create(&d, log, NULL, NULL), ZKPIPE_OK);             \
+        for (int kind = 0; kind < 4; kind++) {                                                     \
+            F##_random(x, n, &seed);                                                               \
+            memcpy(y, x, n * sizeof(F));                                                           \
+            zkpipe_ledger ledger;                                                                  \
+            assert_int_equal(zkpipe_acct_reset_peaks(fixture_acct), ZKPIPE_OK);                    \
+            assert_int_equal(zkpipe_ledger_open(&ledger, fixture_acct, ZKPIPE_STAGE_QUEUED),       \
+                             ZKPIPE_OK);                                                           \
+            assert_int_equal(                                                                      \
+                zkpipe__cuda_ntt_##F(x[0].l, log, (zkpipe__cuda_ntt_kind)kind, g.l, &ledger),      \
+                ZKPIPE_OK);                                                                        \
+            assert_true(device_peak() >= 2 * n * sizeof(F));                                       \
+            assert_true(zkpipe__cuda_last_device_ms() >= 0);                                       \
+            zkpipe_ledger_close(&ledger);                                                          \
+            no_charge_left();                                                                      \
+            if (kind == 0)                                                                         \
+                zkpipe__##F##_ntt(y, d, cpu_pool);                                                 \
+            else if (kind == 1)                                                                    \
+                zkpipe__##F##_intt(y, d, cpu_pool);                                                \
+            else if (kind == 2)                                                                    \
+                zkpipe__##F##_coset_ntt(y, d, &g, cpu_pool);                                       \
+            else                                                                                   \
+                zkpipe__##F##_coset_intt(y, d, &g, cpu_pool);                                      \
+            assert_memory_equal(x, y, n * sizeof(F));                                              \
+        }                                                                                          \
+        /* the quotient, from x (a), y (b) and their product minus one (c) */                      \
+        F *c = alloc_or_fail(n * sizeof(F)), *h = alloc_or_fail(n * sizeof(F)), one;               \
+        F##_random(x, n, &seed);                                                                   \
+        F##_random(y, n, &seed);                                                                   \
+        F##_set_one(&one);                                                                         \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            F##_mul(&c[i], &x[i], &y[i]);                                                          \
+            F##_sub(&c[i], &c[i], &one);                                                           \
+        }                                                                                          \
+        assert_int_equal(zkpipe__cuda_h_##F(h[0].l, x[0].l, y[0].l, c[0].l, log, g.l, 1, NULL),    \
+                         ZKPIPE_OK);                                                               \
+        zkpipe__##F##_intt(x, d, cpu_pool);                                                        \
+        zkpipe__##F##_coset_ntt(x, d, &g, cpu_pool);                                               \
+        zkpipe__##F##_intt(y, d, cpu_pool);                                                        \
+        zkpipe__##F##_coset_ntt(y, d, &g, cpu_pool);                                               \
+        zkpipe__##F##_intt(c, d, cpu_pool);                                                        \
+        zkpipe__##F##_coset_ntt(c, d, &g, cpu_pool);                                               \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            F##_mul(&x[i], &x[i], &y[i]);                                                          \
+            F##_sub(&x[i], &x[i], &c[i]);                                                          \
+        }                                                                                          \
+        zkpipe__##F##_divide_by_vanishing_on_coset(x, d, &g, cpu_pool);                            \
+        zkpipe__##F##_coset_intt(x, d, &g, cpu_pool);                                              \
+        assert_memory_equal(h, x, n * sizeof(F));                                                  \
+        free(c);                                                                                   \
+        free(h);                                                                                   \
+        free(x);                                                                                   \
+        free(y);                                                                                   \
+        zkpipe__##F##_domain_destroy(d);                                                           \
+    }                                                                                              \
     static void F##_ntt_matches_cpu(void **state)                                                  \
     {                                                                                              \
         (void)state;                                                                               \
         static const unsigned sizes[] = {0, 1, 2, 3, 7, 12, 16, 20};                               \
-        uint64_t seed = 5;                                                                         \
-        F g;                                                                                       \
-        F##_from_u64(&g, 5);                                                                       \
-        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++) {                              \
-            size_t n = (size_t)1 << sizes[s];                                                      \
-            zkpipe__##F##_domain *d;                                                               \
-            F *x = alloc_or_fail(n * sizeof(F)), *y = alloc_or_fail(n * sizeof(F));                \
-            assert_int_equal(zkpipe__##F##_domain_create(&d, sizes[s], NULL, NULL), ZKPIPE_OK);    \
-            for (int kind = 0; kind < 4; kind++) {                                                 \
-                F##_random(x, n, &seed);                                                           \
-                memcpy(y, x, n * sizeof(F));                                                       \
-                zkpipe_ledger ledger;                                                              \
-                assert_int_equal(zkpipe_acct_reset_peaks(fixture_acct), ZKPIPE_OK);                \
-                assert_int_equal(zkpipe_ledger_open(&ledger, fixture_acct, ZKPIPE_STAGE_QUEUED),   \
-                                 ZKPIPE_OK);                                                       \
-                assert_int_equal(zkpipe__cuda_ntt_##F(x[0].l, sizes[s],                            \
-                                                      (zkpipe__cuda_ntt_kind)kind, g.l, &ledger),  \
-                                 ZKPIPE_OK);                                                       \
-                assert_true(device_peak() >= 2 * n * sizeof(F));                                   \
-                assert_true(zkpipe__cuda_last_device_ms() >= 0);                                   \
-                zkpipe_ledger_close(&ledger);                                                      \
-                no_charge_left();                                                                  \
-                if (kind == 0)                                                                     \
-                    zkpipe__##F##_ntt(y, d, NULL);                                                 \
-                else if (kind == 1)                                                                \
-                    zkpipe__##F##_intt(y, d, NULL);                                                \
-                else if (kind == 2)                                                                \
-                    zkpipe__##F##_coset_ntt(y, d, &g, NULL);                                       \
-                else                                                                               \
-                    zkpipe__##F##_coset_intt(y, d, &g, NULL);                                      \
-                assert_memory_equal(x, y, n * sizeof(F));                                          \
-            }                                                                                      \
-            /* the quotient, from x (a), y (b) and their product minus one (c) */                  \
-            F *c = alloc_or_fail(n * sizeof(F)), *h = alloc_or_fail(n * sizeof(F)), one;           \
-            F##_random(x, n, &seed);                                                               \
-            F##_random(y, n, &seed);                                                               \
-            F##_set_one(&one);                                                                     \
-            for (size_t i = 0; i < n; i++) {                                                       \
-                F##_mul(&c[i], &x[i], &y[i]);                                                      \
-                F##_sub(&c[i], &c[i], &one);                                                       \
-            }                                                                                      \
-            assert_int_equal(                                                                      \
-                zkpipe__cuda_h_##F(h[0].l, x[0].l, y[0].l, c[0].l, sizes[s], g.l, 1, NULL),        \
-                ZKPIPE_OK);                                                                        \
-            zkpipe__##F##_intt(x, d, NULL);                                                        \
-            zkpipe__##F##_coset_ntt(x, d, &g, NULL);                                               \
-            zkpipe__##F##_intt(y, d, NULL);                                                        \
-            zkpipe__##F##_coset_ntt(y, d, &g, NULL);                                               \
-            zkpipe__##F##_intt(c, d, NULL);                                                        \
-            zkpipe__##F##_coset_ntt(c, d, &g, NULL);                                               \
-            for (size_t i = 0; i < n; i++) {                                                       \
-                F##_mul(&x[i], &x[i], &y[i]);                                                      \
-                F##_sub(&x[i], &x[i], &c[i]);                                                      \
-            }                                                                                      \
-            zkpipe__##F##_divide_by_vanishing_on_coset(x, d, &g, NULL);                            \
-            zkpipe__##F##_coset_intt(x, d, &g, NULL);                                              \
-            assert_memory_equal(h, x, n * sizeof(F));                                              \
-            free(c);                                                                               \
-            free(h);                                                                               \
-            free(x);                                                                               \
-            free(y);                                                                               \
-            zkpipe__##F##_domain_destroy(d);                                                       \
-        }                                                                                          \
+        for (size_t s = 0; s < sizeof sizes / sizeof sizes[0]; s++)                                \
+            F##_ntt_case(sizes[s], 5 + s);                                                         \
+    }                                                                                              \
+    static void F##_ntt_large(void **state)                                                        \
+    {                                                                                              \
+        (void)state;                                                                               \
+        F##_ntt_case(large_log(), 99);                                                             \
     }
 
 FIELD_CASES(bls12_381_fr)
@@ -134,7 +165,7 @@ FIELD_CASES(bn254_fr)
         G want, got;                                                                               \
         zkpipe__msm_config cfg = {0, mont ? ZKPIPE__MSM_MONTGOMERY : 0};                           \
         zkpipe_ledger ledger;                                                                      \
-        assert_int_equal(zkpipe__msm_##G##_ex(&want, bases, k, density, n, &cfg, NULL, NULL),      \
+        assert_int_equal(zkpipe__msm_##G##_ex(&want, bases, k, density, n, &cfg, cpu_pool, NULL),  \
                          ZKPIPE_OK);                                                               \
         assert_int_equal(zkpipe_ledger_open(&ledger, fixture_acct, ZKPIPE_STAGE_QUEUED),           \
                          ZKPIPE_OK);                                                               \
@@ -146,6 +177,40 @@ FIELD_CASES(bn254_fr)
         zkpipe_ledger_close(&ledger);                                                              \
         no_charge_left();                                                                          \
         assert_true(G##_eq(&got, &want));                                                          \
+    }                                                                                              \
+    /* n random scalars, reduced and in Montgomery form, as the zkey prover passes them. */        \
+    static void G##_random_mont(uint64_t *k, size_t n, uint64_t *seed)                             \
+    {                                                                                              \
+        for (size_t i = 0; i < n; i++) {                                                           \
+            FR e;                                                                                  \
+            for (int l = 0; l < 4; l++)                                                            \
+                k[4 * i + l] = test_splitmix64(seed);                                              \
+            k[4 * i + 3] >>= 4;                                                                    \
+            assert_true(FR##_from_canonical(&e, k + 4 * i));                                       \
+            memcpy(k + 4 * i, e.l, sizeof e.l);                                                    \
+        }                                                                                          \
+    }                                                                                              \
+    /* 2^large_log() points: random scalars, then all zero, all one and all one random value. */   \
+    static void G##_msm_large(void **state)                                                        \
+    {                                                                                              \
+        (void)state;                                                                               \
+        size_t n = (size_t)1 << large_log();                                                       \
+        G##_affine *bases = alloc_or_fail(n * sizeof(G##_affine));                                 \
+        uint64_t *k = alloc_or_fail(n * 4 * sizeof(uint64_t)), seed = 17;                          \
+        G##_test_points(bases, n, &seed);                                                          \
+        G##_random_mont(k, n, &seed);                                                              \
+        G##_check(bases, k, NULL, n, 1);                                                           \
+        memset(k, 0, n * 4 * sizeof(uint64_t));                                                    \
+        G##_check(bases, k, NULL, n, 0);                                                           \
+        for (size_t i = 0; i < n; i++)                                                             \
+            k[4 * i] = 1;                                                                          \
+        G##_check(bases, k, NULL, n, 0);                                                           \
+        G##_random_mont(k, 1, &seed);                                                              \
+        for (size_t i = 1; i < n; i++)                                                             \
+            memcpy(k + 4 * i, k, 4 * sizeof(uint64_t));                                            \
+        G##_check(bases, k, NULL, n, 1);                                                           \
+        free(bases);                                                                               \
+        free(k);                                                                                   \
     }                                                                                              \
     static void G##_msm_matches_cpu(void **state)                                                  \
     {                                                                                              \
@@ -172,14 +237,7 @@ FIELD_CASES(bn254_fr)
             k[4 * i] = 1;                                                                          \
         }                                                                                          \
         G##_check(bases, k, NULL, 5000, 0);                                                        \
-        for (size_t i = 0; i < big; i++) { /* reduced, as Montgomery scalars must be */            \
-            FR e;                                                                                  \
-            for (int l = 0; l < 4; l++)                                                            \
-                k[4 * i + l] = test_splitmix64(&seed);                                             \
-            k[4 * i + 3] >>= 4;                                                                    \
-            assert_true(FR##_from_canonical(&e, k + 4 * i));                                       \
-            memcpy(k + 4 * i, e.l, sizeof e.l);                                                    \
-        }                                                                                          \
+        G##_random_mont(k, big, &seed);                                                            \
         G##_check(bases, k, NULL, big, 1);                                                         \
         for (size_t w = 0; w < big / 64; w++)                                                      \
             density[w] = test_splitmix64(&seed);                                                   \
@@ -340,5 +398,21 @@ int main(void)
         cmocka_unit_test(bn254_fr_ntt_matches_cpu), cmocka_unit_test(bls12_381_g1_msm_matches_cpu),
         cmocka_unit_test(bn254_g1_msm_matches_cpu), cmocka_unit_test(proofs_match_cpu),
     };
-    return cmocka_run_group_tests(tests, fixture_acct_setup, fixture_acct_teardown);
+    int failed = cmocka_run_group_tests(tests, fixture_acct_setup, fixture_acct_teardown);
+    if (large_log() == 0)
+        return failed;
+    const struct CMUnitTest large[] = {
+        cmocka_unit_test(bls12_381_fr_ntt_large),
+        cmocka_unit_test(bn254_fr_ntt_large),
+        cmocka_unit_test(bls12_381_g1_msm_large),
+        cmocka_unit_test(bn254_g1_msm_large),
+    };
+    if (zkpipe_pool_create(&cpu_pool, 0, NULL) != ZKPIPE_OK) {
+        print_error("cannot start the CPU's pool\n");
+        return 1;
+    }
+    failed +=
+        cmocka_run_group_tests_name("large", large, fixture_acct_setup, fixture_acct_teardown);
+    zkpipe_pool_destroy(cpu_pool);
+    return failed;
 }
