@@ -213,7 +213,7 @@ static void make_plan(zkpipe__msm_plan *plan, size_t nbases, unsigned threads,
                       const zkpipe__msm_config *cfg)
 {
     zkpipe__msm_plan_make(plan, planned_points(nbases, cfg->flags), planned_bits(cfg->flags),
-                          threads, cfg->window, cfg->flags);
+                          threads, cfg->window, cfg->flags, BATCH_LANES);
     if (!(cfg->flags & (ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE)))
         zkpipe__msm_plan_group(plan, threads, ZKPIPE__MSM_BUCKET_BYTES(AFFINE, MSM_F),
                                zkpipe__msm_min_batch(BATCH_LANES));

@@ -35,9 +35,11 @@ static inline size_t zkpipe__msm_min_batch(int lanes)
 
 /* Plans a sum of `npoints` points with scalars of at most `bits` bits on `threads` threads.
  * `window` 0 picks c by the cost model in plan.c, else forces it (1..ZKPIPE__MSM_MAX_WINDOW).
- * `flags` (zkpipe__msm_config's) may force the bucket kind. npoints > 0, threads > 0. */
+ * `flags` (zkpipe__msm_config's) may force the bucket kind. `lanes`: whether batches go to the
+ * 8-lane kernel (what a window whose batch would be too small costs, in XYZZ buckets,
+ * depends on it). npoints > 0, threads > 0. */
 void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits, unsigned threads,
-                           unsigned window, unsigned flags);
+                           unsigned window, unsigned flags, int lanes);
 
 /* Turns a plan of XYZZ buckets (batch 0, too few points per task to fill a batch) into one where
  * each task takes several windows over every point, so that one batch is fed by all of them;

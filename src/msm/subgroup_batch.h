@@ -137,7 +137,8 @@ zkpipe_status API(_subgroup_check_segments)(int *all, const AFFINE *const *point
     }
     unsigned windows = (SUBGROUP_ROUNDS + ctx.c - 1) / ctx.c;
     ctx.parts = windows >= threads ? 1 : (threads + windows - 1) / windows;
-    zkpipe__msm_plan_make(&ctx.plan, n, SUBGROUP_ROUNDS, threads, ctx.c + 1, ZKPIPE__MSM_NO_ENDO);
+    zkpipe__msm_plan_make(&ctx.plan, n, SUBGROUP_ROUNDS, threads, ctx.c + 1, ZKPIPE__MSM_NO_ENDO,
+                          BATCH_LANES);
     ctx.points = points;
     ctx.nseg = nseg;
     ctx.n = n;
