@@ -138,10 +138,8 @@ static void plan_batches_the_top_window(void **state)
         zkpipe__msm_plan plan;
         zkpipe__msm_plan_make(&plan, points, 127, 2, 0, 0, 1);
         assert_true(plan.batch >= ZKPIPE__MSM_MIN_BATCH_LANES);
-        unsigned below = (plan.windows - 1) * plan.window, top_bits = 127 - below;
-        size_t reach =
-            top_bits >= plan.window - 1 ? (size_t)1 << (plan.window - 1) : (size_t)1 << top_bits;
-        assert_true(reach / 4 >= ZKPIPE__MSM_MIN_BATCH_LANES);
+        size_t reach = zkpipe__msm_window_buckets(127, plan.windows - 1, plan.window);
+        assert_true(zkpipe__msm_task_cap(plan.batch, reach, 1, 0) >= ZKPIPE__MSM_MIN_BATCH_LANES);
     }
 }
 

@@ -468,16 +468,6 @@ static void accumulate(const task_ctx *ctx, batch_ws *ws, unsigned w0, unsigned 
     batch_drain(ws);
 }
 
-/* The buckets window j's digits can reach: 2^(c-1), fewer in the top window of `bits`-bit
- * scalars, whose digits are at most 2^(bits - jc). */
-static size_t window_buckets(unsigned bits, unsigned j, unsigned c)
-{
-    size_t all = (size_t)1 << (c - 1);
-    if (bits <= j * c)
-        return 1;
-    return bits - j * c >= c - 1 ? all : (size_t)1 << (bits - j * c);
-}
-
 /* A task: one window over one range of the points, or (plan.group > 1) a group of windows over
  * every point; each window's buckets reduced to its sum. */
 static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
@@ -494,16 +484,10 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
         size_t v1 = ctx->nvars / parts * (part + 1) + ctx->nvars % parts * (part + 1) / parts;
         size_t base = ctx->density ? count_dense(ctx->density, v0) : v0;
         /* the buckets in reach: all of every window but the last, which may reach fewer */
-        size_t nbuckets = per * (w1 - 1 - w0) + window_buckets(ctx->bits, w1 - 1, c);
+        size_t nbuckets = per * (w1 - 1 - w0) + zkpipe__msm_window_buckets(ctx->bits, w1 - 1, c);
         memset(ws.state, 0, nbuckets);
-        /* A batch spans a quarter of the buckets in reach (collisions stay rare); below
-         * zkpipe__msm_min_batch additions per inversion the XYZZ twins are cheaper, unless
-         * batching is forced. */
-        ws.cap = ctx->plan.batch < nbuckets / 4 ? ctx->plan.batch : nbuckets / 4;
-        if (ws.cap < zkpipe__msm_min_batch(BATCH_LANES) && !(ctx->flags & ZKPIPE__MSM_BATCH_AFFINE))
-            ws.cap = 0;
-        else if (ws.cap == 0 && ctx->plan.batch > 0)
-            ws.cap = 1;
+        ws.cap = zkpipe__msm_task_cap(ctx->plan.batch, nbuckets, BATCH_LANES,
+                                      (ctx->flags & ZKPIPE__MSM_BATCH_AFFINE) != 0);
         ws.qcap = queue_size(ws.cap);
         accumulate(ctx, &ws, w0, w1, v0, v1, base);
         for (unsigned w = w0; w < w1; w++) {
@@ -512,7 +496,7 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
             view.xbuckets += per * (w - w0);
             view.state += per * (w - w0);
             bucket_sum(&ctx->sums[(size_t)w * parts + part], &view,
-                       window_buckets(ctx->bits, w, c));
+                       zkpipe__msm_window_buckets(ctx->bits, w, c));
         }
     }
 }

@@ -11,16 +11,17 @@
  * narrower windows, but at 2^16 points c = 12, 13 and 14 measured alike.
  *
  * Except in the top window: its digits reach only 2^(bits - (windows - 1) c) buckets, and when a
- * quarter of those is below the least batch worth making, msm_impl.h's tasks add its points into
- * the XYZZ twins, TOP_XYZZ times the cost of a batched addition, on the thread that holds it.
+ * quarter of those is below the least batch worth making (zkpipe__msm_task_cap), the tasks add
+ * its points into the XYZZ twins, TOP_XYZZ_LANES or _SCALAR times the cost of a batched addition,
+ * on the thread that holds it.
  * Without that term c = 10 to 12 were chosen for 2^12 to 2^14 split points (their top windows
  * hold 6 or 7 bits of the 127-bit halves), and forcing c measured (2 threads, ms):
  *   2^13 bases: c = 10 (the plan) 14.3 and c = 13 10.1 (BLS12-381 G1), 8.1 and 5.3 (BN254);
  *   2^14 bases: c = 11 (the plan) 23.4 and c = 13 17.7 (BLS12-381 G1), 13.9 and 9.3 (BN254);
  *   with the IFMA lanes masked, 2^14 bases: 40.6 and 36.3 (BLS12-381), 23.6 and 20.4 (BN254).
- * A smaller REDUCE factor chose c = 16 from 2^16 bases on, which sums alone took up to a quarter
- * less time with, but whole proofs (whose G2 sum runs beside the G1 sums) did not: 2^17 rows,
- * BN254 prove_total 327.5 against 347.8 ms, BLS12-381 514.3 against 527.6 ms. */
+ * A reduction factor of 1/2 instead of 3/2 chose c = 16 from 2^16 bases on, which sums alone took
+ * up to a quarter less time with, but whole proofs did not: 2^17 rows, BN254 prove_total 327.5
+ * against 347.8 ms, BLS12-381 514.3 against 527.6 ms. */
 #include "msm/plan.h"
 
 #include "msm/msm.h"
@@ -59,32 +60,22 @@ static size_t task_batch(size_t per_task, unsigned window, unsigned flags)
     return per_task >= 8192 ? batch_size(window) : 0;
 }
 
-/* The buckets the top window's digits reach (msm_impl.h's window_buckets). */
-static size_t top_buckets(unsigned bits, unsigned windows, unsigned c)
-{
-    unsigned below = (windows - 1) * c;
-    if (bits <= below)
-        return 1;
-    return bits - below >= c - 1 ? (size_t)1 << (c - 1) : (size_t)1 << (bits - below);
-}
-
 void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits, unsigned threads,
                            unsigned window, unsigned flags, int lanes)
 {
     double best = -1, top_xyzz = lanes ? TOP_XYZZ_LANES : TOP_XYZZ_SCALAR;
-    size_t min_batch = zkpipe__msm_min_batch(lanes);
     unsigned lo = window ? window : 1, hi = window ? window : ZKPIPE__MSM_MAX_WINDOW;
     for (unsigned c = lo; c <= hi; c++) {
         unsigned windows = (bits + 1 + c - 1) / c;
         /* More ranges than threads per window never shorten the critical path. */
         for (unsigned parts = 1; parts <= threads; parts++) {
-            size_t batch = task_batch(npoints / parts, c, flags),
-                   top = top_buckets(bits, windows, c);
+            size_t batch = task_batch(npoints / parts, c, flags);
+            size_t top = zkpipe__msm_window_buckets(bits, windows - 1, c);
             double points = (double)npoints / parts;
             double per_task = points + 1.5 * (double)(1u << c);
             double cost = task_rounds(windows * parts, threads) * per_task;
-            if (batch > 0 && (batch < top / 4 ? batch : top / 4) < min_batch &&
-                !(flags & ZKPIPE__MSM_BATCH_AFFINE))
+            if (batch > 0 && zkpipe__msm_task_cap(batch, top, lanes,
+                                                  (flags & ZKPIPE__MSM_BATCH_AFFINE) != 0) == 0)
                 cost += (top_xyzz - 1) * points;
             if (best < 0 || cost < best) {
                 best = cost;

@@ -25,6 +25,25 @@ static inline size_t zkpipe__msm_min_batch(int lanes)
 {
     return lanes ? ZKPIPE__MSM_MIN_BATCH_LANES : ZKPIPE__MSM_MIN_BATCH;
 }
+/* The buckets window j's digits can reach: 2^(c-1), fewer in the top window of `bits`-bit
+ * scalars, whose digits are at most 2^(bits - jc). */
+static inline size_t zkpipe__msm_window_buckets(unsigned bits, unsigned j, unsigned c)
+{
+    if (bits <= j * c)
+        return 1;
+    return bits - j * c >= c - 1 ? (size_t)1 << (c - 1) : (size_t)1 << (bits - j * c);
+}
+/* The additions a task's batch takes over `nbuckets` buckets in reach, for a plan's batch
+ * `batch`: a quarter of them (collisions stay rare), and 0, the XYZZ twins, below
+ * zkpipe__msm_min_batch(lanes) unless `forced` (ZKPIPE__MSM_BATCH_AFFINE), which keeps at least
+ * one where the plan batches. The tasks (msm_impl.h) and the plan's cost model both ask it. */
+static inline size_t zkpipe__msm_task_cap(size_t batch, size_t nbuckets, int lanes, int forced)
+{
+    size_t cap = batch < nbuckets / 4 ? batch : nbuckets / 4;
+    if (cap < zkpipe__msm_min_batch(lanes) && !forced)
+        return 0;
+    return cap == 0 && batch > 0 ? 1 : cap;
+}
 /* The most bytes of buckets (affine, XYZZ twin, state byte) a task of several windows holds
  * (zkpipe__msm_plan_group): about an L2 cache; past it a wider group stops paying. */
 #define ZKPIPE__MSM_MAX_GROUP_BYTES (1024u << 10)
