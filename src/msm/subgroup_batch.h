@@ -68,9 +68,8 @@ static void subgroup_tasks(void *arg, size_t begin, size_t end, unsigned worker)
         pending pend;
         pend.head = pend.count = 0;
         memset(ws.state, 0, nbuckets);
-        ws.cap = ctx->plan.batch < nbuckets / 4 ? ctx->plan.batch : nbuckets / 4;
-        if (ws.cap < ZKPIPE__MSM_MIN_BATCH)
-            ws.cap = 0;
+        /* the scalar code's least batch, whatever the lanes */
+        ws.cap = zkpipe__msm_task_cap(ctx->plan.batch, nbuckets, 0, 0);
         ws.qcap = queue_size(ws.cap);
         size_t seg = 0;
         for (size_t v = v0; v < v1; v++) {
