@@ -21,7 +21,18 @@
  *   with the IFMA lanes masked, 2^14 bases: 40.6 and 36.3 (BLS12-381), 23.6 and 20.4 (BN254).
  * A reduction factor of 1/2 instead of 3/2 chose c = 16 from 2^16 bases on, which sums alone took
  * up to a quarter less time with, but whole proofs did not: 2^17 rows, BN254 prove_total 327.5
- * against 347.8 ms, BLS12-381 514.3 against 527.6 ms. */
+ * against 347.8 ms, BLS12-381 514.3 against 527.6 ms.
+ *
+ * A sum too small for any task to batch on its own is grouped (zkpipe__msm_plan_group: each
+ * task adds every point into the buckets of several windows, one batch for all of them), and
+ * its windows are costed as what then runs: the reduction's running sums batched too (factor
+ * 1/2), and the top window charged its XYZZ additions whenever it reaches fewer buckets than
+ * a quarter of a window's, the share of a batch its points would need (with c = 6, 7 or 9 the
+ * 127-bit halves leave a top window of two buckets, where nearly every addition collides).
+ * Such candidates keep a task's buckets within GROUPED_MAX_BUCKETS. Forcing c on
+ * lone sums of 2^6 to 2^11 bases, every group, 1 and 2 threads, lanes on and masked, had
+ * c = 8 fastest from 2^8 bases on, where the XYZZ costing chose c = 6 below 2^9 bases (1.22 to
+ * 1.38 times slower) and c = 9 to 12 measured 1.3 to 1.7 times slower than c = 8. */
 #include "msm/plan.h"
 
 #include "msm/msm.h"
@@ -48,6 +59,21 @@ static size_t batch_size(unsigned window)
 #define TOP_XYZZ_LANES 3.6
 #define TOP_XYZZ_SCALAR 1.4
 
+/* The reduction's weight per bucket: XYZZ running sums (see the top of this file), and in a
+ * grouped task, where they are batched. */
+#define REDUCTION_XYZZ 1.5
+#define REDUCTION_GROUPED 0.5
+/* The grouped costing is for the endomorphism's split halves, where it was measured; the plain
+ * sums of full scalars (ZKPIPE__MSM_NO_ENDO: tests and measurements) keep the XYZZ costing. */
+#define GROUPED_MAX_BITS 128
+/* The fewest points costed as a grouped sum: below, a few dozen bases, the XYZZ costing's choices
+ * (c = 2 to 5) measured as fast as the grouped costing's or faster, the windows' buckets staying
+ * mostly empty. */
+#define GROUPED_MIN_POINTS 256
+/* The most buckets a grouped candidate's task may hold over its windows (2^11: one thread's
+ * c = 8 over 127-bit halves), past which they fall out of the caches. */
+#define GROUPED_MAX_BUCKETS 2048
+
 /* Whether tasks of `per_task` points batch their additions (at `batch`, 0 when they do not). */
 static size_t task_batch(size_t per_task, unsigned window, unsigned flags)
 {
@@ -60,6 +86,23 @@ static size_t task_batch(size_t per_task, unsigned window, unsigned flags)
     return per_task >= 8192 ? batch_size(window) : 0;
 }
 
+/* The windows per task when zkpipe__msm_plan_group will group a plan of window c, else 0: no
+ * task batches alone, no bucket kind is forced, and the windows shared out over the threads give
+ * a batch (a quarter of a task's buckets) of at least zkpipe__msm_min_batch(lanes). */
+static unsigned will_group(size_t npoints, unsigned bits, unsigned c, unsigned windows,
+                           unsigned threads, unsigned flags, int lanes)
+{
+    if (bits > GROUPED_MAX_BITS || task_batch(npoints, c, flags) != 0 ||
+        (flags & (ZKPIPE__MSM_XYZZ | ZKPIPE__MSM_BATCH_AFFINE)) != 0 ||
+        npoints < GROUPED_MIN_POINTS)
+        return 0;
+    unsigned tasks = threads < windows ? threads : windows;
+    unsigned group = (windows + tasks - 1) / tasks;
+    if (group <= 1 || ((size_t)group << (c - 1)) / 4 < zkpipe__msm_min_batch(lanes))
+        return 0;
+    return group;
+}
+
 void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits, unsigned threads,
                            unsigned window, unsigned flags, int lanes)
 {
@@ -67,15 +110,24 @@ void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits,
     unsigned lo = window ? window : 1, hi = window ? window : ZKPIPE__MSM_MAX_WINDOW;
     for (unsigned c = lo; c <= hi; c++) {
         unsigned windows = (bits + 1 + c - 1) / c;
-        /* More ranges than threads per window never shorten the critical path. */
-        for (unsigned parts = 1; parts <= threads; parts++) {
+        size_t top = zkpipe__msm_window_buckets(bits, windows - 1, c);
+        unsigned grouped = will_group(npoints, bits, c, windows, threads, flags, lanes);
+        if (grouped && window == 0 && ((size_t)grouped << (c - 1)) > GROUPED_MAX_BUCKETS)
+            continue;
+        /* More ranges than threads per window never shorten the critical path; a grouped
+         * plan takes every point in each task (parts 1). */
+        for (unsigned parts = 1; parts <= (grouped ? 1 : threads); parts++) {
             size_t batch = task_batch(npoints / parts, c, flags);
-            size_t top = zkpipe__msm_window_buckets(bits, windows - 1, c);
             double points = (double)npoints / parts;
-            double per_task = points + 1.5 * (double)(1u << c);
+            double per_task =
+                points + (grouped ? REDUCTION_GROUPED : REDUCTION_XYZZ) * (double)(1u << c);
             double cost = task_rounds(windows * parts, threads) * per_task;
-            if (batch > 0 && zkpipe__msm_task_cap(batch, top, lanes,
-                                                  (flags & ZKPIPE__MSM_BATCH_AFFINE) != 0) == 0)
+            double share = (double)((size_t)1 << (c - 1)) / 4; /* a window's batch share */
+            if (grouped && (double)top < share)
+                cost += (top_xyzz - 1) * points * (1 - (double)top / share);
+            else if (batch > 0 &&
+                     zkpipe__msm_task_cap(batch, top, lanes,
+                                          (flags & ZKPIPE__MSM_BATCH_AFFINE) != 0) == 0)
                 cost += (top_xyzz - 1) * points;
             if (best < 0 || cost < best) {
                 best = cost;

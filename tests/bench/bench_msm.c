@@ -127,7 +127,7 @@ int main(int argc, char **argv)
                         g->name, log_n);
                 return 1;
             }
-            printf("%-14s %6u %9.1f ms %9.1f ms %9.1f ms %7.2fx %9.1f ms %6.2fx\n", g->name, log_n,
+            printf("%-14s %6u %9.3f ms %9.3f ms %9.3f ms %7.2fx %9.3f ms %6.2fx\n", g->name, log_n,
                    t1, c1, tn, t1 / tn, cp, c1 / cp);
             fflush(stdout);
         }
