@@ -432,11 +432,27 @@ static void check_range(void *arg, size_t begin, size_t end, unsigned worker)
     }
 }
 
+/* Points per chunk of a check: a few chunks per thread, but at least CHECK_MIN_G1 or _G2
+ * on-curve checks (tens of microseconds on the lanes, about what handing a chunk to another
+ * thread costs: a key of a few thousand points is checked on the caller alone) or, where each
+ * point takes a scalar multiplication, one copy block. A multiple of CHECK_COPY_POINTS. */
+#define CHECK_MIN_G1 4096
+#define CHECK_MIN_G2 1024
+
+static size_t check_chunk(size_t n, int g2, int subgroup, const zkpipe_pool *pool)
+{
+    size_t parts = (size_t)zkpipe_pool_threads(pool) * 4;
+    size_t chunk = n / parts + (n % parts != 0);
+    size_t min = subgroup ? CHECK_COPY_POINTS : g2 ? CHECK_MIN_G2 : CHECK_MIN_G1;
+    chunk = chunk < min ? min : chunk;
+    return (chunk + CHECK_COPY_POINTS - 1) / CHECK_COPY_POINTS * CHECK_COPY_POINTS;
+}
+
 static zkpipe_status check_points(size_t *bad, const uint8_t *p, uint8_t *copy, size_t n, int g2,
                                   int subgroup, zkpipe_pool *pool)
 {
     check_ctx ctx = {p, copy, (g2 ? G2_WORDS : G1_WORDS) * sizeof(uint64_t), g2, subgroup, n};
-    zkpipe_pool_parallel_for(pool, n, 256, check_range, &ctx);
+    zkpipe_pool_parallel_for(pool, n, check_chunk(n, g2, subgroup, pool), check_range, &ctx);
     *bad = atomic_load(&ctx.bad);
     return *bad < n ? check_one(p + *bad * ctx.stride, g2, subgroup) : ZKPIPE_OK;
 }
