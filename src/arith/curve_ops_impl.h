@@ -10,6 +10,7 @@
 #include "arith/curve_ops.h"
 #include "core/alloc_internal.h"
 #include "core/bytes.h"
+#include "core/pool_internal.h"
 #include "core/random.h"
 #include "msm/msm.h"
 #include "poly/ntt.h"
@@ -441,10 +442,10 @@ static void check_range(void *arg, size_t begin, size_t end, unsigned worker)
 
 static size_t check_chunk(size_t n, int g2, int subgroup, const zkpipe_pool *pool)
 {
-    size_t parts = (size_t)zkpipe_pool_threads(pool) * 4;
-    size_t chunk = n / parts + (n % parts != 0);
-    size_t min = subgroup ? CHECK_COPY_POINTS : g2 ? CHECK_MIN_G2 : CHECK_MIN_G1;
-    chunk = chunk < min ? min : chunk;
+    size_t chunk = zkpipe__pool_chunk(pool, n,
+                                      subgroup ? CHECK_COPY_POINTS
+                                      : g2     ? CHECK_MIN_G2
+                                               : CHECK_MIN_G1);
     return (chunk + CHECK_COPY_POINTS - 1) / CHECK_COPY_POINTS * CHECK_COPY_POINTS;
 }
 

@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "core/alloc_internal.h"
+#include "core/pool_internal.h"
 
 struct worker {
     zkpipe_pool *pool;
@@ -209,11 +210,8 @@ zkpipe_status zkpipe_pool_parallel_for(zkpipe_pool *pool, size_t n, size_t chunk
     if (fn == NULL)
         return ZKPIPE_EINVAL;
     unsigned threads = zkpipe_pool_threads(pool);
-    if (chunk == 0) {
-        /* A few chunks per thread evens out threads that start late or run slower. */
-        size_t parts = threads == 1 ? 1 : (size_t)threads * 4;
-        chunk = n / parts + (n % parts != 0);
-    }
+    if (chunk == 0) /* a few chunks per thread even out threads that start late or run slower */
+        chunk = zkpipe__pool_chunk(pool, n, 1);
     size_t nchunks = n / chunk + (n % chunk != 0);
     if (threads == 1 || nchunks == 1) {
         run_inline(fn, ctx, n, chunk, 0);

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 
 #include "core/alloc_internal.h"
+#include "core/pool_internal.h"
 #include "poly/ntt.h"
 
 #define NTT_CAT_(a, b) a##b
@@ -70,19 +71,10 @@ size_t API(domain_estimate)(unsigned log_n)
     return HEADER_BYTES + twiddles * sizeof(FE);
 }
 
-/* Elements per chunk of an element-wise loop (a multiplication or a swap each): at least
- * `min`, so that a chunk's work outweighs handing it to another thread (a wake-up and a wait,
- * microseconds). A small domain's loops then run inline on the caller; a large one's keep the
- * pool's own split, a few chunks per thread. */
+/* Elements per chunk of an element-wise loop (zkpipe__pool_chunk): a multiplication or a swap
+ * each, so a small domain's loops run on the caller and a large one's keep the pool's split. */
 #define GRAIN_MUL 512
 #define GRAIN_SWAP 4096
-
-static size_t grain(const zkpipe_pool *pool, size_t n, size_t min)
-{
-    size_t parts = (size_t)zkpipe_pool_threads(pool) * 4;
-    size_t chunk = n / parts + (n % parts != 0);
-    return chunk < min ? min : chunk;
-}
 
 /* out[k] = base^k for k in [begin, end), each chunk starting from one exponentiation. */
 struct powers_job {
@@ -127,7 +119,8 @@ zkpipe_status API(domain_create)(DOMAIN **out, unsigned log_n, zkpipe_pool *pool
         /* The last stage's w_n^k, k < n/2, then each earlier stage takes every other one. */
         size_t half = d->n / 2;
         struct powers_job job = {d->twiddles + half - 1, d->generator};
-        zkpipe_pool_parallel_for(pool, half, grain(pool, half, GRAIN_MUL), powers_body, &job);
+        zkpipe_pool_parallel_for(pool, half, zkpipe__pool_chunk(pool, half, GRAIN_MUL), powers_body,
+                                 &job);
         for (size_t m = half / 2; m >= 1; m /= 2) {
             FE *stage = d->twiddles + m - 1;
             const FE *next = d->twiddles + 2 * m - 1;
@@ -314,11 +307,13 @@ static void transform(FE *a, const DOMAIN *d, zkpipe_pool *pool)
         return;
     struct transform_job job = {.a = a, .d = d};
     if (d->log_n >= 2 * TILE_BITS)
-        zkpipe_pool_parallel_for(pool, d->n >> 2 * TILE_BITS,
-                                 grain(pool, d->n >> 2 * TILE_BITS, GRAIN_SWAP >> 2 * TILE_BITS),
-                                 bit_reverse_tiles_body, &job);
+        zkpipe_pool_parallel_for(
+            pool, d->n >> 2 * TILE_BITS,
+            zkpipe__pool_chunk(pool, d->n >> 2 * TILE_BITS, GRAIN_SWAP >> 2 * TILE_BITS),
+            bit_reverse_tiles_body, &job);
     else
-        zkpipe_pool_parallel_for(pool, d->n, grain(pool, d->n, GRAIN_SWAP), bit_reverse_body, &job);
+        zkpipe_pool_parallel_for(pool, d->n, zkpipe__pool_chunk(pool, d->n, GRAIN_SWAP),
+                                 bit_reverse_body, &job);
     for (unsigned done = 0; done < d->log_n;) {
         unsigned bits = done == 0 ? FIRST_GROUP_BITS : LATER_GROUP_BITS;
         if (bits > d->log_n - done)
@@ -374,14 +369,15 @@ static void scale_body(void *ctx, size_t begin, size_t end, unsigned worker)
 static void scale(FE *a, const DOMAIN *d, const FE *factor, const FE *ratio, zkpipe_pool *pool)
 {
     struct transform_job job = {.a = a, .d = d, .factor = *factor, .ratio = *ratio};
-    zkpipe_pool_parallel_for(pool, d->n, grain(pool, d->n, GRAIN_MUL), scale_body, &job);
+    zkpipe_pool_parallel_for(pool, d->n, zkpipe__pool_chunk(pool, d->n, GRAIN_MUL), scale_body,
+                             &job);
 }
 
 static void inverse_transform(FE *a, const DOMAIN *d, const FE *factor, zkpipe_pool *pool)
 {
     transform(a, d, pool);
     struct transform_job job = {.a = a, .d = d, .factor = *factor};
-    zkpipe_pool_parallel_for(pool, d->n / 2 + 1, grain(pool, d->n / 2 + 1, GRAIN_MUL),
+    zkpipe_pool_parallel_for(pool, d->n / 2 + 1, zkpipe__pool_chunk(pool, d->n / 2 + 1, GRAIN_MUL),
                              negate_indices_body, &job);
 }
 
