@@ -167,6 +167,14 @@ static void plan_groups_small_sums(void **state)
                 assert_true(top >= per / 4);
                 assert_true(plan.group * per <= 2048);
             }
+    /* 64 bases on 2 threads: grouped too (XYZZ buckets at c = 5 once, 1.1 to 1.5 times slower) */
+    for (int lanes = 0; lanes <= 1; lanes++) {
+        zkpipe__msm_plan plan;
+        zkpipe__msm_plan_make(&plan, 128, 127, 2, 0, 0, lanes);
+        zkpipe__msm_plan_group(&plan, 2, ZKPIPE__MSM_BUCKET_BYTES(bn254_g1_affine, bn254_fq),
+                               zkpipe__msm_min_batch(lanes));
+        assert_true(plan.group > 1);
+    }
 }
 
 /* LAMBDA: the eigenvalue of the group's endomorphism (ec/glv.h); HAS_COFACTOR: 1 when points on

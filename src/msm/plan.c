@@ -32,7 +32,8 @@
  * Such candidates keep a task's buckets within GROUPED_MAX_BUCKETS. Forcing c on
  * lone sums of 2^6 to 2^11 bases, every group, 1 and 2 threads, lanes on and masked, had
  * c = 8 fastest from 2^8 bases on, where the XYZZ costing chose c = 6 below 2^9 bases (1.22 to
- * 1.38 times slower) and c = 9 to 12 measured 1.3 to 1.7 times slower than c = 8. */
+ * 1.38 times slower) and c = 9 to 12 measured 1.3 to 1.7 times slower than c = 8; at 2^6 bases
+ * on 2 threads it chose XYZZ buckets at c = 5, 1.1 to 1.5 times slower than the grouped c = 6. */
 #include "msm/plan.h"
 
 #include "msm/msm.h"
@@ -66,10 +67,10 @@ static size_t batch_size(unsigned window)
 /* The grouped costing is for the endomorphism's split halves, where it was measured; the plain
  * sums of full scalars (ZKPIPE__MSM_NO_ENDO: tests and measurements) keep the XYZZ costing. */
 #define GROUPED_MAX_BITS 128
-/* The fewest points costed as a grouped sum: below, a few dozen bases, the XYZZ costing's choices
- * (c = 2 to 5) measured as fast as the grouped costing's or faster, the windows' buckets staying
- * mostly empty. */
-#define GROUPED_MIN_POINTS 256
+/* The fewest points costed as a grouped sum (64 bases): below, the XYZZ costing's choices (c = 2
+ * to 5) measured as fast as the grouped costing's or faster (8 to 32 bases: 1.2 to 1.6 times
+ * faster on 2 threads), the windows' buckets staying mostly empty. */
+#define GROUPED_MIN_POINTS 128
 /* The most buckets a grouped candidate's task may hold over its windows (2^11: one thread's
  * c = 8 over 127-bit halves), past which they fall out of the caches. */
 #define GROUPED_MAX_BUCKETS 2048
