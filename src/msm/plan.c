@@ -26,14 +26,15 @@
  * A sum too small for any task to batch on its own is grouped (zkpipe__msm_plan_group: each
  * task adds every point into the buckets of several windows, one batch for all of them), and
  * its windows are costed as what then runs: the reduction's running sums batched too (factor
- * 1/2), and the top window charged its XYZZ additions whenever it reaches fewer buckets than
- * a quarter of a window's, the share of a batch its points would need (with c = 6, 7 or 9 the
- * 127-bit halves leave a top window of two buckets, where nearly every addition collides).
- * Such candidates keep a task's buckets within GROUPED_MAX_BUCKETS. Forcing c on
- * lone sums of 2^6 to 2^11 bases, every group, 1 and 2 threads, lanes on and masked, had
- * c = 8 fastest from 2^8 bases on, where the XYZZ costing chose c = 6 below 2^9 bases (1.22 to
- * 1.38 times slower) and c = 9 to 12 measured 1.3 to 1.7 times slower than c = 8; at 2^6 bases
- * on 2 threads it chose XYZZ buckets at c = 5, 1.1 to 1.5 times slower than the grouped c = 6. */
+ * 1/2, where the buckets get two points each on average), and the top window charged its XYZZ
+ * additions whenever it reaches fewer buckets than a quarter of a window's, the share of a batch
+ * its points would need (with c = 6, 7 or 9 the 127-bit halves leave a top window of two buckets,
+ * where nearly every addition collides). Such candidates keep a task's buckets within
+ * GROUPED_MAX_BUCKETS. Forcing c on lone sums of 2^6 to 2^11 bases, every group, 1 and 2 threads,
+ * lanes on and masked, had c = 8 fastest from 2^8 bases on, where the XYZZ costing chose c = 6
+ * below 2^9 bases (1.22 to 1.38 times slower) and c = 9 to 12 measured 1.3 to 1.7 times slower than
+ * c = 8; at 2^6 bases on 2 threads it chose XYZZ buckets at c = 5, 1.1 to 1.5 times slower than the
+ * grouped c = 6. */
 #include "msm/plan.h"
 
 #include "msm/msm.h"
@@ -61,7 +62,7 @@ static size_t batch_size(unsigned window)
 #define TOP_XYZZ_SCALAR 1.4
 
 /* The reduction's weight per bucket: XYZZ running sums (see the top of this file), and in a
- * grouped task, where they are batched. */
+ * grouped task whose windows' buckets get two points each on average, where they are batched. */
 #define REDUCTION_XYZZ 1.5
 #define REDUCTION_GROUPED 0.5
 /* The grouped costing is for the endomorphism's split halves, where it was measured; the plain
@@ -120,8 +121,11 @@ void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits,
         for (unsigned parts = 1; parts <= (grouped ? 1 : threads); parts++) {
             size_t batch = task_batch(npoints / parts, c, flags);
             double points = (double)npoints / parts;
+            /* batched running sums are cheap over full buckets; over buckets of one point or
+             * none, walking them costs as much as the XYZZ ones */
+            int full = grouped && npoints >= (size_t)1 << c;
             double per_task =
-                points + (grouped ? REDUCTION_GROUPED : REDUCTION_XYZZ) * (double)(1u << c);
+                points + (full ? REDUCTION_GROUPED : REDUCTION_XYZZ) * (double)(1u << c);
             double cost = task_rounds(windows * parts, threads) * per_task;
             double share = (double)((size_t)1 << (c - 1)) / 4; /* a window's batch share */
             if (grouped && (double)top < share)
