@@ -10,14 +10,12 @@
 /* Indices per chunk for a loop of n on `pool`: a few chunks per thread (one on a 1-thread
  * pool), as chunk 0 asks for, but at least `min`: a loop whose iterations take nanoseconds
  * gives each chunk enough of them to outweigh waking a worker and waiting for it
- * (microseconds), so that a short loop runs on the caller alone. min 0 counts as 1. */
+ * (microseconds), so that a short loop runs on the caller alone. min >= 1. */
 static inline size_t zkpipe__pool_chunk(const zkpipe_pool *pool, size_t n, size_t min)
 {
     unsigned threads = zkpipe_pool_threads(pool);
     size_t parts = threads == 1 ? 1 : (size_t)threads * 4;
     size_t chunk = n / parts + (n % parts != 0);
-    if (min == 0)
-        min = 1;
     return chunk < min ? min : chunk;
 }
 

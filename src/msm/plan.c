@@ -88,6 +88,13 @@ static size_t task_batch(size_t per_task, unsigned window, unsigned flags)
     return per_task >= 8192 ? batch_size(window) : 0;
 }
 
+/* A grouped task's batch: a quarter of its `group` windows' buckets, as in batch_size (before
+ * the MAX_BATCH cap). zkpipe__msm_plan_group groups only where it reaches the least batch. */
+static size_t group_batch(unsigned group, unsigned c)
+{
+    return ((size_t)group << (c - 1)) / 4;
+}
+
 /* The windows per task when zkpipe__msm_plan_group will group a plan of window c, else 0: no
  * task batches alone, no bucket kind is forced, and the windows shared out over the threads give
  * a batch (a quarter of a task's buckets) of at least zkpipe__msm_min_batch(lanes). */
@@ -100,7 +107,7 @@ static unsigned will_group(size_t npoints, unsigned bits, unsigned c, unsigned w
         return 0;
     unsigned tasks = threads < windows ? threads : windows;
     unsigned group = (windows + tasks - 1) / tasks;
-    if (group <= 1 || ((size_t)group << (c - 1)) / 4 < zkpipe__msm_min_batch(lanes))
+    if (group <= 1 || group_batch(group, c) < zkpipe__msm_min_batch(lanes))
         return 0;
     return group;
 }
@@ -116,18 +123,18 @@ void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits,
         unsigned grouped = will_group(npoints, bits, c, windows, threads, flags, lanes);
         if (grouped && window == 0 && ((size_t)grouped << (c - 1)) > GROUPED_MAX_BUCKETS)
             continue;
+        /* batched running sums are cheap over full buckets; over buckets of one point or none,
+         * walking them costs as much as the XYZZ ones */
+        double reduction =
+            grouped && npoints >= (size_t)1 << c ? REDUCTION_GROUPED : REDUCTION_XYZZ;
+        double share = (double)((size_t)1 << (c - 1)) / 4; /* a window's batch share */
         /* More ranges than threads per window never shorten the critical path; a grouped
          * plan takes every point in each task (parts 1). */
         for (unsigned parts = 1; parts <= (grouped ? 1 : threads); parts++) {
             size_t batch = task_batch(npoints / parts, c, flags);
             double points = (double)npoints / parts;
-            /* batched running sums are cheap over full buckets; over buckets of one point or
-             * none, walking them costs as much as the XYZZ ones */
-            int full = grouped && npoints >= (size_t)1 << c;
-            double per_task =
-                points + (full ? REDUCTION_GROUPED : REDUCTION_XYZZ) * (double)(1u << c);
+            double per_task = points + reduction * (double)(1u << c);
             double cost = task_rounds(windows * parts, threads) * per_task;
-            double share = (double)((size_t)1 << (c - 1)) / 4; /* a window's batch share */
             if (grouped && (double)top < share)
                 cost += (top_xyzz - 1) * points * (1 - (double)top / share);
             else if (batch > 0 &&
@@ -164,7 +171,7 @@ void zkpipe__msm_plan_group(zkpipe__msm_plan *plan, unsigned threads, size_t buc
             break;
         tasks += threads;
     }
-    batch = group * per / 4; /* a quarter of the buckets, as in batch_size */
+    batch = group_batch(group, plan->window);
     if (group <= 1 || batch < min_batch)
         return;
     plan->group = group;
