@@ -154,22 +154,28 @@ static void batch_finish(batch_ws *ws)
 
 /* bucket b += ±p for a bucket not scheduled: at once when the bucket is empty or the sum is
  * infinity, else scheduled. Never fills the batch past cap when called with nops < cap. */
-static void batch_schedule(batch_ws *ws, size_t b, point_ref p, int neg)
+static void batch_schedule(batch_ws *ws, size_t b, const MSM_F *px, const MSM_F *py, int neg)
 {
     AFFINE *q = &ws->abuckets[b];
-    MSM_F d, y;
+    size_t n = ws->nops;
+    MSM_F *d = &ws->den[n];
+    batch_op *op = &ws->ops[n];
     uint32_t flags = neg ? BATCH_NEG : 0;
     if (!(ws->state[b] & BUCKET_AFFINE)) {
-        q->x = *p.x;
-        q->y = *p.y;
+        q->x = *px;
+        q->y = *py;
         if (neg)
             FOP(neg)(&q->y, &q->y);
         ws->state[b] |= BUCKET_AFFINE;
         return;
     }
-    FOP(sub)(&d, p.x, &q->x);
-    if (FOP(is_zero)(&d)) {
-        y = *p.y;
+    /* d and the op are written where the batch keeps them, field by field, and p arrives as
+     * two pointers, not a point_ref: built on the stack and copied (gcc moved the point_ref into
+     * a vector register through the stack too), they were read back in 16-byte loads across
+     * 8-byte stores, which the CPU cannot forward: a third of this function's samples */
+    FOP(sub)(d, px, &q->x);
+    if (FOP(is_zero)(d)) {
+        MSM_F y = *py;
         if (neg)
             FOP(neg)(&y, &y);
         if (!FOP(eq)(&y, &q->y) || FOP(is_zero)(&y)) {
@@ -177,19 +183,19 @@ static void batch_schedule(batch_ws *ws, size_t b, point_ref p, int neg)
             ws->state[b] &= (unsigned char)~BUCKET_AFFINE;
             return;
         }
-        FOP(dbl)(&d, &q->y);
+        FOP(dbl)(d, &q->y);
         flags |= BATCH_DBL;
     }
-    ws->ops[ws->nops].bucket = (uint32_t)b;
-    ws->ops[ws->nops].flags = flags;
-    ws->ops[ws->nops].p = p;
-    ws->den[ws->nops] = d;
+    op->bucket = (uint32_t)b;
+    op->flags = flags;
+    op->p.x = px;
+    op->p.y = py;
 #ifdef MSM_INV_F
     if (!BATCH_LANES)
-        FOP(norm)(&ws->norm[ws->nops], &d);
+        FOP(norm)(&ws->norm[n], d);
 #endif
     ws->state[b] |= BUCKET_SCHEDULED;
-    ws->nops++;
+    ws->nops = n + 1;
 }
 
 /* Schedules the queued points whose buckets are free again; the others stay queued. */
@@ -202,7 +208,7 @@ static void batch_requeue(batch_ws *ws)
         if (ws->state[e.bucket] & BUCKET_SCHEDULED)
             ws->queue[ws->nqueue++] = e;
         else
-            batch_schedule(ws, e.bucket, e.p, (int)(e.flags & BATCH_NEG));
+            batch_schedule(ws, e.bucket, e.p.x, e.p.y, (int)(e.flags & BATCH_NEG));
     }
 }
 
@@ -220,7 +226,7 @@ static void batch_add(batch_ws *ws, size_t b, point_ref p, int neg)
         ws->nqueue++;
         return;
     }
-    batch_schedule(ws, b, p, neg);
+    batch_schedule(ws, b, p.x, p.y, neg);
     if (ws->nops == ws->cap) {
         batch_finish(ws);
         batch_requeue(ws); /* at most qcap < cap points */

@@ -332,15 +332,13 @@ static void reduce_affine(XYZZ *sum, const batch_ws *ws, size_t m, size_t k)
         for (size_t s = 0; t > 0 && s < k; s++) {
             if (!(red.state[s] & BUCKET_AFFINE))
                 continue;
-            point_ref p = {&prev[s].x, &prev[s].y};
             prev[s] = run[s];
-            batch_schedule(&red, k + s, p, 0);
+            batch_schedule(&red, k + s, &prev[s].x, &prev[s].y, 0);
         }
         for (size_t s = 0; t < len && s < k; s++) {
             size_t b = s * len + len - 1 - t;
-            point_ref p = {&ws->abuckets[b].x, &ws->abuckets[b].y};
             if (ws->state[b] & BUCKET_AFFINE)
-                batch_schedule(&red, s, p, 0);
+                batch_schedule(&red, s, &ws->abuckets[b].x, &ws->abuckets[b].y, 0);
         }
         batch_finish(&red);
     }
@@ -393,8 +391,10 @@ static void bucket_add(batch_ws *ws, size_t b, point_ref p, int neg)
 /* Schedules bucket off + |d| - 1 += sign(d) p after the PENDING additions before it: the bucket
  * is prefetched now and added PENDING points later. So is p's x: for the image phi(P) it lies
  * apart from P (ctx->images), and nothing reads it before the addition does (the loads of it
- * in batch_schedule stalled). A zero digit adds nothing. */
-static void push(batch_ws *ws, pending *pend, point_ref p, int d, size_t off)
+ * in batch_schedule stalled). A zero digit adds nothing. Inlined into accumulate's loops: as
+ * the call gcc made of it, the 2^16 sums spent 4 to 5 % more CPU time. */
+static inline __attribute__((always_inline)) void push(batch_ws *ws, pending *pend, point_ref p,
+                                                       int d, size_t off)
 {
     if (d == 0)
         return;
