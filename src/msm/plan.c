@@ -127,7 +127,7 @@ void zkpipe__msm_plan_make(zkpipe__msm_plan *out, size_t npoints, unsigned bits,
          * walking them costs as much as the XYZZ ones */
         double reduction =
             grouped && npoints >= (size_t)1 << c ? REDUCTION_GROUPED : REDUCTION_XYZZ;
-        double share = (double)((size_t)1 << (c - 1)) / 4; /* a window's batch share */
+        double share = (double)group_batch(1, c); /* a window's share of a grouped batch */
         /* More ranges than threads per window never shorten the critical path; a grouped
          * plan takes every point in each task (parts 1). */
         for (unsigned parts = 1; parts <= (grouped ? 1 : threads); parts++) {
