@@ -16,9 +16,9 @@
  * by too few additions. */
 #define ZKPIPE__MSM_X8_MIN 32
 
-/* Scratch for a batch of n additions on lanes of `limbs` 52-bit limbs: the prefix products,
- * one lane vector per group of eight; 64-byte aligned. */
-#define ZKPIPE__MSM_X8_BYTES(n, limbs) (((n) + 7) / 8 * (size_t)(limbs)*64)
+/* Scratch for a batch of n additions on lanes of `limbs` 52-bit limbs: two lane vectors per
+ * group of eight (the prefix products and the group's factor); 64-byte aligned. */
+#define ZKPIPE__MSM_X8_BYTES(n, limbs) (((n) + 7) / 8 * (size_t)(limbs)*128)
 
 /* For i < n, bucket ops[i].bucket += ±ops[i].p (ZKPIPE__MSM_BATCH_NEG), or doubled
  * (ZKPIPE__MSM_BATCH_DBL: the bucket equals p), given den[i], the addition's non-zero

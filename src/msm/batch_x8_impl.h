@@ -42,26 +42,37 @@
 #define ES(op) X8_CAT(X8_E, _##op)
 #define EX(op) X8_CAT(X8_E, _x8_##op)
 
-/* Group g's denominators (one past n) as lanes: on G1 dl unset and r the denominators in
- * R'-form; on G2 dl the denominators (R-form) and r their norms N(d) = d0^2 + d1^2 in R'-form,
- * made here with one F_x8_mul2 rather than with two scalar squares each: below
- * (2 kappa + 1) p < 1.4 p, so below 1.4 2^S p shifted, and the chain's products of two such
- * factors stay below (1.96 kappa + 2^-S) 2^S p < 2^S p (fp_x8.h). */
-ZKPIPE__X8_INLINE void load_den(X8_LANES *r, X8_ELANES *dl, const X8_E *den, size_t g, size_t n,
-                                const X8_E *one)
+/* The backward pass's inputs for group g > 0 (batch_x8.h's scratch): the chains' products before
+ * the group and the group's factor, kept from the forward pass rather than made again (on G2 a
+ * factor, a norm, is one and a half products). */
+typedef struct x8_step {
+    X8_LANES prefix, factor;
+} x8_step;
+
+/* Group g's denominators as lanes (one past n), shifted into R'-form when `shift` is set. */
+ZKPIPE__X8_INLINE void load_den_lanes(X8_ELANES *dl, const X8_E *den, size_t g, size_t n,
+                                      const X8_E *one, int shift)
 {
     const X8_E *e[8];
     for (size_t i = 0; i < 8; i++)
         e[i] = 8 * g + i < n ? &den[8 * g + i] : one;
+    EX(load)(dl, e, shift);
+}
+
+/* What group g's chains multiply by, in R'-form: on G1 the denominators, on G2 their norms
+ * N(d) = d0^2 + d1^2, made here with one F_x8_mul2 rather than with two scalar squares each:
+ * below (2 kappa + 1) p < 1.4 p, so below 1.4 2^S p shifted, and the chain's products of two such
+ * factors stay below (1.96 kappa + 2^-S) 2^S p < 2^S p (fp_x8.h). */
+ZKPIPE__X8_INLINE void load_den(X8_LANES *r, const X8_E *den, size_t g, size_t n, const X8_E *one)
+{
 #ifdef X8_F2
-    X8_ELANES ds;
-    EX(load)(dl, e, 0);
-    EX(shift)(&ds, dl);
-    FX(mul2)(r, &dl->c0, &ds.c0, &dl->c1, &ds.c1);
+    X8_ELANES dl, ds;
+    load_den_lanes(&dl, den, g, n, one, 0);
+    EX(shift)(&ds, &dl);
+    FX(mul2)(r, &dl.c0, &ds.c0, &dl.c1, &ds.c1);
     FX(shift)(r, r);
 #else
-    (void)dl;
-    FX(load)(r, e, 1);
+    load_den_lanes(r, den, g, n, one, 1);
 #endif
 }
 
@@ -76,7 +87,7 @@ ZKPIPE__X8_INLINE void coord_sqr(X8_ELANES *r, const X8_ELANES *a, const X8_ELAN
 }
 
 /* lambda = num / d for num < 2 p, given inv = 1 / d (G1) or 1 / N(d) (G2), R'-form; dl holds
- * the denominators d on G2 (load_den; not read on G1). */
+ * the denominators d on G2 (load_den_lanes; not read on G1). */
 ZKPIPE__X8_INLINE void slope(X8_ELANES *lambda, const X8_ELANES *num, const X8_ELANES *dl,
                              const X8_LANES *inv)
 {
@@ -150,9 +161,9 @@ ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__msm_, X8_G),
                               _batch_x8)(X8_AFFINE *buckets, const X8_OP *ops, const X8_E *den,
                                          size_t n, void *lanes)
 {
-    X8_LANES *prefix = (X8_LANES *)lanes; /* prefix[g - 1]: the chains before group g */
+    x8_step *step = (x8_step *)lanes;
     size_t groups = (n + 7) / 8;
-    X8_LANES acc, d;
+    X8_LANES acc;
     X8_ELANES dl;
     X8_F tot[8], inv[8], scratch[8];
     X8_E zero, one;
@@ -160,11 +171,11 @@ ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__msm_, X8_G),
     X8_F *out[8];
     ES(set_zero)(&zero);
     ES(set_one)(&one);
-    load_den(&acc, &dl, den, 0, n, &one);
+    load_den(&acc, den, 0, n, &one);
     for (size_t g = 1; g < groups; g++) {
-        prefix[g - 1] = acc;
-        load_den(&d, &dl, den, g, n, &one);
-        FX(mul)(&acc, &acc, &d);
+        step[g].prefix = acc;
+        load_den(&step[g].factor, den, g, n, &one);
+        FX(mul)(&acc, &acc, &step[g].factor);
     }
     for (int i = 0; i < 8; i++) {
         out[i] = &tot[i];
@@ -176,11 +187,13 @@ ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__msm_, X8_G),
     FX(load)(&acc, in, 1);
     for (size_t g = groups; g-- > 0;) {
         X8_LANES inv8 = acc;
-        load_den(&d, &dl, den, g, n, &one); /* on G1 needed for g > 0 only: one load a batch */
         if (g > 0) {
-            FX(mul)(&inv8, &acc, &prefix[g - 1]);
-            FX(mul)(&acc, &acc, &d);
+            FX(mul)(&inv8, &acc, &step[g].prefix);
+            FX(mul)(&acc, &acc, &step[g].factor);
         }
+#ifdef X8_F2
+        load_den_lanes(&dl, den, g, n, &one, 0);
+#endif
         add_lanes(buckets, ops + 8 * g, n - 8 * g < 8 ? (unsigned)(n - 8 * g) : 8, &dl, &inv8,
                   &zero);
     }
