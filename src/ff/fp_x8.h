@@ -163,18 +163,27 @@ ZKPIPE__X8_INLINE void zkpipe__x8_normalize(__m512i *t, int n)
  * keeps every index a constant once the rows are unrolled, and the accumulators in registers
  * (clang 14 copied a shifted array through memory). The unrolling is asked for: gcc 12 kept
  * BLS12-381's eight rows a loop over t in memory, stored and reloaded every row (unrolled:
- * a BLS12-381 chain16 proof 3 % less CPU time, BN254's five rows unchanged). */
+ * a BLS12-381 chain16 proof 3 % less CPU time, BN254's five rows unchanged).
+ *
+ * Each limb's accumulator is a chain: every vpmadd52 into it waits for the one before, up to
+ * 4 n of them for one product, which bounds a product's latency more than the multipliers'
+ * throughput does. For n <= 5 the reduction's words go into accumulators u of their own, added
+ * into t's limb when the row reaches it: the chains are half as long (docs/SPEED.md, round
+ * eleven). At n = 8 a second set of 2 n + 1 accumulators does not fit the registers beside the
+ * first and the factors, and the spills cost more than the shorter chains give. */
 ZKPIPE__X8_INLINE void zkpipe__x8_mont_mul(__m512i *r, const __m512i *a, const __m512i *b,
                                            const __m512i *c, const __m512i *d, const uint64_t *p,
                                            uint64_t inv, int n64, int n)
 {
-    __m512i t[2 * ZKPIPE__X8_MAX_LIMBS + 1], pl[ZKPIPE__X8_MAX_LIMBS];
+    __m512i t[2 * ZKPIPE__X8_MAX_LIMBS + 1], u[2 * ZKPIPE__X8_MAX_LIMBS + 1],
+        pl[ZKPIPE__X8_MAX_LIMBS];
     const __m512i vinv = _mm512_set1_epi64((long long)(inv & ZKPIPE__X8_MASK52));
     const __m512i zero = _mm512_setzero_si512();
+    const int split = n <= 5;
     for (int j = 0; j < n; j++)
         pl[j] = _mm512_set1_epi64((long long)zkpipe__x8_limb(p, n64, j, 0));
     for (int j = 0; j <= 2 * n; j++)
-        t[j] = zero;
+        t[j] = u[j] = zero;
     ZKPIPE__X8_ROWS_UNROLL
     for (int i = 0; i < n; i++) {
         for (int j = 0; j < n; j++) {
@@ -186,13 +195,27 @@ ZKPIPE__X8_INLINE void zkpipe__x8_mont_mul(__m512i *r, const __m512i *a, const _
                 t[i + j] = _mm512_madd52lo_epu64(t[i + j], c[j], d[i]);
                 t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], c[j], d[i]);
             }
-        __m512i m = _mm512_madd52lo_epu64(zero, t[i], vinv);
-        for (int j = 0; j < n; j++) {
-            t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, pl[j]);
-            t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], m, pl[j]);
+        if (split) {
+            __m512i ti = _mm512_add_epi64(t[i], u[i]);
+            __m512i m = _mm512_madd52lo_epu64(zero, ti, vinv);
+            ti = _mm512_madd52lo_epu64(ti, m, pl[0]);
+            u[i + 1] = _mm512_madd52hi_epu64(u[i + 1], m, pl[0]);
+            for (int j = 1; j < n; j++) {
+                u[i + j] = _mm512_madd52lo_epu64(u[i + j], m, pl[j]);
+                u[i + j + 1] = _mm512_madd52hi_epu64(u[i + j + 1], m, pl[j]);
+            }
+            u[i + 1] = _mm512_add_epi64(u[i + 1], _mm512_srli_epi64(ti, 52));
+        } else {
+            __m512i m = _mm512_madd52lo_epu64(zero, t[i], vinv);
+            for (int j = 0; j < n; j++) {
+                t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, pl[j]);
+                t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], m, pl[j]);
+            }
+            t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
         }
-        t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
     }
+    for (int j = 0; split && j < n; j++)
+        t[n + j] = _mm512_add_epi64(t[n + j], u[n + j]);
     zkpipe__x8_normalize(t + n, n);
     for (int j = 0; j < n; j++)
         r[j] = t[n + j];
