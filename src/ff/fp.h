@@ -21,6 +21,15 @@
  *   void F_sqr(r, a) : on x86-64 with BMI2 and ADX the dedicated squaring of mont_x86.h
  *       (fewer products than F_mul(r, a, a)); elsewhere F_mul_portable(r, a, a).
  *   void F_mul_portable(r, a, b) : F_mul in plain C, without mont_x86.h (tests compare them).
+ *   void F_mul_lazy(F *r, const F *a, const F *b)
+ *       : r = a b / R mod p below 2 p, for a, b below 2 p (outputs of F_mul_lazy, or reduced),
+ *         where the field leaves the room (4 p < R) and the x86-64 multiplier runs: it skips
+ *         the final subtraction. Elsewhere it is F_mul, whose result is reduced. For chains of
+ *         products whose links are only multiplied again; F_mul and F_sqr take such a value
+ *         too (their result is reduced: (a b + m p) / R < 2 p still holds), nothing else does
+ *         before F_reduce_lazy.
+ *   void F_reduce_lazy(F *r, const F *a) : r = a mod p for a below 2 p (F_mul_lazy's). r may
+ *         alias a.
  *   void F_mul_wide(uint64_t *t, const uint64_t *a, const uint64_t *b)
  *       : t[0..2 LIMBS) = a b as integers, for any LIMBS-limb a and b (reduced or not); t must
  *         not overlap a or b. With F_reduce, for sums of products reduced once (fp2.h).
@@ -100,10 +109,16 @@
 #define ZKPIPE__FP_MUL_PORTABLE static __attribute__((noinline, cold, unused))
 #define ZKPIPE__FP_MUL_X86(r, a, b, p, inv, n)                                                     \
     if (__builtin_expect(zkpipe__ff_x86_adx, 1)) {                                                 \
+        zkpipe__mont_mul_x86(r, a, b, p, inv, n);                                                  \
+        return;                                                                                    \
+    }
+/* F_mul_lazy's: only where p's top limb is below 2^62 (4 p < R), folded per field. */
+#define ZKPIPE__FP_MUL_LAZY_X86(r, a, b, p, inv, n)                                                \
+    if (__builtin_expect(zkpipe__ff_x86_adx, 1) && (p)[(n)-1] >> 62 == 0) {                        \
         if ((n) == 4)                                                                              \
-            zkpipe__mont_mul4_x86(r, a, b, p, inv);                                                \
+            zkpipe__mont_mul4_x86_lazy(r, a, b, p, inv);                                           \
         else                                                                                       \
-            zkpipe__mont_mul6_x86(r, a, b, p, inv);                                                \
+            zkpipe__mont_mul6_x86_lazy(r, a, b, p, inv);                                           \
         return;                                                                                    \
     }
 #define ZKPIPE__FP_MUL_WIDE_X86(t, a, b, n)                                                        \
@@ -133,6 +148,7 @@
 #else
 #define ZKPIPE__FP_MUL_PORTABLE ZKPIPE_HD
 #define ZKPIPE__FP_MUL_X86(r, a, b, p, inv, n)
+#define ZKPIPE__FP_MUL_LAZY_X86(r, a, b, p, inv, n)
 #define ZKPIPE__FP_MUL_WIDE_X86(t, a, b, n)
 #define ZKPIPE__FP_REDUCE_X86(r, t, p, inv, n)
 #define ZKPIPE__FP_SQR_X86(r, a, p, inv, n)
@@ -196,6 +212,15 @@
     {                                                                                              \
         ZKPIPE__FP_MUL_X86(r->l, a->l, b->l, F##_MODULUS, C##_INV, C##_LIMBS)                      \
         F##_mul_portable(r, a, b);                                                                 \
+    }                                                                                              \
+    ZKPIPE_HD void F##_mul_lazy(F *r, const F *a, const F *b)                                      \
+    {                                                                                              \
+        ZKPIPE__FP_MUL_LAZY_X86(r->l, a->l, b->l, F##_MODULUS, C##_INV, C##_LIMBS)                 \
+        F##_mul(r, a, b);                                                                          \
+    }                                                                                              \
+    ZKPIPE_HD void F##_reduce_lazy(F *r, const F *a)                                               \
+    {                                                                                              \
+        zkpipe__limbs_reduce_once(r->l, a->l, F##_MODULUS, C##_LIMBS);                             \
     }                                                                                              \
     ZKPIPE__FP_MUL_PORTABLE void F##_mul_wide_portable(uint64_t *t, const uint64_t *a,             \
                                                        const uint64_t *b)                          \

@@ -86,8 +86,10 @@ extern int zkpipe__ff_x86_adx;
             ZKPIPE__X86_MULADD(p, 32, T4, T5)                                                      \
                 ZKPIPE__X86_MULADD(p, 40, T5, T6) "adcxq %[" #T0 "], %[" #T6 "]\n\t"
 
-/* Each routine below ends with zkpipe__limbs_reduce_once (t - p when t >= p, for t < 2p):
- * a subtraction and conditional moves, so the result goes from registers to r. Comparing the
+/* Each routine below but the _lazy multipliers (whose callers chain their results below 2 p
+ * into further products, fp.h's F_mul_lazy) ends with zkpipe__limbs_reduce_once (t - p when
+ * t >= p, for t < 2p): a subtraction and conditional moves, so the result goes from registers
+ * to r. Comparing the
  * limbs one by one with branches kept them in a stack array that was copied out with 16-byte
  * loads, which cannot be forwarded from the 8-byte stores before them, and the top limbs'
  * comparison was hard to predict: a dependent chain of multiplications took a third longer
@@ -97,9 +99,11 @@ extern int zkpipe__ff_x86_adx;
  * naming the arrays as memory operands too took more registers than clang's TSan build has
  * left (13 of 14 are already the operands here). */
 
-/* r = a b / 2^256 mod p for 4-limb a, b < p; r may alias a or b. Needs BMI2 and ADX. */
-ZKPIPE__FF_INLINE void zkpipe__mont_mul4_x86(uint64_t *r, const uint64_t *a, const uint64_t *b,
-                                             const uint64_t *p, uint64_t inv)
+/* r = a b / 2^256 mod p, below 2 p, for 4-limb a, b < 2 p and 4 p < 2^256, without the final
+ * subtraction: (a b + m p) / 2^256 < (4 p^2 / 2^256 + 1) p < 2 p. r may alias a or b. Needs
+ * BMI2 and ADX. */
+ZKPIPE__FF_INLINE void zkpipe__mont_mul4_x86_lazy(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                                  const uint64_t *p, uint64_t inv)
 {
     uint64_t t0, t1, t2, t3, t4, lo, hi;
     __asm__(ZKPIPE__X86_FIRST4(t0, t1, t2, t3, t4) ZKPIPE__X86_FIRST_END(t4)
@@ -112,13 +116,16 @@ ZKPIPE__FF_INLINE void zkpipe__mont_mul4_x86(uint64_t *r, const uint64_t *a, con
               [lo] "=&r"(lo), [hi] "=&r"(hi)
             : [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "m"(inv)
             : "rdx", "cc", "memory");
-    uint64_t t[4] = {t4, t0, t1, t2};
-    zkpipe__limbs_reduce_once(r, t, p, 4);
+    r[0] = t4;
+    r[1] = t0;
+    r[2] = t1;
+    r[3] = t2;
 }
 
-/* r = a b / 2^384 mod p for 6-limb a, b < p; r may alias a or b. Needs BMI2 and ADX. */
-ZKPIPE__FF_INLINE void zkpipe__mont_mul6_x86(uint64_t *r, const uint64_t *a, const uint64_t *b,
-                                             const uint64_t *p, uint64_t inv)
+/* r = a b / 2^384 mod p, below 2 p, for 6-limb a, b < 2 p and 4 p < 2^384 (as
+ * zkpipe__mont_mul4_x86_lazy). r may alias a or b. Needs BMI2 and ADX. */
+ZKPIPE__FF_INLINE void zkpipe__mont_mul6_x86_lazy(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                                  const uint64_t *p, uint64_t inv)
 {
     uint64_t t0, t1, t2, t3, t4, t5, t6, lo, hi;
     __asm__(ZKPIPE__X86_FIRST6(t0, t1, t2, t3, t4, t5, t6) ZKPIPE__X86_FIRST_END(t6)
@@ -136,8 +143,25 @@ ZKPIPE__FF_INLINE void zkpipe__mont_mul6_x86(uint64_t *r, const uint64_t *a, con
               [t5] "=&r"(t5), [t6] "=&r"(t6), [lo] "=&r"(lo), [hi] "=&r"(hi)
             : [a] "r"(a), [b] "r"(b), [p] "r"(p), [inv] "m"(inv)
             : "rdx", "cc", "memory");
-    uint64_t t[6] = {t6, t0, t1, t2, t3, t4};
-    zkpipe__limbs_reduce_once(r, t, p, 6);
+    r[0] = t6;
+    r[1] = t0;
+    r[2] = t1;
+    r[3] = t2;
+    r[4] = t3;
+    r[5] = t4;
+}
+
+/* r = a b / 2^(64 n) mod p for n-limb a, b < p (or below 2 p where 4 p < 2^(64 n)), n 4 or 6
+ * (a constant where it is inlined); r may alias a or b. Needs BMI2 and ADX. */
+ZKPIPE__FF_INLINE void zkpipe__mont_mul_x86(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                            const uint64_t *p, uint64_t inv, int n)
+{
+    uint64_t t[6];
+    if (n == 4)
+        zkpipe__mont_mul4_x86_lazy(t, a, b, p, inv);
+    else
+        zkpipe__mont_mul6_x86_lazy(t, a, b, p, inv);
+    zkpipe__limbs_reduce_once(r, t, p, n);
 }
 
 /* The halves of the multiplier for lazy reduction (limbs.h's zkpipe__limbs_mul_wide and

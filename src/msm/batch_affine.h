@@ -108,18 +108,22 @@ static void batch_finish(batch_ws *ws)
         for (size_t i = 0; i < n; i++)
             FOP(norm)(&ws->norm[i], &ws->den[i]);
 #endif
+    /* The prefix products, the inverses taken from them and the slope are only multiplied
+     * again: F_mul_lazy leaves out their final subtractions (fp.h), and the chain's end is
+     * reduced before its inversion. */
     acc = ws->norm[0];
     for (size_t i = 1; i < n; i++) {
         ws->prefix[i] = acc;
-        IOP(mul)(&acc, &acc, &ws->norm[i]);
+        IOP(mul_lazy)(&acc, &acc, &ws->norm[i]);
     }
+    IOP(reduce_lazy)(&acc, &acc);
     IOP(inv)(&acc, &acc); /* non-zero: every denominator is */
     for (size_t i = n; i-- > 0;) {
         const batch_op *op = &ws->ops[i];
         AFFINE *q = &ws->abuckets[op->bucket];
         if (i > 0) {
-            IOP(mul)(&inv, &acc, &ws->prefix[i]);
-            IOP(mul)(&acc, &acc, &ws->norm[i]);
+            IOP(mul_lazy)(&inv, &acc, &ws->prefix[i]);
+            IOP(mul_lazy)(&acc, &acc, &ws->norm[i]);
         } else {
             inv = acc;
         }
@@ -138,7 +142,7 @@ static void batch_finish(batch_ws *ws)
         FOP(mul)(&lambda, &num, &t);
         FOP(mul_by_fq)(&lambda, &lambda, &inv);
 #else
-        FOP(mul)(&lambda, &num, &inv);
+        FOP(mul_lazy)(&lambda, &num, &inv);
 #endif
         FOP(sqr)(&x3, &lambda);
         FOP(sub)(&x3, &x3, &q->x);
