@@ -115,10 +115,7 @@
 /* F_mul_lazy's: only where p's top limb is below 2^62 (4 p < R), folded per field. */
 #define ZKPIPE__FP_MUL_LAZY_X86(r, a, b, p, inv, n)                                                \
     if (__builtin_expect(zkpipe__ff_x86_adx, 1) && (p)[(n)-1] >> 62 == 0) {                        \
-        if ((n) == 4)                                                                              \
-            zkpipe__mont_mul4_x86_lazy(r, a, b, p, inv);                                           \
-        else                                                                                       \
-            zkpipe__mont_mul6_x86_lazy(r, a, b, p, inv);                                           \
+        zkpipe__mont_mul_x86_lazy(r, a, b, p, inv, n);                                             \
         return;                                                                                    \
     }
 #define ZKPIPE__FP_MUL_WIDE_X86(t, a, b, n)                                                        \

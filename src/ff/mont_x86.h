@@ -89,11 +89,10 @@ extern int zkpipe__ff_x86_adx;
 /* Each routine below but the _lazy multipliers (whose callers chain their results below 2 p
  * into further products, fp.h's F_mul_lazy) ends with zkpipe__limbs_reduce_once (t - p when
  * t >= p, for t < 2p): a subtraction and conditional moves, so the result goes from registers
- * to r. Comparing the
- * limbs one by one with branches kept them in a stack array that was copied out with 16-byte
- * loads, which cannot be forwarded from the 8-byte stores before them, and the top limbs'
- * comparison was hard to predict: a dependent chain of multiplications took a third longer
- * that way on 4 limbs and a sixth longer on 6. */
+ * to r. Comparing the limbs one by one with branches kept them in a stack array that was
+ * copied out with 16-byte loads, which cannot be forwarded from the 8-byte stores before them,
+ * and the top limbs' comparison was hard to predict: a dependent chain of multiplications took
+ * a third longer that way on 4 limbs and a sixth longer on 6. */
 
 /* The asm reads a, b and p through its pointer operands, which the "memory" clobber declares:
  * naming the arrays as memory operands too took more registers than clang's TSan build has
@@ -151,16 +150,23 @@ ZKPIPE__FF_INLINE void zkpipe__mont_mul6_x86_lazy(uint64_t *r, const uint64_t *a
     r[5] = t4;
 }
 
+/* The lazy multiplier of n limbs, n 4 or 6 (a constant where it is inlined). */
+ZKPIPE__FF_INLINE void zkpipe__mont_mul_x86_lazy(uint64_t *r, const uint64_t *a, const uint64_t *b,
+                                                 const uint64_t *p, uint64_t inv, int n)
+{
+    if (n == 4)
+        zkpipe__mont_mul4_x86_lazy(r, a, b, p, inv);
+    else
+        zkpipe__mont_mul6_x86_lazy(r, a, b, p, inv);
+}
+
 /* r = a b / 2^(64 n) mod p for n-limb a, b < p (or below 2 p where 4 p < 2^(64 n)), n 4 or 6
  * (a constant where it is inlined); r may alias a or b. Needs BMI2 and ADX. */
 ZKPIPE__FF_INLINE void zkpipe__mont_mul_x86(uint64_t *r, const uint64_t *a, const uint64_t *b,
                                             const uint64_t *p, uint64_t inv, int n)
 {
     uint64_t t[6];
-    if (n == 4)
-        zkpipe__mont_mul4_x86_lazy(t, a, b, p, inv);
-    else
-        zkpipe__mont_mul6_x86_lazy(t, a, b, p, inv);
+    zkpipe__mont_mul_x86_lazy(t, a, b, p, inv, n);
     zkpipe__limbs_reduce_once(r, t, p, n);
 }
 
