@@ -1179,6 +1179,59 @@ static char *slurp(const char *dir, const char *name, size_t *len)
     return buf;
 }
 
+/* a and b from the coefficients cut into ranges on a pool (snarkjs's entries, whose rows never
+ * decrease: each thread adds its own rows) equal a and b added on one thread, and so they do
+ * with the entries reversed (rows going back: the pool must leave them to one thread); the
+ * proof from the reversed key on a pool is snarkjs's still. */
+static void check_abc_paths(const char *dir, const zkpipe_wtns *w, const zkpipe_groth16_proof *want,
+                            const zkpipe_scalar *r, const zkpipe_scalar *s)
+{
+    char d[ZKPIPE_IO_DETAIL_MAX] = "";
+    size_t len;
+    char *raw = slurp(dir, "circuit.zkey", &len);
+    assert_non_null(raw);
+    bytebuf zk = {(uint8_t *)raw, len, len};
+    size_t sec = section_at(&zk, 4);
+    size_t n = zkpipe__get_le32(zk.data + sec);
+    uint8_t *e = zk.data + sec + 4, t[44];
+    zkpipe_pool *pool;
+    assert_int_equal(zkpipe_pool_create(&pool, 3, NULL), ZKPIPE_OK);
+    for (int reversed = 0; reversed < 2; reversed++) {
+        for (size_t i = 0; reversed && i < n / 2; i++) {
+            memcpy(t, e + 44 * i, 44);
+            memcpy(e + 44 * i, e + 44 * (n - 1 - i), 44);
+            memcpy(e + 44 * (n - 1 - i), t, 44);
+        }
+        zkpipe_zkey *z;
+        assert_int_equal(zkpipe_zkey_open_mem(&z, d, sizeof d, zk.data, zk.len, NULL), ZKPIPE_OK);
+        const zkpipe_groth16_pk *pk = zkpipe_zkey_pk(z);
+        size_t rows = (size_t)1 << pk->log_n;
+        uint64_t *ab = malloc(4 * rows * 4 * sizeof(uint64_t));
+        assert_non_null(ab);
+        memset(ab, 0xa5, 4 * rows * 4 * sizeof(uint64_t)); /* zeroed by the calls */
+        const uint64_t *wv = zkpipe_wtns_values(w)[0].l;
+        assert_int_equal(zkpipe__g16_coeffs_add(ab, ab + 4 * rows, pk, wv, rows, SIZE_MAX, NULL),
+                         0);
+        assert_int_equal(
+            zkpipe__g16_coeffs_add(ab + 8 * rows, ab + 12 * rows, pk, wv, rows, 16, pool), 0);
+        if (memcmp(ab, ab + 8 * rows, 8 * rows * sizeof(uint64_t)) != 0)
+            fail_msg("%s: a and b added in ranges on a pool%s differ from one thread's", dir,
+                     reversed ? ", the entries reversed," : "");
+        free(ab);
+        if (reversed) {
+            zkpipe_groth16_proof got;
+            assert_int_equal(
+                zkey_prove_rs(&got, NULL, d, sizeof d, z, w, r, s, pool, ZKPIPE_BACKEND_CPU, NULL),
+                ZKPIPE_OK);
+            if (memcmp(got.bytes, want->bytes, got.size) != 0)
+                fail_msg("%s: the proof from the entries reversed differs from snarkjs's", dir);
+        }
+        zkpipe_zkey_destroy(z);
+    }
+    zkpipe_pool_destroy(pool);
+    free(raw);
+}
+
 static int check_fixture(const char *dir)
 {
     char d[ZKPIPE_IO_DETAIL_MAX] = "", path[1500];
@@ -1202,6 +1255,7 @@ static int check_fixture(const char *dir)
                      ZKPIPE_OK);
     if (memcmp(got.bytes, want.bytes, got.size) != 0)
         fail_msg("%s: our proof with r = 11, s = 22 differs from snarkjs's", dir);
+    check_abc_paths(dir, w, &want, &r, &s);
     char *vkj = slurp(dir, "verification_key.json", &vlen);
     char *pj = slurp(dir, "proof.json", &plen);
     assert_non_null(vkj);

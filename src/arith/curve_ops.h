@@ -119,12 +119,13 @@ typedef struct zkpipe__curve_ops {
      * `stride` bytes: u32 matrix (0: out_a, else out_b), u32 row, u32 wire, then the value's 4
      * limbs in Montgomery form times R (v R^2 mod r), so that one Montgomery product with the
      * canonical w[wire] is the Montgomery form of v w. (A snarkjs zkey's coefficients.)
-     * Entries whose row is not below `rows` or wire not below `wires` are skipped and counted:
-     * the entries sit in a mapped file, checked once at open, that another process may rewrite
-     * meanwhile; the count returned is how many (0 unless that happened). */
+     * Entries whose row is outside [row_lo, row_hi) or wire not below `wires` are skipped and
+     * counted: the entries sit in a mapped file, checked once at open, that another process may
+     * rewrite meanwhile; the count returned is how many (0 unless that happened). Only rows in
+     * [row_lo, row_hi) are written, so calls over disjoint row ranges may run at once. */
     size_t (*fr_accumulate_entries)(uint64_t *out_a, uint64_t *out_b, const uint8_t *entries,
-                                    size_t count, size_t stride, const uint64_t *w, size_t rows,
-                                    size_t wires);
+                                    size_t count, size_t stride, const uint64_t *w, size_t row_lo,
+                                    size_t row_hi, size_t wires);
 
     /* Points. check_points: n packed points (G1, or G2 with g2) at p, any alignment: canonical
      * coordinates, on the curve, and (subgroup) in the prime-order subgroup; ZKPIPE_OK, or the

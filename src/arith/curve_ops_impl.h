@@ -231,8 +231,8 @@ static void lc_eval_rows(uint64_t *a, uint64_t *b, uint64_t *c, const zkpipe__lc
 }
 
 static size_t fr_accumulate_entries(uint64_t *out_a, uint64_t *out_b, const uint8_t *entries,
-                                    size_t count, size_t stride, const uint64_t *w, size_t rows,
-                                    size_t wires)
+                                    size_t count, size_t stride, const uint64_t *w, size_t row_lo,
+                                    size_t row_hi, size_t wires)
 {
     FR *a = (FR *)out_a, *b = (FR *)out_b;
     const uint8_t *e = entries;
@@ -240,7 +240,7 @@ static size_t fr_accumulate_entries(uint64_t *out_a, uint64_t *out_b, const uint
     for (size_t i = 0; i < count; i++, e += stride) {
         FR v, x;
         uint32_t r = zkpipe__get_le32(e + 4), wire = zkpipe__get_le32(e + 8);
-        if (r >= rows || wire >= wires) { /* the mapped file changed since it was checked */
+        if (r < row_lo || r >= row_hi || wire >= wires) { /* the file changed since checked */
             skipped++;
             continue;
         }

@@ -61,7 +61,8 @@ static zkpipe_status prove_witness(zkpipe_groth16_proof *out, zkpipe_groth16_tim
                                 zkpipe_curve_name(pk->c->curve));
     double t0 = zkpipe__seconds();
     zkpipe__synth_result res;
-    zkpipe_status st = zkpipe__g16_witness_abc(&res, pk, witness[0].l, ledger, &pk->allocator);
+    zkpipe_status st =
+        zkpipe__g16_witness_abc(&res, pk, witness[0].l, pool, ledger, &pk->allocator);
     if (st != ZKPIPE_OK)
         return zkpipe__fail(detail, cap, st, "cannot compute a, b and c: %s",
                             zkpipe_status_str(st));

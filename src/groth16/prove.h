@@ -96,12 +96,23 @@ zkpipe_status zkpipe__g16_prove(zkpipe_groth16_proof *out, const zkpipe_groth16_
 /* The other source of a, b and c: a snarkjs-form key's coefficients and a witness of
  * pk->num_inputs + pk->num_aux canonical values (borrowed into res->assignment: it must
  * outlive res): a_i, b_i = sum of coefficient * w_wire over the A and B entries of row i,
- * c_i = a_i b_i. a, b and c come from `allocator` and are charged to `ledger` (kind ABC) when
- * it is not NULL. ZKPIPE_OK, ZKPIPE_EINVAL (a key without coefficients), ZKPIPE_ENOMEM, or an
- * error of zkpipe_ledger_charge; on error res holds nothing. */
+ * c_i = a_i b_i, on `pool` (NULL: the caller's thread). a, b and c come from `allocator` and
+ * are charged to `ledger` (kind ABC) when it is not NULL. ZKPIPE_OK, ZKPIPE_EINVAL (a key
+ * without coefficients), ZKPIPE_ENOMEM, ZKPIPE_EIO (a coefficient names a row or wire outside
+ * the key's: the mapped file was rewritten after it was checked), or an error of
+ * zkpipe_ledger_charge; on error res holds nothing. */
 zkpipe_status zkpipe__g16_witness_abc(zkpipe__synth_result *res, const zkpipe_groth16_pk *pk,
-                                      const uint64_t *witness, zkpipe_ledger *ledger,
-                                      const zkpipe_allocator *allocator);
+                                      const uint64_t *witness, zkpipe_pool *pool,
+                                      zkpipe_ledger *ledger, const zkpipe_allocator *allocator);
+
+/* zkpipe__g16_witness_abc's a and b: a[row], b[row] (rows values each, zeroed here) = the sums
+ * of the key's coefficient entries times the witness, their entries cut into ranges of at least
+ * `min_part` entries (1 for any), one per thread of `pool` at most, where the rows never
+ * decrease (else on the caller alone). Returns how many entries were skipped (a row or wire
+ * outside the key's). Apart from zkpipe__g16_witness_abc, for tests, which cut small keys. */
+size_t zkpipe__g16_coeffs_add(uint64_t *a, uint64_t *b, const zkpipe_groth16_pk *pk,
+                              const uint64_t *witness, size_t rows, size_t min_part,
+                              zkpipe_pool *pool);
 
 /* zkpipe_groth16_prove_witness with given blinding factors (canonical), for tests that compare
  * with snarkjs's proof made with the same r and s, on a backend already resolved. */

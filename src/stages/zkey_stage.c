@@ -305,8 +305,8 @@ static zkpipe_status prove(const zkpipe_stage_call *call, void *item, zkpipe_par
     zkpipe_status st = zkpipe__stage_prove_begin(&o, &be, r, s, pk->c, p->insecure_blinding, call,
                                                  why, sizeof why);
     if (st == ZKPIPE_OK &&
-        (st = zkpipe__g16_witness_abc(&zi->res, pk, zkpipe_wtns_values(zi->wtns)[0].l, call->ledger,
-                                      call->allocator)) != ZKPIPE_OK)
+        (st = zkpipe__g16_witness_abc(&zi->res, pk, zkpipe_wtns_values(zi->wtns)[0].l, call->pool,
+                                      call->ledger, call->allocator)) != ZKPIPE_OK)
         zkpipe__fail(why, sizeof why, st, "cannot compute a, b and c: %s", zkpipe_status_str(st));
     if (st == ZKPIPE_OK) {
         zkpipe__g16_prove_args args = {r,    s,    call->pool, be,        p->source->pvk,
