@@ -235,17 +235,20 @@ size_t API(_scratch_bytes)(size_t nvars, size_t nbases, const zkpipe__msm_config
     return lay.total;
 }
 
-/* Booth digit of window j of the nlimbs-limb k: with w = bits jc - 1 .. jc + c - 1 of k (bit
- * -1 and bits past the end read as 0), the digit is (w + 1) / 2, minus 2^c when w's top bit is
- * set: in [-2^(c-1), 2^(c-1)]. The top bit taken away here is the low bit added back in window
- * j + 1. */
-static int booth_digit(const uint64_t *k, unsigned j, unsigned c, unsigned nlimbs)
+/* The most windows a sum has: 1-bit windows over 256-bit scalars and the carry's bit. */
+#define MAX_WINDOWS 257
+
+/* Booth digit of the c-bit window at bit `at` of the nlimbs-limb k: with w = bits at - 1 ..
+ * at + c - 1 of k (bit -1 and bits past the end read as 0), the digit is (w + 1) / 2, minus 2^c
+ * when w's top bit is set: in [-2^(c-1), 2^(c-1)]. The top bit taken away here is the low bit
+ * added back in the window above, whatever its width. */
+static int booth_digit(const uint64_t *k, unsigned at, unsigned c, unsigned nlimbs)
 {
     uint64_t w;
-    if (j == 0) {
+    if (at == 0) {
         w = k[0] << 1;
     } else {
-        unsigned lo = j * c - 1, limb = lo / 64, shift = lo % 64;
+        unsigned lo = at - 1, limb = lo / 64, shift = lo % 64;
         if (limb >= nlimbs)
             return 0;
         w = k[limb] >> shift;
@@ -441,8 +444,12 @@ static void accumulate(const task_ctx *ctx, batch_ws *ws, unsigned w0, unsigned 
 {
     pending pend;
     pend.head = pend.count = 0;
-    unsigned c = ctx->plan.window;
+    unsigned c = ctx->plan.window, at[MAX_WINDOWS], width[MAX_WINDOWS];
     size_t per = (size_t)1 << (c - 1);
+    for (unsigned w = w0; w < w1; w++) {
+        at[w - w0] = zkpipe__msm_window_offset(ctx->bits, ctx->plan.windows, w);
+        width[w - w0] = zkpipe__msm_window_width(ctx->bits, ctx->plan.windows, w);
+    }
     for (size_t v = v0; v < v1; v++) {
         if (ctx->density && !(ctx->density[v / 64] >> (v % 64) & 1))
             continue;
@@ -454,22 +461,29 @@ static void accumulate(const task_ctx *ctx, batch_ws *ws, unsigned w0, unsigned 
             continue;
         if (ctx->images) {
             uint64_t h[LIMBS] = {k[0], k[1] & ~SIGN_BIT, k[2], k[3] & ~SIGN_BIT};
-            for (unsigned w = w0; w < w1; w++) {
-                int d = booth_digit(h, w, c, 2);
-                push(ws, &pend, ref, k[1] & SIGN_BIT ? -d : d, per * (w - w0));
+            for (unsigned w = 0; w < w1 - w0; w++) {
+                int d = booth_digit(h, at[w], width[w], 2);
+                push(ws, &pend, ref, k[1] & SIGN_BIT ? -d : d, per * w);
             }
             ref.x = &ctx->images[j];
-            for (unsigned w = w0; w < w1; w++) {
-                int d = booth_digit(h + 2, w, c, 2);
-                push(ws, &pend, ref, k[3] & SIGN_BIT ? -d : d, per * (w - w0));
+            for (unsigned w = 0; w < w1 - w0; w++) {
+                int d = booth_digit(h + 2, at[w], width[w], 2);
+                push(ws, &pend, ref, k[3] & SIGN_BIT ? -d : d, per * w);
             }
         } else {
-            for (unsigned w = w0; w < w1; w++)
-                push(ws, &pend, ref, booth_digit(k, w, c, LIMBS), per * (w - w0));
+            for (unsigned w = 0; w < w1 - w0; w++)
+                push(ws, &pend, ref, booth_digit(k, at[w], width[w], LIMBS), per * w);
         }
     }
     flush(ws, &pend);
     batch_drain(ws);
+}
+
+/* The buckets window w's digits reach: 2^(width - 1) (the top window's top bit, the carry's,
+ * is 0, so its digits are not negative but reach as far). */
+static size_t window_reach(const task_ctx *ctx, unsigned w)
+{
+    return (size_t)1 << (zkpipe__msm_window_width(ctx->bits, ctx->plan.windows, w) - 1);
 }
 
 /* A task: one window over one range of the points, or (plan.group > 1) a group of windows over
@@ -488,7 +502,7 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
         size_t v1 = ctx->nvars / parts * (part + 1) + ctx->nvars % parts * (part + 1) / parts;
         size_t base = ctx->density ? count_dense(ctx->density, v0) : v0;
         /* the buckets in reach: all of every window but the last, which may reach fewer */
-        size_t nbuckets = per * (w1 - 1 - w0) + zkpipe__msm_window_buckets(ctx->bits, w1 - 1, c);
+        size_t nbuckets = per * (w1 - 1 - w0) + window_reach(ctx, w1 - 1);
         memset(ws.state, 0, nbuckets);
         ws.cap = zkpipe__msm_task_cap(ctx->plan.batch, nbuckets, BATCH_LANES,
                                       (ctx->flags & ZKPIPE__MSM_BATCH_AFFINE) != 0);
@@ -499,13 +513,12 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
             view.abuckets += per * (w - w0);
             view.xbuckets += per * (w - w0);
             view.state += per * (w - w0);
-            bucket_sum(&ctx->sums[(size_t)w * parts + part], &view,
-                       zkpipe__msm_window_buckets(ctx->bits, w, c));
+            bucket_sum(&ctx->sums[(size_t)w * parts + part], &view, window_reach(ctx, w));
         }
     }
 }
 
-/* Horner over the windows, top first: acc = 2^c acc + Σ_parts sum. */
+/* Horner over the windows, top first: acc = 2^width acc + Σ_parts sum, width window j's. */
 static void combine(MSM_G *out, const task_ctx *ctx)
 {
     MSM_G acc, w;
@@ -514,7 +527,7 @@ static void combine(MSM_G *out, const task_ctx *ctx)
         XYZZ s = ctx->sums[(size_t)j * ctx->plan.parts];
         for (unsigned p = 1; p < ctx->plan.parts; p++)
             GOP(xyzz_add)(&s, &s, &ctx->sums[(size_t)j * ctx->plan.parts + p]);
-        for (unsigned i = 0; i < ctx->plan.window; i++)
+        for (unsigned i = zkpipe__msm_window_width(ctx->bits, ctx->plan.windows, j); i > 0; i--)
             GOP(dbl)(&acc, &acc);
         GOP(xyzz_to_jacobian)(&w, &s);
         GOP(add)(&acc, &acc, &w);

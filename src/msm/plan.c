@@ -10,7 +10,9 @@
  * even when the buckets are batched: a batched addition is cheaper, which favours slightly
  * narrower windows, but at 2^16 points c = 12, 13 and 14 measured alike.
  *
- * Except in the top window: its digits reach only 2^(bits - (windows - 1) c) buckets, and when a
+ * Except in the top window, costed as if the bits were cut into windows of c from the bottom
+ * (the sums cut them into balanced windows, plan.h, none narrower than that top one, so the term
+ * errs towards wider windows): its digits reach only 2^(bits - (windows - 1) c) buckets, and when a
  * quarter of those is below the least batch worth making (zkpipe__msm_task_cap), the tasks add
  * its points into the XYZZ twins, TOP_XYZZ_LANES or _SCALAR times the cost of a batched addition,
  * on the thread that holds it.

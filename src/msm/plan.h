@@ -25,8 +25,23 @@ static inline size_t zkpipe__msm_min_batch(int lanes)
 {
     return lanes ? ZKPIPE__MSM_MIN_BATCH_LANES : ZKPIPE__MSM_MIN_BATCH;
 }
-/* The buckets window j's digits can reach: 2^(c-1), fewer in the top window of `bits`-bit
- * scalars, whose digits are at most 2^(bits - jc). */
+/* The sums cut the bits + 1 bits of `bits`-bit scalars (the extra bit takes the top digit's
+ * carry) into `windows` windows of (bits + 1) / windows bits, the first (bits + 1) % windows one
+ * bit wider: at most c = ceil((bits + 1) / windows) bits each, none left with a few. Window j's
+ * width, and its lowest bit. */
+static inline unsigned zkpipe__msm_window_width(unsigned bits, unsigned windows, unsigned j)
+{
+    return (bits + 1) / windows + (j < (bits + 1) % windows);
+}
+static inline unsigned zkpipe__msm_window_offset(unsigned bits, unsigned windows, unsigned j)
+{
+    unsigned wide = (bits + 1) % windows;
+    return j * ((bits + 1) / windows) + (j < wide ? j : wide);
+}
+/* The buckets window j's digits can reach were the bits cut into windows of c bits from the
+ * bottom: 2^(c-1), fewer in the top window, whose digits are at most 2^(bits - jc). The plan
+ * costs a sum's narrowest window by it: the sums' balanced windows (above) are never narrower
+ * than that top one, so the plan errs on the side of a window too wide. */
 static inline size_t zkpipe__msm_window_buckets(unsigned bits, unsigned j, unsigned c)
 {
     if (bits <= j * c)
