@@ -1181,8 +1181,9 @@ static char *slurp(const char *dir, const char *name, size_t *len)
 
 /* a and b from the coefficients cut into ranges on a pool (snarkjs's entries, whose rows never
  * decrease: each thread adds its own rows) equal a and b added on one thread, and so they do
- * with the entries reversed (rows going back: the pool must leave them to one thread); the
- * proof from the reversed key on a pool is snarkjs's still. */
+ * with the entries reversed (rows going back: the pool must leave them to one thread) and with
+ * every entry moved into row 0 (one row longer than any range: the ranges after the first stay
+ * empty); the proof from the reversed key on a pool is snarkjs's still. */
 static void check_abc_paths(const char *dir, const zkpipe_wtns *w, const zkpipe_groth16_proof *want,
                             const zkpipe_scalar *r, const zkpipe_scalar *s)
 {
@@ -1196,12 +1197,15 @@ static void check_abc_paths(const char *dir, const zkpipe_wtns *w, const zkpipe_
     uint8_t *e = zk.data + sec + 4, t[44];
     zkpipe_pool *pool;
     assert_int_equal(zkpipe_pool_create(&pool, 3, NULL), ZKPIPE_OK);
-    for (int reversed = 0; reversed < 2; reversed++) {
+    for (int variant = 0; variant < 3; variant++) {
+        int reversed = variant == 1;
         for (size_t i = 0; reversed && i < n / 2; i++) {
             memcpy(t, e + 44 * i, 44);
             memcpy(e + 44 * i, e + 44 * (n - 1 - i), 44);
             memcpy(e + 44 * (n - 1 - i), t, 44);
         }
+        for (size_t i = 0; variant == 2 && i < n; i++)
+            memset(e + 44 * i + 4, 0, 4);
         zkpipe_zkey *z;
         assert_int_equal(zkpipe_zkey_open_mem(&z, d, sizeof d, zk.data, zk.len, NULL), ZKPIPE_OK);
         const zkpipe_groth16_pk *pk = zkpipe_zkey_pk(z);
@@ -1216,7 +1220,9 @@ static void check_abc_paths(const char *dir, const zkpipe_wtns *w, const zkpipe_
             zkpipe__g16_coeffs_add(ab + 8 * rows, ab + 12 * rows, pk, wv, rows, 16, pool), 0);
         if (memcmp(ab, ab + 8 * rows, 8 * rows * sizeof(uint64_t)) != 0)
             fail_msg("%s: a and b added in ranges on a pool%s differ from one thread's", dir,
-                     reversed ? ", the entries reversed," : "");
+                     variant == 1   ? ", the entries reversed,"
+                     : variant == 2 ? ", every entry in row 0,"
+                                    : "");
         free(ab);
         if (reversed) {
             zkpipe_groth16_proof got;

@@ -478,12 +478,11 @@ zkpipe_status zkpipe__g16_prove(zkpipe_groth16_proof *out, const zkpipe_groth16_
 }
 
 /* a and b from the coefficients, on the pool (zkpipe__g16_coeffs_add): one range of entries per
- * thread, cut where the
- * row changes, when every range's rows come after the range's before it (snarkjs writes the
- * entries constraint by constraint, A's then B's, so rows never decrease). Then no two ranges
- * add into one row, and each range adds into its own rows alone (the rows it held when they
- * were checked: a file rewritten meanwhile has its other entries skipped, as an I/O error).
- * A key whose rows go back and forth is added on one thread. */
+ * thread, cut where the row changes, when every range's rows come after the range's before it
+ * (snarkjs writes the entries constraint by constraint, A's then B's, so rows never decrease).
+ * Then no two ranges add into one row, and each range adds into its own rows alone (the rows it
+ * held when they were checked: a file rewritten meanwhile has its other entries skipped, as an
+ * I/O error). A key whose rows go back and forth is added on one thread. */
 #define ABC_MAX_PARTS 64
 /* The fewest entries worth a range of their own: a few hundred microseconds of products, where
  * handing the ranges to the pool costs tens (with 512, rangesum's 2,297 entries took 165 us
@@ -496,6 +495,7 @@ typedef struct abc_ctx {
     size_t count, parts, rows, wires;
     const uint64_t *w;
     uint64_t *a, *b;
+    size_t cut[ABC_MAX_PARTS + 1];                 /* range k: entries [cut[k], cut[k + 1]) */
     uint32_t lo[ABC_MAX_PARTS], hi[ABC_MAX_PARTS]; /* each range's first and last row */
     unsigned char ordered[ABC_MAX_PARTS];
     size_t skipped[ABC_MAX_PARTS];
@@ -506,15 +506,20 @@ static uint32_t entry_row(const abc_ctx *x, size_t i)
     return zkpipe__get_le32(x->entries + i * ZKPIPE__G16_COEFF_BYTES + 4);
 }
 
-/* Where range k starts: its even share of the entries, moved on past the row it falls in. */
-static size_t abc_cut(const abc_ctx *x, size_t k)
+/* The ranges' bounds, last first: range k starts at the first row change in its even share of
+ * the entries, or is empty when its share has none (a row that long goes to the range before).
+ * Each search stays within its share, so cutting reads each entry's row once at most. */
+static void abc_cut(abc_ctx *x)
 {
-    if (k >= x->parts)
-        return x->count;
-    size_t i = x->count / x->parts * k + x->count % x->parts * k / x->parts;
-    while (i > 0 && i < x->count && entry_row(x, i) == entry_row(x, i - 1))
-        i++;
-    return i;
+    x->cut[0] = 0;
+    x->cut[x->parts] = x->count;
+    for (size_t k = x->parts - 1; k > 0; k--) {
+        size_t i = x->count / x->parts * k + x->count % x->parts * k / x->parts;
+        size_t next = x->count / x->parts * (k + 1) + x->count % x->parts * (k + 1) / x->parts;
+        while (i < next && entry_row(x, i) == entry_row(x, i - 1))
+            i++;
+        x->cut[k] = i < next ? i : x->cut[k + 1];
+    }
 }
 
 static void abc_zero(void *arg, size_t begin, size_t end, unsigned worker)
@@ -530,7 +535,7 @@ static void abc_check(void *arg, size_t begin, size_t end, unsigned worker)
     abc_ctx *x = (abc_ctx *)arg;
     (void)worker;
     for (size_t k = begin; k < end; k++) {
-        size_t i0 = abc_cut(x, k), i1 = abc_cut(x, k + 1);
+        size_t i0 = x->cut[k], i1 = x->cut[k + 1];
         int ok = i0 == 0 || i0 >= i1 || entry_row(x, i0) > entry_row(x, i0 - 1);
         for (size_t i = i0 + 1; ok && i < i1; i++)
             ok = entry_row(x, i) >= entry_row(x, i - 1);
@@ -545,7 +550,7 @@ static void abc_add(void *arg, size_t begin, size_t end, unsigned worker)
     abc_ctx *x = (abc_ctx *)arg;
     (void)worker;
     for (size_t k = begin; k < end; k++) {
-        size_t i0 = abc_cut(x, k), i1 = abc_cut(x, k + 1);
+        size_t i0 = x->cut[k], i1 = x->cut[k + 1];
         size_t lo = x->lo[k], hi = (size_t)x->hi[k] + 1;
         x->skipped[k] = x->c->fr_accumulate_entries(
             x->a, x->b, x->entries + i0 * ZKPIPE__G16_COEFF_BYTES, i1 - i0, ZKPIPE__G16_COEFF_BYTES,
@@ -572,6 +577,7 @@ size_t zkpipe__g16_coeffs_add(uint64_t *a, uint64_t *b, const zkpipe_groth16_pk 
     zkpipe_pool_parallel_for(pool, rows, 4096, abc_zero, &x);
     int ordered = x.parts > 1;
     if (ordered) {
+        abc_cut(&x);
         zkpipe_pool_parallel_for(pool, x.parts, 1, abc_check, &x);
         for (size_t k = 0; k < x.parts; k++)
             ordered &= x.ordered[k];
