@@ -501,7 +501,8 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
         size_t v0 = ctx->nvars / parts * part + ctx->nvars % parts * part / parts;
         size_t v1 = ctx->nvars / parts * (part + 1) + ctx->nvars % parts * (part + 1) / parts;
         size_t base = ctx->density ? count_dense(ctx->density, v0) : v0;
-        /* the buckets in reach: all of every window but the last, which may reach fewer */
+        /* the buckets in reach: 2^(c-1) for every window but the last, which counts its own
+         * reach (a window a bit narrower than c, before the last, reaches half of its share) */
         size_t nbuckets = per * (w1 - 1 - w0) + window_reach(ctx, w1 - 1);
         memset(ws.state, 0, nbuckets);
         ws.cap = zkpipe__msm_task_cap(ctx->plan.batch, nbuckets, BATCH_LANES,
