@@ -9,6 +9,7 @@
 #include "core/clock_internal.h"
 #include "core/detail.h"
 #include "core/kept_alloc.h"
+#include "core/pool_internal.h"
 #include "core/pages.h"
 #include "groth16/prove.h"
 
@@ -514,8 +515,8 @@ static void abc_cut(abc_ctx *x)
     x->cut[0] = 0;
     x->cut[x->parts] = x->count;
     for (size_t k = x->parts - 1; k > 0; k--) {
-        size_t i = x->count / x->parts * k + x->count % x->parts * k / x->parts;
-        size_t next = x->count / x->parts * (k + 1) + x->count % x->parts * (k + 1) / x->parts;
+        size_t i = zkpipe__pool_share(x->count, x->parts, k);
+        size_t next = zkpipe__pool_share(x->count, x->parts, k + 1);
         while (i < next && entry_row(x, i) == entry_row(x, i - 1))
             i++;
         x->cut[k] = i < next ? i : x->cut[k + 1];

@@ -27,6 +27,7 @@
 #include <string.h>
 
 #include "core/alloc_internal.h"
+#include "core/pool_internal.h"
 #include "ec/glv.h"
 #include "msm/batch_op.h"
 #include "msm/msm.h"
@@ -498,8 +499,8 @@ static void run_tasks(void *arg, size_t begin, size_t end, unsigned worker)
     for (size_t task = begin; task < end; task++) {
         unsigned part = (unsigned)(task % parts), w0 = (unsigned)(task / parts) * group;
         unsigned w1 = w0 + group < ctx->plan.windows ? w0 + group : ctx->plan.windows;
-        size_t v0 = ctx->nvars / parts * part + ctx->nvars % parts * part / parts;
-        size_t v1 = ctx->nvars / parts * (part + 1) + ctx->nvars % parts * (part + 1) / parts;
+        size_t v0 = zkpipe__pool_share(ctx->nvars, parts, part);
+        size_t v1 = zkpipe__pool_share(ctx->nvars, parts, part + 1);
         size_t base = ctx->density ? count_dense(ctx->density, v0) : v0;
         /* the buckets in reach: 2^(c-1) for every window but the last, which counts its own
          * reach (a window a bit narrower than c, before the last, reaches half of its share) */

@@ -62,8 +62,8 @@ static void subgroup_tasks(void *arg, size_t begin, size_t end, unsigned worker)
     for (size_t task = begin; task < end; task++) {
         unsigned window = (unsigned)(task / parts), part = (unsigned)(task % parts);
         unsigned lo = window * c, bits = SUBGROUP_ROUNDS - lo < c ? SUBGROUP_ROUNDS - lo : c;
-        size_t v0 = ctx->n / parts * part + ctx->n % parts * part / parts;
-        size_t v1 = ctx->n / parts * (part + 1) + ctx->n % parts * (part + 1) / parts;
+        size_t v0 = zkpipe__pool_share(ctx->n, parts, part);
+        size_t v1 = zkpipe__pool_share(ctx->n, parts, part + 1);
         size_t nbuckets = ((size_t)1 << bits) - 1;
         pending pend;
         pend.head = pend.count = 0;
