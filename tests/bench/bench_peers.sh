@@ -82,7 +82,7 @@ compare() {
         { a[NR] = $1; b[NR] = $2; r[NR] = $1 / $2 }
         END {
             ma = median(a, NR); mb = median(b, NR); mr = median(r, NR)
-            printf "%-50s %8.3f s %8.3f s  ratio %.3f (%.3f-%.3f)  goal <= %.3f  %s\n",
+            printf "%-50s %9.4f s %9.4f s  ratio %.3f (%.3f-%.3f)  goal <= %.3f  %s\n",
                    label, ma / 1e6, mb / 1e6, mr, r[1], r[NR], goal,
                    mr <= goal ? "met" : "NOT met"
         }'
@@ -92,7 +92,7 @@ has() { case " $skip " in *" $1 "*) return 1 ;; esac; return 0; }
 
 printf "%s, %s threads, %s pairs per line, medians (ratio: A/B pair by pair, min-max)\n" \
     "$(date -u +%Y-%m-%dT%H:%MZ)" "$threads" "$runs"
-printf "%-50s %10s %10s\n" "A / B" "A" "B"
+printf "%-50s %11s %11s\n" "A / B" "A" "B"
 rs="OMP_NUM_THREADS=$threads $rapidsnark"
 zk="$prove --threads $threads"
 cmd_b=$rs
