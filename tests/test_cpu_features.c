@@ -1,8 +1,8 @@
 /* ZKPIPE_CPU_MASK (zkpipe/cpu.h): the reading of the mask, the names of feature sets, and what
- * the library fixed at load time. ctest runs this once plain and once under each mask, with
- * the expected masked set as the argument ("none", "ifma", "adx", "adx+ifma"), so that a mask
- * the library ignored fails here; the same masks run the field, NTT and MSM tests on the paths
- * that remain (tests/CMakeLists.txt). */
+ * the library fixed at load time. ctest runs this once plain and once under each mask, with the
+ * expected masked set as the argument ("ifma", "avx512+ifma", "adx", "adx+avx512+ifma"), so that
+ * a mask the library ignored fails here; the same masks run the field, NTT and MSM tests on the
+ * paths that remain (tests/CMakeLists.txt). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -17,6 +17,7 @@
 
 #include "ff/cpu_features.h"
 #include "ff/fp_x8.h"
+#include "ff/fp_x8f.h"
 #include "ff/mont_x86.h"
 
 #if ZKPIPE__FF_X86
@@ -36,10 +37,11 @@ static void parse_words(void **state)
         {"", 0, 1},
         {"ifma", ZKPIPE_CPU_IFMA, 1},
         {"IFMA", ZKPIPE_CPU_IFMA, 1},
-        {"avx512", ZKPIPE_CPU_IFMA, 1},
+        {"avx512", ZKPIPE_CPU_AVX512 | ZKPIPE_CPU_IFMA, 1},
+        {"AVX512+adx", ZKPIPE_CPU_ADX | ZKPIPE_CPU_AVX512 | ZKPIPE_CPU_IFMA, 1},
         {"adx", ZKPIPE_CPU_ADX, 1},
         {"Bmi2", ZKPIPE_CPU_ADX, 1},
-        {"all", ZKPIPE_CPU_ADX | ZKPIPE_CPU_IFMA, 1},
+        {"all", ZKPIPE_CPU_ADX | ZKPIPE_CPU_AVX512 | ZKPIPE_CPU_IFMA, 1},
         {"ifma,adx", ZKPIPE_CPU_ADX | ZKPIPE_CPU_IFMA, 1},
         {" adx + ifma ,", ZKPIPE_CPU_ADX | ZKPIPE_CPU_IFMA, 1},
         {",,,", 0, 1},
@@ -69,6 +71,13 @@ static void names(void **state)
     assert_string_equal(zkpipe_cpu_features_name(ZKPIPE_CPU_ADX), "adx");
     assert_string_equal(zkpipe_cpu_features_name(ZKPIPE_CPU_IFMA), "ifma");
     assert_string_equal(zkpipe_cpu_features_name(ZKPIPE_CPU_ADX | ZKPIPE_CPU_IFMA), "adx+ifma");
+    assert_string_equal(zkpipe_cpu_features_name(ZKPIPE_CPU_AVX512), "avx512");
+    assert_string_equal(zkpipe_cpu_features_name(ZKPIPE_CPU_ADX | ZKPIPE_CPU_AVX512), "adx+avx512");
+    assert_string_equal(zkpipe_cpu_features_name(ZKPIPE_CPU_AVX512 | ZKPIPE_CPU_IFMA),
+                        "avx512+ifma");
+    assert_string_equal(
+        zkpipe_cpu_features_name(ZKPIPE_CPU_ADX | ZKPIPE_CPU_AVX512 | ZKPIPE_CPU_IFMA),
+        "adx+avx512+ifma");
     assert_string_equal(zkpipe_cpu_features_name(0x100u | ZKPIPE_CPU_IFMA), "ifma");
 }
 
@@ -85,6 +94,8 @@ static void detected_matches_cpu(void **state)
     /* clang's builtin does not know "adx": leaf 7's BMI2 (bit 8) and ADX (bit 19) directly */
     if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx & (1u << 8)) && (ebx & (1u << 19)))
         want |= ZKPIPE_CPU_ADX;
+    if (__builtin_cpu_supports("avx512f"))
+        want |= ZKPIPE_CPU_AVX512;
     if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512ifma"))
         want |= ZKPIPE_CPU_IFMA;
     assert_int_equal(info.detected, want);
@@ -111,6 +122,9 @@ static void mask_applied(void **state)
 #if ZKPIPE__FF_X86
     assert_int_equal(zkpipe__ff_x86_adx != 0, (info.in_use & ZKPIPE_CPU_ADX) != 0);
     assert_int_equal(zkpipe__ff_x86_ifma != 0, (info.in_use & ZKPIPE_CPU_IFMA) != 0);
+    assert_int_equal(zkpipe__ff_x86_avx512 != 0, (info.in_use & ZKPIPE_CPU_AVX512) != 0);
+    /* IFMA's lanes are AVX-512F's too: no mask leaves the one without the other */
+    assert_true(!zkpipe__ff_x86_ifma || zkpipe__ff_x86_avx512);
 #endif
     json_error_t err;
     json_t *j = json_loads(zkpipe_cpu_json(), 0, &err);

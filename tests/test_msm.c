@@ -15,6 +15,7 @@
 
 #include "fail_alloc.h"
 #include "ff/fp_x8.h"
+#include "ff/fp_x8f.h"
 #include "msm/msm.h"
 #include "msm/plan.h"
 #include "points.h"
@@ -926,20 +927,34 @@ static int run_round(const char *name, CMFixtureFunction set_up, CMFixtureFuncti
     return cmocka_run_group_tests_name(name, tests, set_up, tear_down);
 }
 
-/* Where the CPU has AVX-512 IFMA, every group's batches run on its lanes (msm/batch_x8.h): the
- * tests run once more with the lanes switched off, so that both paths meet the same checks
- * against the naive sum and the plain MSM. This round is the run that ZKPIPE_CPU_MASK=ifma
- * would make, which tests/CMakeLists.txt therefore leaves out. */
+/* Where the CPU has AVX-512, every group's batches run on its lanes (msm/batch_x8.h): IFMA's
+ * where it has IFMA, else AVX-512F's. The tests run once more with the IFMA lanes switched off
+ * (so on AVX-512F's) and once with both off (the scalar batch), so that every path meets the
+ * same checks against the naive sum and the plain MSM. These rounds are the runs that
+ * ZKPIPE_CPU_MASK=ifma and =avx512 would make, which tests/CMakeLists.txt therefore leaves out. */
 #if ZKPIPE__FF_X86
-static int setup_lanes_off(void **state)
+static int saved_ifma, saved_avx512;
+
+static int setup_ifma_off(void **state)
 {
+    saved_ifma = zkpipe__ff_x86_ifma;
+    saved_avx512 = zkpipe__ff_x86_avx512;
     zkpipe__ff_x86_ifma = 0;
     return setup(state);
 }
 
-static int teardown_lanes_off(void **state)
+static int setup_lanes_off(void **state)
 {
-    zkpipe__ff_x86_ifma = 1;
+    saved_ifma = zkpipe__ff_x86_ifma;
+    saved_avx512 = zkpipe__ff_x86_avx512;
+    zkpipe__ff_x86_ifma = zkpipe__ff_x86_avx512 = 0;
+    return setup(state);
+}
+
+static int teardown_restore(void **state)
+{
+    zkpipe__ff_x86_ifma = saved_ifma;
+    zkpipe__ff_x86_avx512 = saved_avx512;
     return teardown(state);
 }
 #endif
@@ -949,8 +964,11 @@ int main(int argc, char **argv)
     large = argc > 1 && strcmp(argv[1], "--large") == 0;
     int failed = run_round("test_msm", setup, teardown);
 #if ZKPIPE__FF_X86
-    if (zkpipe__ff_x86_ifma) /* else one path only, which the first round took */
-        failed += run_round("IFMA lanes off", setup_lanes_off, teardown_lanes_off);
+    /* each only where it changes the path the first round took */
+    if (zkpipe__ff_x86_ifma && zkpipe__ff_x86_avx512)
+        failed += run_round("IFMA lanes off", setup_ifma_off, teardown_restore);
+    if (zkpipe__ff_x86_avx512)
+        failed += run_round("AVX-512 lanes off", setup_lanes_off, teardown_restore);
 #endif
     return failed;
 }

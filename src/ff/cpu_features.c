@@ -1,7 +1,7 @@
-/* The CPU checks behind zkpipe__ff_x86_adx (mont_x86.h) and zkpipe__ff_x86_ifma (fp_x8.h), less
- * what ZKPIPE_CPU_MASK masks (zkpipe/cpu.h). They run once as the library loads, before any
- * thread can multiply, so the flags are never written while they are read (but by tests, which
- * clear zkpipe__ff_x86_ifma between kernels). */
+/* The CPU checks behind zkpipe__ff_x86_adx (mont_x86.h), zkpipe__ff_x86_ifma (fp_x8.h) and
+ * zkpipe__ff_x86_avx512 (fp_x8f.h), less what ZKPIPE_CPU_MASK masks (zkpipe/cpu.h). They run once
+ * as the library loads, before any thread can multiply, so the flags are never written while they
+ * are read (but by tests, which clear zkpipe__ff_x86_ifma between kernels). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +12,12 @@
 #include "ff/limbs.h"
 #include "ff/mont_x86.h"
 #include "ff/fp_x8.h"
+#include "ff/fp_x8f.h"
 
 #if ZKPIPE__FF_X86
 int zkpipe__ff_x86_adx;
 int zkpipe__ff_x86_ifma;
+int zkpipe__ff_x86_avx512;
 
 #if defined(__has_include)
 #if __has_include(<sys/platform/x86.h>)
@@ -37,6 +39,8 @@ static unsigned detect(void)
     unsigned found = 0;
     if (CPU_FEATURE_ACTIVE(BMI2) && CPU_FEATURE_ACTIVE(ADX))
         found |= ZKPIPE_CPU_ADX;
+    if (CPU_FEATURE_ACTIVE(AVX512F))
+        found |= ZKPIPE_CPU_AVX512;
     if (CPU_FEATURE_ACTIVE(AVX512F) && CPU_FEATURE_ACTIVE(AVX512_IFMA))
         found |= ZKPIPE_CPU_IFMA;
     return found;
@@ -47,10 +51,10 @@ static unsigned detect(void)
  * registers, the upper halves of zmm0-15 and zmm16-31. */
 #define XCR0_AVX512 0xe6u
 
-/* AVX-512F and AVX-512 IFMA, and an OS that saves their registers: the cpuid bits alone say only
- * what the CPU has (a hypervisor or an emulator such as valgrind may hide them, and then the
- * scalar path runs). xgetbv through asm, which needs no -mxsave. */
-static int has_ifma(void)
+/* AVX-512F (and IFMA), and an OS that saves their registers: the cpuid bits alone say only what
+ * the CPU has (a hypervisor or an emulator such as valgrind may hide them, and then the scalar
+ * path runs). xgetbv through asm, which needs no -mxsave. */
+static unsigned avx512_bits(void)
 {
     unsigned eax, ebx, ecx, edx, lo, hi;
     if (!__get_cpuid(1, &eax, &ebx, &ecx, &edx) || !(ecx >> 27 & 1)) /* OSXSAVE */
@@ -59,9 +63,9 @@ static int has_ifma(void)
     (void)hi;
     if ((lo & XCR0_AVX512) != XCR0_AVX512)
         return 0;
-    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx))
+    if (!__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) || !(ebx >> 16 & 1)) /* AVX512F */
         return 0;
-    return (ebx >> 16 & 1) && (ebx >> 21 & 1); /* AVX512F, AVX512IFMA */
+    return ZKPIPE_CPU_AVX512 | (ebx >> 21 & 1 ? ZKPIPE_CPU_IFMA : 0); /* AVX512IFMA */
 }
 
 static unsigned detect(void)
@@ -69,9 +73,7 @@ static unsigned detect(void)
     unsigned eax, ebx, ecx, edx, found = 0;
     if (__get_cpuid_count(7, 0, &eax, &ebx, &ecx, &edx) && (ebx >> 8 & 1) && (ebx >> 19 & 1))
         found |= ZKPIPE_CPU_ADX; /* BMI2, ADX */
-    if (has_ifma())
-        found |= ZKPIPE_CPU_IFMA;
-    return found;
+    return found | avx512_bits();
 }
 #endif
 #else
@@ -82,7 +84,8 @@ static unsigned detect(void)
 #endif
 
 static zkpipe_cpu_info info;
-/* {"in_use":"adx+ifma","detected":"adx+ifma","masked":"adx+ifma","mask_valid":false} fits. */
+/* {"in_use":"adx+avx512+ifma","detected":"adx+avx512+ifma","masked":"adx+avx512+ifma",
+ * "mask_valid":false}, 103 characters, fits. */
 static char json[128];
 
 static int lower(int c)
@@ -106,10 +109,10 @@ int zkpipe__cpu_mask_parse(const char *text, unsigned *bits)
         const char *name;
         unsigned bits;
     } words[] = {{"ifma", ZKPIPE_CPU_IFMA},
-                 {"avx512", ZKPIPE_CPU_IFMA},
+                 {"avx512", ZKPIPE_CPU_AVX512 | ZKPIPE_CPU_IFMA},
                  {"adx", ZKPIPE_CPU_ADX},
                  {"bmi2", ZKPIPE_CPU_ADX},
-                 {"all", ZKPIPE_CPU_ADX | ZKPIPE_CPU_IFMA}};
+                 {"all", ZKPIPE_CPU_ADX | ZKPIPE_CPU_AVX512 | ZKPIPE_CPU_IFMA}};
     int valid = 1;
     *bits = 0;
     for (const char *p = text; p != NULL && *p != '\0';) {
@@ -140,6 +143,7 @@ static void detect_cpu(void)
 #if ZKPIPE__FF_X86
     zkpipe__ff_x86_adx = (info.in_use & ZKPIPE_CPU_ADX) != 0;
     zkpipe__ff_x86_ifma = (info.in_use & ZKPIPE_CPU_IFMA) != 0;
+    zkpipe__ff_x86_avx512 = (info.in_use & ZKPIPE_CPU_AVX512) != 0;
 #endif
     snprintf(json, sizeof json,
              "{\"in_use\":\"%s\",\"detected\":\"%s\",\"masked\":\"%s\",\"mask_valid\":%s}",
@@ -165,8 +169,9 @@ void zkpipe_cpu_info_get(zkpipe_cpu_info *out)
 
 const char *zkpipe_cpu_features_name(unsigned features)
 {
-    static const char *const names[] = {"none", "adx", "ifma", "adx+ifma"};
-    return names[features & (ZKPIPE_CPU_ADX | ZKPIPE_CPU_IFMA)];
+    static const char *const names[] = {"none",   "adx",        "ifma",        "adx+ifma",
+                                        "avx512", "adx+avx512", "avx512+ifma", "adx+avx512+ifma"};
+    return names[features & (ZKPIPE_CPU_ADX | ZKPIPE_CPU_IFMA | ZKPIPE_CPU_AVX512)];
 }
 
 const char *zkpipe_cpu_json(void)

@@ -23,101 +23,107 @@
  *         (a0 + a1)(a0 - a1 + 2 p) below (3 * 7/2 kappa + 1) p < 3 p, and 2 a0 a1 below
  *         2 (9/4 kappa + 1) p < 3 p, each then reduced: two products.
  *
+ * ZKPIPE__FP2_X8F_DEFINE(E, F) defines E_x8f the same way over fp_x8f.h's F_x8f lanes (the
+ * functions for ZKPIPE__X8F_TARGET, where zkpipe__ff_x86_avx512 is set), with the same bounds.
+ *
  * Only the host sees this file: it is empty where fp_x8.h is (nvcc, not x86-64). */
 #ifndef ZKPIPE_FF_FP2_X8_H
 #define ZKPIPE_FF_FP2_X8_H
 
 #include "fp_x8.h"
+#include "fp_x8f.h"
 
 #if ZKPIPE__FF_X86
 
-#define ZKPIPE__FP2_X8_DEFINE(E, F)                                                                \
-    typedef struct E##_x8 {                                                                        \
-        F##_x8 c0, c1;                                                                             \
-    } E##_x8;                                                                                      \
-    ZKPIPE__X8_INLINE void E##_x8_load(E##_x8 *r, const E *const *e, int shift)                    \
+#define ZKPIPE__FP2_LANES_DEFINE(E, F, X, INL)                                                     \
+    typedef struct E##X {                                                                          \
+        F##X c0, c1;                                                                               \
+    } E##X;                                                                                        \
+    INL void E##X##_load(E##X *r, const E *const *e, int shift)                                    \
     {                                                                                              \
         const F *e0[8], *e1[8];                                                                    \
         for (int i = 0; i < 8; i++) {                                                              \
             e0[i] = &e[i]->c0;                                                                     \
             e1[i] = &e[i]->c1;                                                                     \
         }                                                                                          \
-        F##_x8_load(&r->c0, e0, shift);                                                            \
-        F##_x8_load(&r->c1, e1, shift);                                                            \
+        F##X##_load(&r->c0, e0, shift);                                                            \
+        F##X##_load(&r->c1, e1, shift);                                                            \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void E##_x8_store(E *const *e, const E##_x8 *a, unsigned count)              \
+    INL void E##X##_store(E *const *e, const E##X *a, unsigned count)                              \
     {                                                                                              \
         F *e0[8], *e1[8];                                                                          \
         for (unsigned i = 0; i < 8; i++) {                                                         \
             e0[i] = i < count ? &e[i]->c0 : NULL;                                                  \
             e1[i] = i < count ? &e[i]->c1 : NULL;                                                  \
         }                                                                                          \
-        F##_x8_store(e0, &a->c0, count);                                                           \
-        F##_x8_store(e1, &a->c1, count);                                                           \
+        F##X##_store(e0, &a->c0, count);                                                           \
+        F##X##_store(e1, &a->c1, count);                                                           \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void E##_x8_shift(E##_x8 *r, const E##_x8 *a)                                \
+    INL void E##X##_shift(E##X *r, const E##X *a)                                                  \
     {                                                                                              \
-        F##_x8_shift(&r->c0, &a->c0);                                                              \
-        F##_x8_shift(&r->c1, &a->c1);                                                              \
+        F##X##_shift(&r->c0, &a->c0);                                                              \
+        F##X##_shift(&r->c1, &a->c1);                                                              \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void E##_x8_add3(E##_x8 *r, const E##_x8 *a)                                 \
+    INL void E##X##_add3(E##X *r, const E##X *a)                                                   \
     {                                                                                              \
-        F##_x8_add3(&r->c0, &a->c0);                                                               \
-        F##_x8_add3(&r->c1, &a->c1);                                                               \
+        F##X##_add3(&r->c0, &a->c0);                                                               \
+        F##X##_add3(&r->c1, &a->c1);                                                               \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void E##_x8_sub(E##_x8 *r, const E##_x8 *a, const E##_x8 *b, int k)          \
+    INL void E##X##_sub(E##X *r, const E##X *a, const E##X *b, int k)                              \
     {                                                                                              \
-        F##_x8_sub(&r->c0, &a->c0, &b->c0, k);                                                     \
-        F##_x8_sub(&r->c1, &a->c1, &b->c1, k);                                                     \
+        F##X##_sub(&r->c0, &a->c0, &b->c0, k);                                                     \
+        F##X##_sub(&r->c1, &a->c1, &b->c1, k);                                                     \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void E##_x8_neg(E##_x8 *r, const E##_x8 *a)                                  \
+    INL void E##X##_neg(E##X *r, const E##X *a)                                                    \
     {                                                                                              \
-        F##_x8_neg(&r->c0, &a->c0);                                                                \
-        F##_x8_neg(&r->c1, &a->c1);                                                                \
+        F##X##_neg(&r->c0, &a->c0);                                                                \
+        F##X##_neg(&r->c1, &a->c1);                                                                \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void E##_x8_sub2(E##_x8 *r, const E##_x8 *a, const E##_x8 *b,                \
-                                       const E##_x8 *c)                                            \
+    INL void E##X##_sub2(E##X *r, const E##X *a, const E##X *b, const E##X *c)                     \
     {                                                                                              \
-        F##_x8_sub2(&r->c0, &a->c0, &b->c0, &c->c0);                                               \
-        F##_x8_sub2(&r->c1, &a->c1, &b->c1, &c->c1);                                               \
+        F##X##_sub2(&r->c0, &a->c0, &b->c0, &c->c0);                                               \
+        F##X##_sub2(&r->c1, &a->c1, &b->c1, &c->c1);                                               \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void E##_x8_reduce4(E##_x8 *r, const E##_x8 *a)                              \
+    INL void E##X##_reduce4(E##X *r, const E##X *a)                                                \
     {                                                                                              \
-        F##_x8_reduce4(&r->c0, &a->c0);                                                            \
-        F##_x8_reduce4(&r->c1, &a->c1);                                                            \
+        F##X##_reduce4(&r->c0, &a->c0);                                                            \
+        F##X##_reduce4(&r->c1, &a->c1);                                                            \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void E##_x8_blend(E##_x8 *r, __mmask8 m, const E##_x8 *a, const E##_x8 *b)   \
+    INL void E##X##_blend(E##X *r, __mmask8 m, const E##X *a, const E##X *b)                       \
     {                                                                                              \
-        F##_x8_blend(&r->c0, m, &a->c0, &b->c0);                                                   \
-        F##_x8_blend(&r->c1, m, &a->c1, &b->c1);                                                   \
+        F##X##_blend(&r->c0, m, &a->c0, &b->c0);                                                   \
+        F##X##_blend(&r->c1, m, &a->c1, &b->c1);                                                   \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void E##_x8_mul(E##_x8 *r, const E##_x8 *a, const E##_x8 *b)                 \
+    INL void E##X##_mul(E##X *r, const E##X *a, const E##X *b)                                     \
     {                                                                                              \
-        F##_x8 z, m1; /* m1 = 2 p - a1, which is -a1 */                                            \
+        F##X z, m1; /* m1 = 2 p - a1, which is -a1 */                                              \
         for (int j = 0; j < (int)(sizeof z.l / sizeof z.l[0]); j++)                                \
             z.l[j] = _mm512_setzero_si512();                                                       \
-        F##_x8_sub(&m1, &z, &a->c1, 2);                                                            \
-        F##_x8_mul2(&z, &a->c0, &b->c0, &m1, &b->c1);                                              \
-        F##_x8_mul2(&r->c1, &a->c0, &b->c1, &a->c1, &b->c0);                                       \
+        F##X##_sub(&m1, &z, &a->c1, 2);                                                            \
+        F##X##_mul2(&z, &a->c0, &b->c0, &m1, &b->c1);                                              \
+        F##X##_mul2(&r->c1, &a->c0, &b->c1, &a->c1, &b->c0);                                       \
         r->c0 = z;                                                                                 \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void E##_x8_mul_by_fp(E##_x8 *r, const E##_x8 *a, const F##_x8 *b)           \
+    INL void E##X##_mul_by_fp(E##X *r, const E##X *a, const F##X *b)                               \
     {                                                                                              \
-        F##_x8_mul(&r->c0, &a->c0, b);                                                             \
-        F##_x8_mul(&r->c1, &a->c1, b);                                                             \
+        F##X##_mul(&r->c0, &a->c0, b);                                                             \
+        F##X##_mul(&r->c1, &a->c1, b);                                                             \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void E##_x8_sqr(E##_x8 *r, const E##_x8 *a, const E##_x8 *as)                \
+    INL void E##X##_sqr(E##X *r, const E##X *a, const E##X *as)                                    \
     {                                                                                              \
-        F##_x8 s, d; /* (a0 + a1)(a0 - a1) + 2 a0 a1 u */                                          \
-        F##_x8_add(&s, &a->c0, &a->c1);                                                            \
-        F##_x8_sub(&d, &a->c0, &a->c1, 2);                                                         \
-        F##_x8_shift(&d, &d);                                                                      \
-        F##_x8_mul(&d, &s, &d);                                                                    \
-        F##_x8_mul(&s, &a->c0, &as->c1);                                                           \
-        F##_x8_add(&r->c1, &s, &s);                                                                \
-        F##_x8_reduce4(&r->c1, &r->c1);                                                            \
-        F##_x8_reduce4(&r->c0, &d);                                                                \
+        F##X s, d; /* (a0 + a1)(a0 - a1) + 2 a0 a1 u */                                            \
+        F##X##_add(&s, &a->c0, &a->c1);                                                            \
+        F##X##_sub(&d, &a->c0, &a->c1, 2);                                                         \
+        F##X##_shift(&d, &d);                                                                      \
+        F##X##_mul(&d, &s, &d);                                                                    \
+        F##X##_mul(&s, &a->c0, &as->c1);                                                           \
+        F##X##_add(&r->c1, &s, &s);                                                                \
+        F##X##_reduce4(&r->c1, &r->c1);                                                            \
+        F##X##_reduce4(&r->c0, &d);                                                                \
     }
+
+#define ZKPIPE__FP2_X8_DEFINE(E, F) ZKPIPE__FP2_LANES_DEFINE(E, F, _x8, ZKPIPE__X8_INLINE)
+#define ZKPIPE__FP2_X8F_DEFINE(E, F) ZKPIPE__FP2_LANES_DEFINE(E, F, _x8f, ZKPIPE__X8F_INLINE)
 
 #endif /* ZKPIPE__FF_X86 */
 

@@ -75,6 +75,15 @@ extern int zkpipe__ff_x86_ifma;
 #define ZKPIPE__X8_TARGET __attribute__((target("avx512f,avx512ifma")))
 #define ZKPIPE__X8_INLINE                                                                          \
     static inline __attribute__((always_inline, unused, target("avx512f,avx512ifma")))
+/* The same for AVX-512F alone: the helpers below, which both lane families share (the radix a
+ * parameter), so that they inline into either family's functions, and fp_x8f.h's family. */
+#define ZKPIPE__X8F_TARGET __attribute__((target("avx512f")))
+#define ZKPIPE__X8F_INLINE static inline __attribute__((always_inline, unused, target("avx512f")))
+/* The same by the families' suffixes, for templates over either (msm/batch_x8_impl.h). */
+#define ZKPIPE__LANES_TARGET_x8 ZKPIPE__X8_TARGET
+#define ZKPIPE__LANES_INLINE_x8 ZKPIPE__X8_INLINE
+#define ZKPIPE__LANES_TARGET_x8f ZKPIPE__X8F_TARGET
+#define ZKPIPE__LANES_INLINE_x8f ZKPIPE__X8F_INLINE
 
 /* zkpipe__x8_mont_mul's rows unrolled, but for the sanitizer builds (CMake's ZKPIPE_SANITIZE),
  * which check behaviour, not speed: there UBSan's check of every limb's address, unrolled
@@ -85,74 +94,80 @@ extern int zkpipe__ff_x86_ifma;
 #define ZKPIPE__X8_ROWS_UNROLL ZKPIPE__UNROLL
 #endif
 
-#define ZKPIPE__X8_MASK52 ((UINT64_C(1) << 52) - 1)
-#define ZKPIPE__X8_MAX_LIMBS 8
+/* The largest limb count of either family (BN254's Fq in fp_x8f.h's 29-bit limbs), and of this
+ * file's (BLS12-381's Fq in 52-bit limbs). */
+#define ZKPIPE__X8_MAX_LIMBS 9
+#define ZKPIPE__X8_IFMA_MAX_LIMBS 8
 
-/* Bits [52 j, 52 j + 52) of v 2^s, v of n64 64-bit limbs, 0 <= s < 52: limb j of v 2^s in radix
- * 2^52. With constant arguments it folds to a constant. */
-ZKPIPE__X8_INLINE uint64_t zkpipe__x8_limb(const uint64_t *v, int n64, int j, int s)
+/* The low w bits. */
+#define ZKPIPE__X8_MASK(w) ((UINT64_C(1) << (w)) - 1)
+
+/* Bits [w j, w j + w) of v 2^s, v of n64 64-bit limbs, 0 <= s < w: limb j of v 2^s in radix
+ * 2^w. With constant arguments it folds to a constant. */
+ZKPIPE__X8F_INLINE uint64_t zkpipe__x8_limb(const uint64_t *v, int n64, int j, int s, int w)
 {
-    int o = 52 * j - s, i = o / 64, r = o % 64;
-    uint64_t w;
+    int o = w * j - s, i = o / 64, r = o % 64;
+    uint64_t x;
     if (o < 0)
-        return v[0] << -o & ZKPIPE__X8_MASK52;
+        return v[0] << -o & ZKPIPE__X8_MASK(w);
     if (i >= n64)
         return 0;
-    w = v[i] >> r;
-    if (r > 12 && i + 1 < n64)
-        w |= v[i + 1] << (64 - r);
-    return w & ZKPIPE__X8_MASK52;
+    x = v[i] >> r;
+    if (r + w > 64 && i + 1 < n64)
+        x |= v[i + 1] << (64 - r);
+    return x & ZKPIPE__X8_MASK(w);
 }
 
-/* The same on eight lanes: l[0..n) = x[0..n64) 2^s in radix 2^52 (x 2^s < 2^(52 n)). */
-ZKPIPE__X8_INLINE void zkpipe__x8_split(__m512i *l, const __m512i *x, int n64, int n, int s)
+/* The same on eight lanes: l[0..n) = x[0..n64) 2^s in radix 2^w (x 2^s < 2^(w n)). */
+ZKPIPE__X8F_INLINE void zkpipe__x8_split(__m512i *l, const __m512i *x, int n64, int n, int s, int w)
 {
-    const __m512i mask = _mm512_set1_epi64((long long)ZKPIPE__X8_MASK52);
+    const __m512i mask = _mm512_set1_epi64((long long)ZKPIPE__X8_MASK(w));
     for (int j = 0; j < n; j++) {
-        int o = 52 * j - s, i = o / 64, r = o % 64;
-        __m512i w;
+        int o = w * j - s, i = o / 64, r = o % 64;
+        __m512i v;
         if (o < 0) {
-            w = _mm512_slli_epi64(x[0], (unsigned)-o);
+            v = _mm512_slli_epi64(x[0], (unsigned)-o);
         } else if (i >= n64) {
-            w = _mm512_setzero_si512();
+            v = _mm512_setzero_si512();
         } else {
-            w = _mm512_srli_epi64(x[i], (unsigned)r);
-            if (r > 12 && i + 1 < n64)
-                w = _mm512_or_si512(w, _mm512_slli_epi64(x[i + 1], (unsigned)(64 - r)));
+            v = _mm512_srli_epi64(x[i], (unsigned)r);
+            if (r + w > 64 && i + 1 < n64)
+                v = _mm512_or_si512(v, _mm512_slli_epi64(x[i + 1], (unsigned)(64 - r)));
         }
-        l[j] = _mm512_and_si512(w, mask);
+        l[j] = _mm512_and_si512(v, mask);
     }
 }
 
-/* x[0..n64) = the n normalised 52-bit limbs l as 64-bit limbs (the value below 2^(64 n64)). */
-ZKPIPE__X8_INLINE void zkpipe__x8_join(__m512i *x, const __m512i *l, int n64, int n)
+/* x[0..n64) = the n normalised w-bit limbs l as 64-bit limbs (the value below 2^(64 n64)). */
+ZKPIPE__X8F_INLINE void zkpipe__x8_join(__m512i *x, const __m512i *l, int n64, int n, int w)
 {
     for (int i = 0; i < n64; i++) {
-        __m512i w = _mm512_setzero_si512();
+        __m512i v = _mm512_setzero_si512();
         for (int j = 0; j < n; j++) {
-            int d = 52 * j - 64 * i;
+            int d = w * j - 64 * i;
             if (d >= 0 && d < 64)
-                w = _mm512_or_si512(w, _mm512_slli_epi64(l[j], (unsigned)d));
-            else if (d < 0 && d > -52)
-                w = _mm512_or_si512(w, _mm512_srli_epi64(l[j], (unsigned)-d));
+                v = _mm512_or_si512(v, _mm512_slli_epi64(l[j], (unsigned)d));
+            else if (d < 0 && d > -w)
+                v = _mm512_or_si512(v, _mm512_srli_epi64(l[j], (unsigned)-d));
         }
-        x[i] = w;
+        x[i] = v;
     }
 }
 
-/* Carries each limb's bits above 52 into the next, signed (limbs may be negative after a
+/* Carries each limb's bits above w into the next, signed (limbs may be negative after a
  * subtraction); the top limb keeps what is left. */
-ZKPIPE__X8_INLINE void zkpipe__x8_normalize(__m512i *t, int n)
+ZKPIPE__X8F_INLINE void zkpipe__x8_normalize(__m512i *t, int n, int w)
 {
-    const __m512i mask = _mm512_set1_epi64((long long)ZKPIPE__X8_MASK52);
+    const __m512i mask = _mm512_set1_epi64((long long)ZKPIPE__X8_MASK(w));
     for (int j = 0; j + 1 < n; j++) {
-        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srai_epi64(t[j], 52));
+        t[j + 1] = _mm512_add_epi64(t[j + 1], _mm512_srai_epi64(t[j], (unsigned)w));
         t[j] = _mm512_and_si512(t[j], mask);
     }
 }
 
 /* r = (a b + c d) / 2^(52 n) mod p, below (a b + c d) / 2^(52 n) + p, for p of n64 64-bit
- * limbs and inv = -1/p mod 2^64; with c NULL (a constant where it is inlined) r = a b / 2^(52 n)
+ * limbs, inv = -1/p mod 2^64 and w = 52 (vpmadd52's radix; the parameter is the lane families'
+ * common signature); with c NULL (a constant where it is inlined) r = a b / 2^(52 n)
  * mod p, below a b / 2^(52 n) + p. Operand scanning: per limb b_i, t += a b_i 2^(52 i) (and
  * c d_i 2^(52 i)), then t += m p 2^(52 i) with m = t_i inv mod 2^52, which clears limb i; the
  * low halves of the products go into limb i + j, the high halves into limb i + j + 1, and the
@@ -173,15 +188,15 @@ ZKPIPE__X8_INLINE void zkpipe__x8_normalize(__m512i *t, int n)
  * first and the factors, and the spills cost more than the shorter chains give. */
 ZKPIPE__X8_INLINE void zkpipe__x8_mont_mul(__m512i *r, const __m512i *a, const __m512i *b,
                                            const __m512i *c, const __m512i *d, const uint64_t *p,
-                                           uint64_t inv, int n64, int n)
+                                           uint64_t inv, int n64, int n, int w)
 {
-    __m512i t[2 * ZKPIPE__X8_MAX_LIMBS + 1], u[2 * ZKPIPE__X8_MAX_LIMBS + 1],
-        pl[ZKPIPE__X8_MAX_LIMBS];
-    const __m512i vinv = _mm512_set1_epi64((long long)(inv & ZKPIPE__X8_MASK52));
+    __m512i t[2 * ZKPIPE__X8_IFMA_MAX_LIMBS + 1], u[2 * ZKPIPE__X8_IFMA_MAX_LIMBS + 1],
+        pl[ZKPIPE__X8_IFMA_MAX_LIMBS];
+    const __m512i vinv = _mm512_set1_epi64((long long)(inv & ZKPIPE__X8_MASK(w)));
     const __m512i zero = _mm512_setzero_si512();
     const int split = n <= 5;
     for (int j = 0; j < n; j++)
-        pl[j] = _mm512_set1_epi64((long long)zkpipe__x8_limb(p, n64, j, 0));
+        pl[j] = _mm512_set1_epi64((long long)zkpipe__x8_limb(p, n64, j, 0, w));
     for (int j = 0; j <= 2 * n; j++)
         t[j] = u[j] = zero;
     ZKPIPE__X8_ROWS_UNROLL
@@ -204,25 +219,25 @@ ZKPIPE__X8_INLINE void zkpipe__x8_mont_mul(__m512i *r, const __m512i *a, const _
                 u[i + j] = _mm512_madd52lo_epu64(u[i + j], m, pl[j]);
                 u[i + j + 1] = _mm512_madd52hi_epu64(u[i + j + 1], m, pl[j]);
             }
-            u[i + 1] = _mm512_add_epi64(u[i + 1], _mm512_srli_epi64(ti, 52));
+            u[i + 1] = _mm512_add_epi64(u[i + 1], _mm512_srli_epi64(ti, (unsigned)w));
         } else {
             __m512i m = _mm512_madd52lo_epu64(zero, t[i], vinv);
             for (int j = 0; j < n; j++) {
                 t[i + j] = _mm512_madd52lo_epu64(t[i + j], m, pl[j]);
                 t[i + j + 1] = _mm512_madd52hi_epu64(t[i + j + 1], m, pl[j]);
             }
-            t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], 52));
+            t[i + 1] = _mm512_add_epi64(t[i + 1], _mm512_srli_epi64(t[i], (unsigned)w));
         }
     }
     for (int j = 0; split && j < n; j++)
         t[n + j] = _mm512_add_epi64(t[n + j], u[n + j]);
-    zkpipe__x8_normalize(t + n, n);
+    zkpipe__x8_normalize(t + n, n, w);
     for (int j = 0; j < n; j++)
         r[j] = t[n + j];
 }
 
 /* k p in n64 64-bit limbs, k 0, 1 or 2 (p's top limb is small enough for 2 p to fit). */
-ZKPIPE__X8_INLINE void zkpipe__x8_kp(uint64_t *kp, const uint64_t *p, int k, int n64)
+ZKPIPE__X8F_INLINE void zkpipe__x8_kp(uint64_t *kp, const uint64_t *p, int k, int n64)
 {
     uint64_t carry = 0;
     for (int i = 0; i < n64; i++) {
@@ -231,49 +246,51 @@ ZKPIPE__X8_INLINE void zkpipe__x8_kp(uint64_t *kp, const uint64_t *p, int k, int
     }
 }
 
-/* r = a - k p where that is not negative, else a (a normalised, k 1 or 2). */
-ZKPIPE__X8_INLINE void zkpipe__x8_sub_if(__m512i *r, const __m512i *a, const uint64_t *p, int k,
-                                         int n64, int n)
+/* r = a - k p where that is not negative, else a (a normalised in radix 2^w, k 1 or 2). */
+ZKPIPE__X8F_INLINE void zkpipe__x8_sub_if(__m512i *r, const __m512i *a, const uint64_t *p, int k,
+                                          int n64, int n, int w)
 {
     uint64_t kp[ZKPIPE__FF_MAX_LIMBS];
-    __m512i w[ZKPIPE__X8_MAX_LIMBS];
+    __m512i v[ZKPIPE__X8_MAX_LIMBS];
     zkpipe__x8_kp(kp, p, k, n64);
     for (int j = 0; j < n; j++)
-        w[j] = _mm512_sub_epi64(a[j], _mm512_set1_epi64((long long)zkpipe__x8_limb(kp, n64, j, 0)));
-    zkpipe__x8_normalize(w, n);
-    __mmask8 neg = _mm512_cmplt_epi64_mask(w[n - 1], _mm512_setzero_si512());
+        v[j] =
+            _mm512_sub_epi64(a[j], _mm512_set1_epi64((long long)zkpipe__x8_limb(kp, n64, j, 0, w)));
+    zkpipe__x8_normalize(v, n, w);
+    __mmask8 neg = _mm512_cmplt_epi64_mask(v[n - 1], _mm512_setzero_si512());
     for (int j = 0; j < n; j++)
-        r[j] = _mm512_mask_blend_epi64(neg, w[j], a[j]);
+        r[j] = _mm512_mask_blend_epi64(neg, v[j], a[j]);
 }
 
 /* r = a + c0 b + c1 c + k p limb by limb, normalised (c0, c1 in {0, 1, -1}, the sum not
  * negative). */
-ZKPIPE__X8_INLINE void zkpipe__x8_lincomb(__m512i *r, const __m512i *a, const __m512i *b, int c0,
-                                          const __m512i *c, int c1, const uint64_t *p, int k,
-                                          int n64, int n)
+ZKPIPE__X8F_INLINE void zkpipe__x8_lincomb(__m512i *r, const __m512i *a, const __m512i *b, int c0,
+                                           const __m512i *c, int c1, const uint64_t *p, int k,
+                                           int n64, int n, int w)
 {
     uint64_t kp[ZKPIPE__FF_MAX_LIMBS];
     zkpipe__x8_kp(kp, p, k, n64);
     for (int j = 0; j < n; j++) {
-        __m512i w = a[j];
+        __m512i v = a[j];
         if (c0 > 0)
-            w = _mm512_add_epi64(w, b[j]);
+            v = _mm512_add_epi64(v, b[j]);
         else if (c0 < 0)
-            w = _mm512_sub_epi64(w, b[j]);
+            v = _mm512_sub_epi64(v, b[j]);
         if (c1 > 0)
-            w = _mm512_add_epi64(w, c[j]);
+            v = _mm512_add_epi64(v, c[j]);
         else if (c1 < 0)
-            w = _mm512_sub_epi64(w, c[j]);
+            v = _mm512_sub_epi64(v, c[j]);
         if (k > 0)
-            w = _mm512_add_epi64(w, _mm512_set1_epi64((long long)zkpipe__x8_limb(kp, n64, j, 0)));
-        r[j] = w;
+            v = _mm512_add_epi64(v,
+                                 _mm512_set1_epi64((long long)zkpipe__x8_limb(kp, n64, j, 0, w)));
+        r[j] = v;
     }
-    zkpipe__x8_normalize(r, n);
+    zkpipe__x8_normalize(r, n, w);
 }
 
 /* Eight rows of n64 <= 8 64-bit words at e[i] into columns: x[j] word i = e[i][j]. For four
  * words (BN254's Fq) each row is one 256-bit load; otherwise a masked 512-bit load. */
-ZKPIPE__X8_INLINE void zkpipe__x8_gather(__m512i *x, const uint64_t *const *e, int n64)
+ZKPIPE__X8F_INLINE void zkpipe__x8_gather(__m512i *x, const uint64_t *const *e, int n64)
 {
     const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
     const __m512i hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
@@ -314,8 +331,8 @@ ZKPIPE__X8_INLINE void zkpipe__x8_gather(__m512i *x, const uint64_t *const *e, i
 }
 
 /* The inverse of zkpipe__x8_gather: e[i][j] = x[j] word i, for rows i < count. */
-ZKPIPE__X8_INLINE void zkpipe__x8_scatter(uint64_t *const *e, const __m512i *x, int n64,
-                                          unsigned count)
+ZKPIPE__X8F_INLINE void zkpipe__x8_scatter(uint64_t *const *e, const __m512i *x, int n64,
+                                           unsigned count)
 {
     const __m512i lo = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0);
     const __m512i hi = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
@@ -358,106 +375,110 @@ ZKPIPE__X8_INLINE void zkpipe__x8_scatter(uint64_t *const *e, const __m512i *x, 
     }
 }
 
-/* S = 52 L - 64 C_LIMBS, the shift from R-form to R'-form. */
-#define ZKPIPE__X8_SHIFT(C, L) ((L)*52 - 64 * C##_LIMBS)
+/* S = W L - 64 C_LIMBS, the shift from R-form to R'-form, for L limbs of W bits. */
+#define ZKPIPE__X8_SHIFT(C, L, W) ((L) * (W)-64 * C##_LIMBS)
 
-#define ZKPIPE__FP_X8_DEFINE(F, C, L)                                                              \
-    typedef struct F##_x8 {                                                                        \
+/* The lane type F##X and its functions, for the field F (constants C), L limbs of W bits, the
+ * Montgomery product MUL (zkpipe__x8_mont_mul's signature) and the functions' attributes INL:
+ * ZKPIPE__FP_X8_DEFINE here, ZKPIPE__FP_X8F_DEFINE in fp_x8f.h. */
+#define ZKPIPE__FP_LANES_DEFINE(F, X, C, L, W, MUL, INL)                                           \
+    typedef struct F##X {                                                                          \
         __m512i l[L];                                                                              \
-    } F##_x8;                                                                                      \
-    ZKPIPE__X8_INLINE void F##_x8_load(F##_x8 *r, const F *const *e, int shift)                    \
+    } F##X;                                                                                        \
+    INL void F##X##_load(F##X *r, const F *const *e, int shift)                                    \
     {                                                                                              \
         __m512i x[C##_LIMBS];                                                                      \
         const uint64_t *w[8];                                                                      \
         for (int i = 0; i < 8; i++)                                                                \
             w[i] = e[i]->l;                                                                        \
         zkpipe__x8_gather(x, w, C##_LIMBS);                                                        \
-        zkpipe__x8_split(r->l, x, C##_LIMBS, L, shift ? ZKPIPE__X8_SHIFT(C, L) : 0);               \
+        zkpipe__x8_split(r->l, x, C##_LIMBS, L, shift ? ZKPIPE__X8_SHIFT(C, L, W) : 0, W);         \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_store(F *const *e, const F##_x8 *a, unsigned count)              \
+    INL void F##X##_store(F *const *e, const F##X *a, unsigned count)                              \
     {                                                                                              \
         __m512i x[C##_LIMBS];                                                                      \
         uint64_t *w[8];                                                                            \
         for (unsigned i = 0; i < 8; i++)                                                           \
             w[i] = i < count ? e[i]->l : NULL;                                                     \
-        zkpipe__x8_join(x, a->l, C##_LIMBS, L);                                                    \
+        zkpipe__x8_join(x, a->l, C##_LIMBS, L, W);                                                 \
         zkpipe__x8_scatter(w, x, C##_LIMBS, count);                                                \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_mul(F##_x8 *r, const F##_x8 *a, const F##_x8 *b)                 \
+    INL void F##X##_mul(F##X *r, const F##X *a, const F##X *b)                                     \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
-        zkpipe__x8_mont_mul(r->l, a->l, b->l, NULL, NULL, p, C##_INV, C##_LIMBS, L);               \
+        MUL(r->l, a->l, b->l, NULL, NULL, p, C##_INV, C##_LIMBS, L, W);                            \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_mul2(F##_x8 *r, const F##_x8 *a, const F##_x8 *b,                \
-                                       const F##_x8 *c, const F##_x8 *d)                           \
+    INL void F##X##_mul2(F##X *r, const F##X *a, const F##X *b, const F##X *c, const F##X *d)      \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
-        zkpipe__x8_mont_mul(r->l, a->l, b->l, c->l, d->l, p, C##_INV, C##_LIMBS, L);               \
+        MUL(r->l, a->l, b->l, c->l, d->l, p, C##_INV, C##_LIMBS, L, W);                            \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_shift(F##_x8 *r, const F##_x8 *a)                                \
+    INL void F##X##_shift(F##X *r, const F##X *a)                                                  \
     {                                                                                              \
-        const int s = ZKPIPE__X8_SHIFT(C, L);                                                      \
-        const __m512i mask = _mm512_set1_epi64((long long)ZKPIPE__X8_MASK52);                      \
+        const int s = ZKPIPE__X8_SHIFT(C, L, W);                                                   \
+        const __m512i mask = _mm512_set1_epi64((long long)ZKPIPE__X8_MASK(W));                     \
         for (int j = L - 1; j > 0; j--)                                                            \
             r->l[j] = _mm512_and_si512(_mm512_or_si512(_mm512_slli_epi64(a->l[j], s),              \
-                                                       _mm512_srli_epi64(a->l[j - 1], 52 - s)),    \
+                                                       _mm512_srli_epi64(a->l[j - 1], (W)-s)),     \
                                        mask);                                                      \
         r->l[0] = _mm512_and_si512(_mm512_slli_epi64(a->l[0], s), mask);                           \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_to_r(F##_x8 *r, const F##_x8 *a)                                 \
+    INL void F##X##_to_r(F##X *r, const F##X *a)                                                   \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS}, one[C##_LIMBS] = {C##_ONE};                   \
         __m512i o[L];                                                                              \
         for (int j = 0; j < L; j++)                                                                \
-            o[j] = _mm512_set1_epi64((long long)zkpipe__x8_limb(one, C##_LIMBS, j, 0));            \
-        zkpipe__x8_mont_mul(r->l, a->l, o, NULL, NULL, p, C##_INV, C##_LIMBS, L);                  \
-        zkpipe__x8_sub_if(r->l, r->l, p, 1, C##_LIMBS, L);                                         \
+            o[j] = _mm512_set1_epi64((long long)zkpipe__x8_limb(one, C##_LIMBS, j, 0, W));         \
+        MUL(r->l, a->l, o, NULL, NULL, p, C##_INV, C##_LIMBS, L, W);                               \
+        zkpipe__x8_sub_if(r->l, r->l, p, 1, C##_LIMBS, L, W);                                      \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_add(F##_x8 *r, const F##_x8 *a, const F##_x8 *b)                 \
+    INL void F##X##_add(F##X *r, const F##X *a, const F##X *b)                                     \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
-        zkpipe__x8_lincomb(r->l, a->l, b->l, 1, b->l, 0, p, 0, C##_LIMBS, L);                      \
+        zkpipe__x8_lincomb(r->l, a->l, b->l, 1, b->l, 0, p, 0, C##_LIMBS, L, W);                   \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_add3(F##_x8 *r, const F##_x8 *a)                                 \
+    INL void F##X##_add3(F##X *r, const F##X *a)                                                   \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
-        zkpipe__x8_lincomb(r->l, a->l, a->l, 1, a->l, 1, p, 0, C##_LIMBS, L);                      \
+        zkpipe__x8_lincomb(r->l, a->l, a->l, 1, a->l, 1, p, 0, C##_LIMBS, L, W);                   \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_sub(F##_x8 *r, const F##_x8 *a, const F##_x8 *b, int k)          \
+    INL void F##X##_sub(F##X *r, const F##X *a, const F##X *b, int k)                              \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
-        zkpipe__x8_lincomb(r->l, a->l, b->l, -1, b->l, 0, p, k, C##_LIMBS, L);                     \
+        zkpipe__x8_lincomb(r->l, a->l, b->l, -1, b->l, 0, p, k, C##_LIMBS, L, W);                  \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_neg(F##_x8 *r, const F##_x8 *a)                                  \
+    INL void F##X##_neg(F##X *r, const F##X *a)                                                    \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
         __m512i z[L];                                                                              \
         for (int j = 0; j < L; j++)                                                                \
             z[j] = _mm512_setzero_si512();                                                         \
-        zkpipe__x8_lincomb(r->l, z, a->l, -1, a->l, 0, p, 1, C##_LIMBS, L);                        \
+        zkpipe__x8_lincomb(r->l, z, a->l, -1, a->l, 0, p, 1, C##_LIMBS, L, W);                     \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_sub2(F##_x8 *r, const F##_x8 *a, const F##_x8 *b,                \
-                                       const F##_x8 *c)                                            \
+    INL void F##X##_sub2(F##X *r, const F##X *a, const F##X *b, const F##X *c)                     \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
-        zkpipe__x8_lincomb(r->l, a->l, b->l, -1, c->l, -1, p, 2, C##_LIMBS, L);                    \
+        zkpipe__x8_lincomb(r->l, a->l, b->l, -1, c->l, -1, p, 2, C##_LIMBS, L, W);                 \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_reduce4(F##_x8 *r, const F##_x8 *a)                              \
+    INL void F##X##_reduce4(F##X *r, const F##X *a)                                                \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
-        zkpipe__x8_sub_if(r->l, a->l, p, 2, C##_LIMBS, L);                                         \
-        zkpipe__x8_sub_if(r->l, r->l, p, 1, C##_LIMBS, L);                                         \
+        zkpipe__x8_sub_if(r->l, a->l, p, 2, C##_LIMBS, L, W);                                      \
+        zkpipe__x8_sub_if(r->l, r->l, p, 1, C##_LIMBS, L, W);                                      \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_reduce2(F##_x8 *r, const F##_x8 *a)                              \
+    INL void F##X##_reduce2(F##X *r, const F##X *a)                                                \
     {                                                                                              \
         const uint64_t p[C##_LIMBS] = {C##_MODULUS};                                               \
-        zkpipe__x8_sub_if(r->l, a->l, p, 1, C##_LIMBS, L);                                         \
+        zkpipe__x8_sub_if(r->l, a->l, p, 1, C##_LIMBS, L, W);                                      \
     }                                                                                              \
-    ZKPIPE__X8_INLINE void F##_x8_blend(F##_x8 *r, __mmask8 m, const F##_x8 *a, const F##_x8 *b)   \
+    INL void F##X##_blend(F##X *r, __mmask8 m, const F##X *a, const F##X *b)                       \
     {                                                                                              \
         for (int j = 0; j < L; j++)                                                                \
             r->l[j] = _mm512_mask_blend_epi64(m, a->l[j], b->l[j]);                                \
     }
+
+#define ZKPIPE__FP_X8_DEFINE(F, C, L)                                                              \
+    ZKPIPE__FP_LANES_DEFINE(F, _x8, C, L, 52, zkpipe__x8_mont_mul, ZKPIPE__X8_INLINE)
 
 #endif /* ZKPIPE__FF_X86 */
 

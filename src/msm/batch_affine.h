@@ -22,10 +22,12 @@
  * non-zero d since -1 is not a square in Fq.
  *
  * Where the .c file defines MSM_BATCH_X8 (every group on x86-64, msm/batch_x8.h), a batch of at
- * least ZKPIPE__MSM_X8_MIN additions goes to that kernel when the CPU has AVX-512 IFMA: the same
- * additions, eight at a time, with the prefix products in the lanes' layout (ws->prefix is sized
- * for them). Over Fq2 the kernel makes the norms on its lanes, so batch_schedule leaves them
- * then, and a smaller batch, which the scalar code finishes, takes them in batch_finish. */
+ * least ZKPIPE__MSM_X8_MIN additions goes to that kernel when the CPU has AVX-512 IFMA, and where
+ * it also defines MSM_BATCH_X8F (BN254's groups) to that one when the CPU has AVX-512F without
+ * IFMA: the same additions, eight at a time, with the prefix products in the lanes' layout
+ * (ws->prefix is sized for the larger). Over Fq2 the kernel makes the norms on its lanes, so
+ * batch_schedule leaves them then, and a smaller batch, which the scalar code finishes, takes them
+ * in batch_finish. */
 
 #ifdef MSM_INV_F
 #define BATCH_INV MSM_INV_F
@@ -36,8 +38,10 @@
 #endif
 
 enum { BATCH_NEG = ZKPIPE__MSM_BATCH_NEG, BATCH_DBL = ZKPIPE__MSM_BATCH_DBL };
-/* Whether a batch of ZKPIPE__MSM_X8_MIN or more goes to the lanes. */
-#ifdef MSM_BATCH_X8
+/* Whether a batch of ZKPIPE__MSM_X8_MIN or more goes to the lanes: IFMA's, or AVX-512F's. */
+#if defined(MSM_BATCH_X8F)
+#define BATCH_LANES (zkpipe__ff_x86_ifma || zkpipe__ff_x86_avx512)
+#elif defined(MSM_BATCH_X8)
 #define BATCH_LANES zkpipe__ff_x86_ifma
 #else
 #define BATCH_LANES 0
@@ -96,7 +100,12 @@ static void batch_finish(batch_ws *ws)
         return;
 #ifdef MSM_BATCH_X8
     if (n >= ZKPIPE__MSM_X8_MIN && BATCH_LANES) {
-        MSM_BATCH_X8(ws->abuckets, ws->ops, ws->den, n, ws->prefix);
+#ifdef MSM_BATCH_X8F
+        if (!zkpipe__ff_x86_ifma)
+            MSM_BATCH_X8F(ws->abuckets, ws->ops, ws->den, n, ws->prefix);
+        else
+#endif
+            MSM_BATCH_X8(ws->abuckets, ws->ops, ws->den, n, ws->prefix);
         for (size_t i = 0; i < n; i++)
             ws->state[ws->ops[i].bucket] &= (unsigned char)~BUCKET_SCHEDULED;
         ws->nops = 0;

@@ -3,6 +3,7 @@
 
 #if ZKPIPE__FF_X86
 #define X8_G bls12_381_g2
+#define X8_LANE _x8
 #define X8_F bls12_381_fq
 #define X8_F2 bls12_381_fq2
 #include "msm/batch_x8_impl.h"

@@ -3,6 +3,7 @@
 
 #if ZKPIPE__FF_X86
 #define X8_G bn254_g1
+#define X8_LANE _x8
 #define X8_F bn254_fq
 #include "msm/batch_x8_impl.h"
 #else

@@ -3,6 +3,7 @@
 
 #if ZKPIPE__FF_X86
 #define X8_G bn254_g2
+#define X8_LANE _x8
 #define X8_F bn254_fq
 #define X8_F2 bn254_fq2
 #include "msm/batch_x8_impl.h"

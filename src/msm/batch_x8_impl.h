@@ -1,7 +1,8 @@
-/* The 8-lane batch-affine kernel, written once for every group: a .c file defines X8_G (the
- * group) and X8_F (the field the batch inverts in, whose F_x8 lanes it includes), and for a G2
- * group X8_F2 (the coordinates' field over X8_F, fp2_x8.h), and includes this file, which
- * defines zkpipe__msm_<X8_G>_batch_x8 (batch_x8.h).
+/* The 8-lane batch-affine kernel, written once for every group and both lane families: a .c
+ * file defines X8_G (the group), X8_F (the field the batch inverts in), X8_LANE (the lanes'
+ * suffix: _x8 for fp_x8.h's IFMA lanes, _x8f for fp_x8f.h's AVX-512F ones, whose headers it
+ * includes) and for a G2 group X8_F2 (the coordinates' field over X8_F, fp2_x8.h), and includes
+ * this file, which defines zkpipe__msm_<X8_G>_batch<X8_LANE> (batch_x8.h).
  *
  * The scalar batch (batch_affine.h) runs one chain of prefix products over what it inverts (the
  * denominators, or over Fq2 their norms), inverts their product, and walks back. Here addition
@@ -35,12 +36,15 @@
 #endif
 #define X8_AFFINE X8_CAT(X8_G, _affine)
 #define X8_OP X8_CAT(X8_G, _batch_op)
-#define X8_LANES X8_CAT(X8_F, _x8)
-#define X8_ELANES X8_CAT(X8_E, _x8)
+#define X8_LANES X8_CAT(X8_F, X8_LANE)
+#define X8_ELANES X8_CAT(X8_E, X8_LANE)
 #define FS(op) X8_CAT(X8_F, _##op)
-#define FX(op) X8_CAT(X8_F, _x8_##op)
+#define FX(op) X8_CAT(X8_LANES, _##op)
 #define ES(op) X8_CAT(X8_E, _##op)
-#define EX(op) X8_CAT(X8_E, _x8_##op)
+#define EX(op) X8_CAT(X8_ELANES, _##op)
+/* The family's attributes: ZKPIPE__X8_TARGET and _INLINE, or ZKPIPE__X8F_... */
+#define X8_TARGET X8_CAT(ZKPIPE__LANES_TARGET, X8_LANE)
+#define X8_INLINE X8_CAT(ZKPIPE__LANES_INLINE, X8_LANE)
 
 /* The backward pass's inputs for group g > 0 (batch_x8.h's scratch): the chains' products before
  * the group and the group's factor, kept from the forward pass rather than made again (on G2 a
@@ -50,8 +54,8 @@ typedef struct x8_step {
 } x8_step;
 
 /* Group g's denominators as lanes (one past n), shifted into R'-form when `shift` is set. */
-ZKPIPE__X8_INLINE void load_den_lanes(X8_ELANES *dl, const X8_E *den, size_t g, size_t n,
-                                      const X8_E *one, int shift)
+X8_INLINE void load_den_lanes(X8_ELANES *dl, const X8_E *den, size_t g, size_t n, const X8_E *one,
+                              int shift)
 {
     const X8_E *e[8];
     for (size_t i = 0; i < 8; i++)
@@ -63,7 +67,7 @@ ZKPIPE__X8_INLINE void load_den_lanes(X8_ELANES *dl, const X8_E *den, size_t g, 
  * N(d) = d0^2 + d1^2, made here with one F_x8_mul2 rather than with two scalar squares each:
  * below (2 kappa + 1) p < 1.4 p, so below 1.4 2^S p shifted, and the chain's products of two such
  * factors stay below (1.96 kappa + 2^-S) 2^S p < 2^S p (fp_x8.h). */
-ZKPIPE__X8_INLINE void load_den(X8_LANES *r, const X8_E *den, size_t g, size_t n, const X8_E *one)
+X8_INLINE void load_den(X8_LANES *r, const X8_E *den, size_t g, size_t n, const X8_E *one)
 {
 #ifdef X8_F2
     X8_ELANES dl, ds;
@@ -77,7 +81,7 @@ ZKPIPE__X8_INLINE void load_den(X8_LANES *r, const X8_E *den, size_t g, size_t n
 }
 
 /* r = a^2 (R-form) given a and its R'-form as: below 1.4 p on G1 (a < 1.4 p), reduced on G2. */
-ZKPIPE__X8_INLINE void coord_sqr(X8_ELANES *r, const X8_ELANES *a, const X8_ELANES *as)
+X8_INLINE void coord_sqr(X8_ELANES *r, const X8_ELANES *a, const X8_ELANES *as)
 {
 #ifdef X8_F2
     EX(sqr)(r, a, as);
@@ -88,8 +92,8 @@ ZKPIPE__X8_INLINE void coord_sqr(X8_ELANES *r, const X8_ELANES *a, const X8_ELAN
 
 /* lambda = num / d for num < 2 p, given inv = 1 / d (G1) or 1 / N(d) (G2), R'-form; dl holds
  * the denominators d on G2 (load_den_lanes; not read on G1). */
-ZKPIPE__X8_INLINE void slope(X8_ELANES *lambda, const X8_ELANES *num, const X8_ELANES *dl,
-                             const X8_LANES *inv)
+X8_INLINE void slope(X8_ELANES *lambda, const X8_ELANES *num, const X8_ELANES *dl,
+                     const X8_LANES *inv)
 {
 #ifdef X8_F2
     X8_ELANES conj; /* conj(d) = d0 - d1 u in R'-form, so num conj(d) is R-form */
@@ -106,8 +110,8 @@ ZKPIPE__X8_INLINE void slope(X8_ELANES *lambda, const X8_ELANES *num, const X8_E
 
 /* The additions ops[0..count) (count <= 8), given their inverse denominators (or norms) inv in
  * R'-form and on G2 the denominators dl. */
-ZKPIPE__X8_INLINE void add_lanes(X8_AFFINE *buckets, const X8_OP *ops, unsigned count,
-                                 const X8_ELANES *dl, const X8_LANES *inv, const X8_E *zero)
+X8_INLINE void add_lanes(X8_AFFINE *buckets, const X8_OP *ops, unsigned count, const X8_ELANES *dl,
+                         const X8_LANES *inv, const X8_E *zero)
 {
     const X8_E *qx[8], *qy[8], *px[8], *py[8];
     X8_E *ox[8], *oy[8];
@@ -157,9 +161,9 @@ ZKPIPE__X8_INLINE void add_lanes(X8_AFFINE *buckets, const X8_OP *ops, unsigned 
     EX(store)(oy, &y3, count);
 }
 
-ZKPIPE__X8_TARGET void X8_CAT(X8_CAT(zkpipe__msm_, X8_G),
-                              _batch_x8)(X8_AFFINE *buckets, const X8_OP *ops, const X8_E *den,
-                                         size_t n, void *lanes)
+X8_TARGET void X8_CAT(X8_CAT(X8_CAT(zkpipe__msm_, X8_G), _batch),
+                      X8_LANE)(X8_AFFINE *buckets, const X8_OP *ops, const X8_E *den, size_t n,
+                               void *lanes)
 {
     x8_step *step = (x8_step *)lanes;
     size_t groups = (n + 7) / 8;

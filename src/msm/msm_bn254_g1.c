@@ -9,8 +9,10 @@
 #define MSM_COFACTOR 0
 #if ZKPIPE__FF_X86
 #include "ff/bn254_fq_x8.h"
+#include "ff/bn254_fq_x8f.h"
 #include "msm/batch_x8.h"
 #define MSM_BATCH_X8 zkpipe__msm_bn254_g1_batch_x8
-#define MSM_BATCH_X8_LIMBS bn254_fq_X8_LIMBS
+#define MSM_BATCH_X8F zkpipe__msm_bn254_g1_batch_x8f
+#define MSM_BATCH_X8_LIMBS bn254_fq_X8F_LIMBS /* the larger of the two */
 #endif
 #include "msm/msm_impl.h"

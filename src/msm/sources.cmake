@@ -4,6 +4,8 @@ list(APPEND ZKPIPE_SOURCES
     ${CMAKE_CURRENT_LIST_DIR}/batch_x8_bls12_381_g2.c
     ${CMAKE_CURRENT_LIST_DIR}/batch_x8_bn254_g1.c
     ${CMAKE_CURRENT_LIST_DIR}/batch_x8_bn254_g2.c
+    ${CMAKE_CURRENT_LIST_DIR}/batch_x8f_bn254_g1.c
+    ${CMAKE_CURRENT_LIST_DIR}/batch_x8f_bn254_g2.c
     ${CMAKE_CURRENT_LIST_DIR}/msm_bls12_381_g1.c
     ${CMAKE_CURRENT_LIST_DIR}/msm_bls12_381_g2.c
     ${CMAKE_CURRENT_LIST_DIR}/msm_bn254_g1.c

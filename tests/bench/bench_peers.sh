@@ -6,6 +6,9 @@
 #   tests/bench/bench_peers.sh BUILD_DIR RAPIDSNARK_PROVER BENCH_DIR [SMALL_DIR...]
 #   BN254 chain16, zkpipe with every CPU path it detects     / rapidsnark  goal <= 0.20
 #   BN254 chain16, zkpipe with ZKPIPE_CPU_MASK=ifma          / rapidsnark  goal <= 0.40
+#     (an AVX-512 CPU without IFMA: BN254's additions on AVX-512F lanes)
+#   BN254 chain16, zkpipe with ZKPIPE_CPU_MASK=avx512        / rapidsnark  goal <= 0.40
+#     (a CPU without AVX-512: the scalar mulx/adcx/adox path)
 #   each SMALL_DIR (default: the interop fixtures on bn128)  / rapidsnark  goal <= 0.50
 #   BLS12-381 chain16, zkpipe                                / snarkjs     goal <= 1/30
 # BENCH_DIR holds bn128-chain16/ and bls12381-chain16/ (../shared/bench); each fixture folder
@@ -56,7 +59,7 @@ compare() {
     # rapidsnark refuses a circuit without public signals)
     for side in a b; do
         one_run "$tag" "$dir" $side || {
-            printf "%-50s skipped: side %s failed: %s\n" "$label" $side "$(head -n 1 "$tmp/err")"
+            printf "%-52s skipped: side %s failed: %s\n" "$label" $side "$(head -n 1 "$tmp/err")"
             return 0
         }
     done
@@ -82,7 +85,7 @@ compare() {
         { a[NR] = $1; b[NR] = $2; r[NR] = $1 / $2 }
         END {
             ma = median(a, NR); mb = median(b, NR); mr = median(r, NR)
-            printf "%-50s %9.4f s %9.4f s  ratio %.3f (%.3f-%.3f)  goal <= %.3f  %s\n",
+            printf "%-52s %9.4f s %9.4f s  ratio %.3f (%.3f-%.3f)  goal <= %.3f  %s\n",
                    label, ma / 1e6, mb / 1e6, mr, r[1], r[NR], goal,
                    mr <= goal ? "met" : "NOT met"
         }'
@@ -92,7 +95,7 @@ has() { case " $skip " in *" $1 "*) return 1 ;; esac; return 0; }
 
 printf "%s, %s threads, %s pairs per line, medians (ratio: A/B pair by pair, min-max)\n" \
     "$(date -u +%Y-%m-%dT%H:%MZ)" "$threads" "$runs"
-printf "%-50s %11s %11s\n" "A / B" "A" "B"
+printf "%-52s %11s %11s\n" "A / B" "A" "B"
 rs="OMP_NUM_THREADS=$threads $rapidsnark"
 zk="$prove --threads $threads"
 cmd_b=$rs
@@ -103,6 +106,8 @@ fi
 if has masked; then
     cmd_a="ZKPIPE_CPU_MASK=ifma $zk"
     compare c16m "BN254 chain16: zkpipe (ifma masked) / rapidsnark" "$bench/bn128-chain16" 0.40
+    cmd_a="ZKPIPE_CPU_MASK=avx512 $zk"
+    compare c16s "BN254 chain16: zkpipe (avx512 masked) / rapidsnark" "$bench/bn128-chain16" 0.40
 fi
 if has small; then
     n=0
@@ -122,7 +127,7 @@ if has bls; then
     fi
 fi
 # the CPU paths zkpipe took, plain and masked (zkpipe/cpu.h), from its --metrics JSON
-for mask in "" ifma; do
+for mask in "" ifma avx512; do
     ZKPIPE_CPU_MASK=$mask $zk --metrics "$tmp/m.json" "$1/circuit.zkey" "$1/witness.wtns" \
         "$tmp/p.json" "$tmp/q.json"
     echo "zkpipe CPU paths (ZKPIPE_CPU_MASK=$mask): $(sed -n 's/.*"cpu":\({[^}]*}\).*/\1/p' "$tmp/m.json")"

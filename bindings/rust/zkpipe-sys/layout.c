@@ -120,6 +120,7 @@ int main(void)
     S(zkpipe_cs_mode);
     V(ZKPIPE_CPU_ADX);
     V(ZKPIPE_CPU_IFMA);
+    V(ZKPIPE_CPU_AVX512);
     S(zkpipe_cpu_info);
     F(zkpipe_cpu_info, detected);
     F(zkpipe_cpu_info, masked);

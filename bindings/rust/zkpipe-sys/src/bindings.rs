@@ -266,6 +266,7 @@ extern "C" {
 
 pub const ZKPIPE_CPU_ADX: u32 = 1;
 pub const ZKPIPE_CPU_IFMA: u32 = 2;
+pub const ZKPIPE_CPU_AVX512: u32 = 4;
 #[repr(C)]
 #[derive(Copy, Clone)]
 pub struct zkpipe_cpu_info {
@@ -1231,6 +1232,7 @@ const _: () = assert!(size_of::<zkpipe_cs_mode>() == layout::SIZE_zkpipe_cs_mode
 const _: () = assert!(align_of::<zkpipe_cs_mode>() == layout::ALIGN_zkpipe_cs_mode);
 const _: () = assert!(ZKPIPE_CPU_ADX as i128 == layout::VALUE_ZKPIPE_CPU_ADX as i128);
 const _: () = assert!(ZKPIPE_CPU_IFMA as i128 == layout::VALUE_ZKPIPE_CPU_IFMA as i128);
+const _: () = assert!(ZKPIPE_CPU_AVX512 as i128 == layout::VALUE_ZKPIPE_CPU_AVX512 as i128);
 const _: () = assert!(size_of::<zkpipe_cpu_info>() == layout::SIZE_zkpipe_cpu_info);
 const _: () = assert!(align_of::<zkpipe_cpu_info>() == layout::ALIGN_zkpipe_cpu_info);
 const _: () = assert!(offset_of!(zkpipe_cpu_info, detected) == layout::OFFSET_zkpipe_cpu_info_detected);
