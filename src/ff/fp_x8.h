@@ -53,6 +53,9 @@
  *   void F_x8_blend(F_x8 *r, __mmask8 m, const F_x8 *a, const F_x8 *b)
  *       : lane i of b where bit i of m is set, else of a.
  *
+ * The template itself, ZKPIPE__FP_LANES_DEFINE, and the helpers under it take the limbs' width
+ * and the product as parameters: fp_x8f.h defines a second family on them, for AVX-512F alone.
+ *
  * Only the host sees this file: ZKPIPE__FF_X86 is 0 under nvcc and off x86-64, and the .c files
  * that include it compile nothing of it then. */
 #ifndef ZKPIPE_FF_FP_X8_H
