@@ -1,10 +1,10 @@
 #include "ec/bls12_381_pairing.h"
 
-/* |x| = 0xd201000000010000 in binary; x < 0, so the loop's result is conjugated. */
+/* |x| = 0xd201000000010000 in binary; x < 0, so the loop's result is conjugated. The final
+ * exponentiation's powers by |x| read it too (its non-adjacent form has as many digits that
+ * are not zero). */
 static const char bls12_381__loop[] =
     "++0+00+00000000+0000000000000000000000000000000+0000000000000000";
-
-static const uint64_t bls12_381__abs_x[1] = {UINT64_C(0xd201000000010000)};
 
 ZKPIPE__PAIRING_DEFINE(bls12_381, 2, 1)
 
@@ -28,7 +28,7 @@ static void bls12_381__mul_line(bls12_381_fq12 *f, const bls12_381_pairing_line 
  * conjugate. */
 static void bls12_381__pow_x(bls12_381_fq12 *r, const bls12_381_fq12 *a)
 {
-    bls12_381__cyclotomic_pow(r, a, bls12_381__abs_x, 1);
+    bls12_381__cyclotomic_pow(r, a, bls12_381__loop);
     bls12_381_fq12_conjugate(r, r);
 }
 

@@ -12,21 +12,6 @@ static const char bn254__x_naf[] =
 
 ZKPIPE__PAIRING_DEFINE(bn254, 4, 0)
 
-/* r = a^x for a in the cyclotomic subgroup; r may be a (a is read until the end). */
-static void bn254__pow_x(bn254_fq12 *r, const bn254_fq12 *a)
-{
-    bn254_fq12 acc = *a, inv;
-    bn254_fq12_conjugate(&inv, a);
-    for (const char *d = bn254__x_naf + 1; *d != '\0'; d++) {
-        bn254_fq12_cyclotomic_sqr(&acc, &acc);
-        if (*d == '+')
-            bn254_fq12_mul(&acc, &acc, a);
-        else if (*d == '-')
-            bn254_fq12_mul(&acc, &acc, &inv);
-    }
-    *r = acc;
-}
-
 /* π^k on the twist: Q untwists to (x w², y w³) and w^(p^k) = g_k w with g_k = ξ^((p^k - 1)/6),
  * so π^k(Q) is (x^(p^k) g_k², y^(p^k) g_k³) on the twist. */
 static void bn254__twist_frobenius(bn254_g2_affine *r, const bn254_g2_affine *q, unsigned k)
@@ -67,13 +52,13 @@ static void bn254__mul_line(bn254_fq12 *f, const bn254_pairing_line *l, const bn
 static void bn254__final_exp_hard(bn254_fq12 *r, const bn254_fq12 *f)
 {
     bn254_fq12 b, c, d, g, h, t;
-    bn254__pow_x(&b, f); /* b = f^(2x) */
+    bn254__cyclotomic_pow(&b, f, bn254__x_naf); /* b = f^(2x) */
     bn254_fq12_cyclotomic_sqr(&b, &b);
     bn254_fq12_cyclotomic_sqr(&c, &b); /* c = f^(6x) */
     bn254_fq12_mul(&c, &c, &b);
-    bn254__pow_x(&d, &c);              /* d = f^(6x²) */
-    bn254_fq12_cyclotomic_sqr(&g, &d); /* g = f^(12x³) d c = f^a */
-    bn254__pow_x(&g, &g);
+    bn254__cyclotomic_pow(&d, &c, bn254__x_naf); /* d = f^(6x²) */
+    bn254_fq12_cyclotomic_sqr(&g, &d);           /* g = f^(12x³) d c = f^a */
+    bn254__cyclotomic_pow(&g, &g, bn254__x_naf);
     bn254_fq12_mul(&g, &g, &d);
     bn254_fq12_mul(&g, &g, &c);
     bn254_fq12_conjugate(&h, &b); /* h = f^(a - 2x) */

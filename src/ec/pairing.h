@@ -300,23 +300,23 @@
         C##__multi(out, p, q, NULL, 1);                                                            \
     }                                                                                              \
                                                                                                    \
-    /* C__cyclotomic_pow(r, a, e, nlimbs): r = a^e for a in the cyclotomic subgroup, by the        \
-     * square-and-multiply of ff/fp.h over a type whose squaring is the cyclotomic one. */         \
-    typedef C##_fq12 C##__cyclotomic;                                                              \
-    static void C##__cyclotomic_set_one(C##__cyclotomic *r)                                        \
+    /* C__cyclotomic_pow(r, a, digits): r = a^e for a in the cyclotomic subgroup and e given by    \
+     * its signed binary digits, most significant first ('+' 1, '-' -1, '0' 0; the first '+'): a   \
+     * negative digit multiplies by the conjugate, the inverse there, so a non-adjacent form       \
+     * costs fewer products than the plain binary. r may be a (a is read until the end). */        \
+    static void C##__cyclotomic_pow(C##_fq12 *r, const C##_fq12 *a, const char *digits)            \
     {                                                                                              \
-        C##_fq12_set_one(r);                                                                       \
+        C##_fq12 acc = *a, inv;                                                                    \
+        C##_fq12_conjugate(&inv, a);                                                               \
+        for (const char *d = digits + 1; *d != '\0'; d++) {                                        \
+            C##_fq12_cyclotomic_sqr(&acc, &acc);                                                   \
+            if (*d == '+')                                                                         \
+                C##_fq12_mul(&acc, &acc, a);                                                       \
+            else if (*d == '-')                                                                    \
+                C##_fq12_mul(&acc, &acc, &inv);                                                    \
+        }                                                                                          \
+        *r = acc;                                                                                  \
     }                                                                                              \
-    static void C##__cyclotomic_sqr(C##__cyclotomic *r, const C##__cyclotomic *a)                  \
-    {                                                                                              \
-        C##_fq12_cyclotomic_sqr(r, a);                                                             \
-    }                                                                                              \
-    static void C##__cyclotomic_mul(C##__cyclotomic *r, const C##__cyclotomic *a,                  \
-                                    const C##__cyclotomic *b)                                      \
-    {                                                                                              \
-        C##_fq12_mul(r, a, b);                                                                     \
-    }                                                                                              \
-    ZKPIPE__FF_DEFINE_POW(C##__cyclotomic)                                                         \
                                                                                                    \
     void C##_final_exp(C##_fq12 *out, const C##_fq12 *f)                                           \
     {                                                                                              \
