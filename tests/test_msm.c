@@ -927,26 +927,23 @@ static int run_round(const char *name, CMFixtureFunction set_up, CMFixtureFuncti
     return cmocka_run_group_tests_name(name, tests, set_up, tear_down);
 }
 
-/* Where the CPU has AVX-512, every group's batches run on its lanes (msm/batch_x8.h): IFMA's
- * where it has IFMA, else AVX-512F's. The tests run once more with the IFMA lanes switched off
- * (so on AVX-512F's) and once with both off (the scalar batch), so that every path meets the
- * same checks against the naive sum and the plain MSM. These rounds are the runs that
- * ZKPIPE_CPU_MASK=ifma and =avx512 would make, which tests/CMakeLists.txt therefore leaves out. */
+/* Where the CPU has AVX-512, the batches run on its lanes (msm/batch_x8.h): every group's on
+ * IFMA's where it has IFMA, else BN254's on AVX-512F's. The tests run once more with the IFMA
+ * lanes switched off (so BN254's on AVX-512F's) and once with both off (the scalar batch), so
+ * that every path meets the same checks against the naive sum and the plain MSM. These rounds are
+ * the runs that ZKPIPE_CPU_MASK=ifma and =avx512 would make, which tests/CMakeLists.txt therefore
+ * leaves out. */
 #if ZKPIPE__FF_X86
-static int saved_ifma, saved_avx512;
+static int saved_ifma, saved_avx512; /* the flags as the library set them at load */
 
 static int setup_ifma_off(void **state)
 {
-    saved_ifma = zkpipe__ff_x86_ifma;
-    saved_avx512 = zkpipe__ff_x86_avx512;
     zkpipe__ff_x86_ifma = 0;
     return setup(state);
 }
 
 static int setup_lanes_off(void **state)
 {
-    saved_ifma = zkpipe__ff_x86_ifma;
-    saved_avx512 = zkpipe__ff_x86_avx512;
     zkpipe__ff_x86_ifma = zkpipe__ff_x86_avx512 = 0;
     return setup(state);
 }
@@ -964,6 +961,8 @@ int main(int argc, char **argv)
     large = argc > 1 && strcmp(argv[1], "--large") == 0;
     int failed = run_round("test_msm", setup, teardown);
 #if ZKPIPE__FF_X86
+    saved_ifma = zkpipe__ff_x86_ifma;
+    saved_avx512 = zkpipe__ff_x86_avx512;
     /* each only where it changes the path the first round took */
     if (zkpipe__ff_x86_ifma && zkpipe__ff_x86_avx512)
         failed += run_round("IFMA lanes off", setup_ifma_off, teardown_restore);

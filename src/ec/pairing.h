@@ -68,7 +68,6 @@
 #include <stdint.h>
 
 #include "ec/ec_symbols.h"
-#include "ff/fp.h"
 
 /* Pairs sharing one accumulator in a multi-Miller loop: their states take about 6 KB of stack,
  * and larger n is done in chunks, each costing one more run of squarings. */

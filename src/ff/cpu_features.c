@@ -1,7 +1,7 @@
 /* The CPU checks behind zkpipe__ff_x86_adx (mont_x86.h), zkpipe__ff_x86_ifma (fp_x8.h) and
  * zkpipe__ff_x86_avx512 (fp_x8f.h), less what ZKPIPE_CPU_MASK masks (zkpipe/cpu.h). They run once
  * as the library loads, before any thread can multiply, so the flags are never written while they
- * are read (but by tests, which clear zkpipe__ff_x86_ifma between kernels). */
+ * are read (but by tests, which clear the lanes' flags between kernels). */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,9 +40,7 @@ static unsigned detect(void)
     if (CPU_FEATURE_ACTIVE(BMI2) && CPU_FEATURE_ACTIVE(ADX))
         found |= ZKPIPE_CPU_ADX;
     if (CPU_FEATURE_ACTIVE(AVX512F))
-        found |= ZKPIPE_CPU_AVX512;
-    if (CPU_FEATURE_ACTIVE(AVX512F) && CPU_FEATURE_ACTIVE(AVX512_IFMA))
-        found |= ZKPIPE_CPU_IFMA;
+        found |= ZKPIPE_CPU_AVX512 | (CPU_FEATURE_ACTIVE(AVX512_IFMA) ? ZKPIPE_CPU_IFMA : 0);
     return found;
 }
 #else
